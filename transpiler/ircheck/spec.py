@@ -1,0 +1,95 @@
+"""Specializations: one concrete instance of a kernel's implicit JIT choices.
+
+Takes nothing; gives the value types that both IR producers (reference: cuTile Python,
+generated: cuTile Rust) and the launcher generator agree on. A specialization fixes, per kernel
+parameter, either an array's element type and rank, a runtime scalar's type, or a
+`ct.Constant` value. Layout facts (contiguity, alignment, divisibility) are shared defaults
+that match what the cuTile Python JIT infers from a contiguous, 16-byte aligned tensor whose
+dimensions are multiples of 16.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# cuda.tile dtype name -> cuTile Rust element type name.
+RUST_ELEMENT_TYPES: dict[str, str] = {
+    "bool_": "bool",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+    "tfloat32": "tf32",
+    "float8_e4m3fn": "f8e4m3fn",
+    "float8_e5m2": "f8e5m2",
+}
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """An array argument: element type (cuda.tile dtype name) and rank."""
+
+    dtype: str
+    ndim: int
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    """A runtime scalar argument (not a compile-time constant)."""
+
+    dtype: str
+
+
+@dataclass(frozen=True)
+class ConstSpec:
+    """A `ct.Constant[...]` argument and the value it is specialized to."""
+
+    value: int | bool | float
+
+
+ParamSpec = ArraySpec | ScalarSpec | ConstSpec
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Layout facts assumed for every array argument (the JIT's usual inference)."""
+
+    shape_divisible_by: int = 16
+    stride_divisible_by: int = 16
+    base_addr_divisible_by: int = 16
+    last_stride_one: bool = True
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One specialization of one kernel: parameter name -> what it is fixed to, in order."""
+
+    kernel: str
+    params: tuple[tuple[str, ParamSpec], ...]
+    layout: Layout = field(default_factory=Layout)
+
+    def param(self, name: str) -> ParamSpec:
+        for param_name, spec in self.params:
+            if param_name == name:
+                return spec
+        raise KeyError(name)
+
+    def label(self) -> str:
+        """A short human-readable name, e.g. `softmax[x:bfloat16/2,TILE=1024]`."""
+        parts = []
+        for name, spec in self.params:
+            if isinstance(spec, ArraySpec):
+                parts.append(f"{name}:{spec.dtype}/{spec.ndim}")
+            elif isinstance(spec, ScalarSpec):
+                parts.append(f"{name}:{spec.dtype}")
+            else:
+                parts.append(f"{name}={spec.value}")
+        return f"{self.kernel}[{','.join(parts)}]"
