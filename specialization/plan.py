@@ -1,0 +1,129 @@
+"""Specialization pass: typed `KernelModel` -> `SpecializedKernel` (explicit generics).
+
+Takes a kernel whose element types are dtype classes and whose constants are symbols; gives
+the Rust signature decisions that cuTile Python leaves to its JIT: one `E: ElementType`
+generic per dtype class that no operation fixes (a concrete type where the body forces one),
+one `const NAME: i32`/`const NAME: bool` per `ct.Constant` parameter, the Rust type of every
+parameter, and the manifest (JSON-ready) that records, for each generic, which Python argument
+or dtype it comes from. The IR check and the launcher generator read the manifest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
+from transpiler.model import ArrayType, DType, DTypeVar, ElemType, KernelModel, ScalarType
+
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Generic:
+    """One generic parameter of the Rust entry, in declaration order."""
+
+    name: str
+    kind: str  # "type" | "i32" | "bool"
+    source: str  # what decides it at launch: "dtype(x)" or "const(TILE)"
+    params: tuple[str, ...] = ()
+
+
+@dataclass
+class SpecializedKernel:
+    model: KernelModel
+    generics: list[Generic]
+    dtype_names: dict[int, str]
+    param_types: dict[str, str]
+    runtime_params: list[str]
+    output_strategy: str
+    notes: list[str] = field(default_factory=list)
+
+    def rust_elem(self, dtype: ElemType) -> str:
+        if isinstance(dtype, DTypeVar):
+            return self.dtype_names[dtype.key]
+        return RUST_ELEMENT_TYPES[dtype.name]
+
+    def manifest(self) -> dict[str, object]:
+        params = []
+        for p in self.model.params:
+            entry: dict[str, object] = {"name": p.name, "kind": p.kind}
+            if isinstance(p.type, ArrayType):
+                entry["ndim"] = p.type.ndim
+                entry["element"] = self.rust_elem(p.type.dtype)
+                entry["written"] = p.written
+            elif isinstance(p.type, ScalarType):
+                entry["element"] = self.rust_elem(p.type.dtype)
+            else:
+                entry["const_kind"] = p.const_kind
+            params.append(entry)
+        return {
+            "version": MANIFEST_VERSION,
+            "kernel": self.model.name,
+            "generics": [
+                {"name": g.name, "kind": g.kind, "source": g.source, "params": list(g.params)}
+                for g in self.generics
+            ],
+            "params": params,
+            "output_strategy": self.output_strategy,
+            "notes": list(self.notes),
+        }
+
+
+def specialize(model: KernelModel) -> SpecializedKernel:
+    dtype_names, type_generics = _dtype_generics(model)
+    const_generics: list[Generic] = []
+    runtime: list[str] = []
+    notes = list(model.notes)
+    for p in model.params:
+        if p.kind == "const" and p.const_kind in ("int", "bool"):
+            kind = "i32" if p.const_kind == "int" else "bool"
+            const_generics.append(Generic(p.name, kind, f"const({p.name})", (p.name,)))
+        elif p.kind == "const":
+            runtime.append(p.name)
+            notes.append(f"`{p.name}` is a `ct.Constant[float]`: cuTile Rust has no float "
+                         "const generics, so it is a runtime `f32` parameter")
+        else:
+            runtime.append(p.name)
+    spec = SpecializedKernel(model, type_generics + const_generics, dtype_names, {}, runtime,
+                             "shared-reference outputs with absolute-index stores", notes)
+    for p in model.params:
+        spec.param_types[p.name] = _param_type(spec, p.type, p.kind)
+    return spec
+
+
+def _dtype_generics(model: KernelModel) -> tuple[dict[int, str], list[Generic]]:
+    classes: dict[int, list[str]] = {}
+    for p in model.params:
+        if isinstance(p.type, ArrayType) and isinstance(p.type.dtype, DTypeVar):
+            classes.setdefault(p.type.dtype.key, []).append(p.name)
+    names: dict[int, str] = {}
+    generics: list[Generic] = []
+    taken = {p.name for p in model.params}
+    for index, (key, members) in enumerate(classes.items()):
+        name = "E" if index == 0 else "E" + _camel(members[0])
+        while name in taken:
+            name += "T"
+        taken.add(name)
+        names[key] = name
+        source = ", ".join(f"dtype({m})" for m in members)
+        generics.append(Generic(name, "type", source, tuple(members)))
+    return names, generics
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+
+
+def _param_type(spec: SpecializedKernel, vtype: object, kind: str) -> str:
+    if isinstance(vtype, ArrayType):
+        dims = ", ".join("-1" for _ in range(max(vtype.ndim, 1)))
+        return f"&Tensor<{spec.rust_elem(vtype.dtype)}, {{ [{dims}] }}>"
+    if isinstance(vtype, ScalarType):
+        return spec.rust_elem(vtype.dtype)
+    if kind == "const":
+        return "f32"
+    return "i32"
+
+
+def describe_dtype(dtype: ElemType) -> str:
+    return dtype.name if isinstance(dtype, DType) else f"E#{dtype.key}"

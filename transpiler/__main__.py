@@ -1,0 +1,7 @@
+"""`python -m transpiler`: see `transpiler.cli`."""
+
+import sys
+
+from transpiler.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1428 @@
+"""Analysis pass: `SourceModule` + one kernel -> typed `KernelModel`.
+
+Takes the indexed syntax of a cuTile Python file and one of its kernels; gives the kernel's
+typed model: every value's kind (tile, scalar, array, compile-time constant), element type
+(concrete or a dtype variable unified across the arrays that must share it) and symbolic
+tile shape. It evaluates compile-time Python (constants, `ct.Constant` parameters, dtypes,
+enum members, shape tuples) as it goes, inlines helper functions, and makes every implicit
+broadcast and dtype promotion of cuTile Python explicit as `broadcast`/`reshape`/`convert`
+nodes, because cuTile Rust has none of them implicitly. Anything it cannot type raises a
+`TranslationError` with the construct's span.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from transpiler.diagnostics import Diagnostic, Span, TranslationError, UnhandledConstruct
+from transpiler.frontend.cutile_py import KernelDef, SourceModule, dotted_name, tile_attr
+from transpiler.lowering import signatures
+from transpiler.model import (
+    ALL_DTYPES,
+    ArrayType,
+    ConstType,
+    Dim,
+    DimExpr,
+    DimSym,
+    DType,
+    DTypeVar,
+    ElemType,
+    EnumValue,
+    KernelModel,
+    KernelParam,
+    ListType,
+    ScalarType,
+    Shape,
+    TAssign,
+    TDeclare,
+    TEffect,
+    TExpr,
+    TFor,
+    TIf,
+    TileType,
+    TReturn,
+    TStmt,
+    ValueType,
+    dim_op,
+)
+
+I32 = DType("int32")
+F32 = DType("float32")
+BOOL = DType("bool_")
+
+_ENUMS = {"PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope"}
+_DTYPE_ALIASES = {"float": "float32", "int": "int32", "bool": "bool_"}
+_NP_TORCH_DTYPES = {name: name for name in ALL_DTYPES} | {"bool": "bool_", "half": "float16",
+                                                          "float": "float32"}
+_MAX_HELPER_DEPTH = 32
+# Operations evaluated for their effect on memory.
+_EFFECT_OPS = {"store", "scatter", "atomic"}
+_MATH_FUNCS = {"log", "log2", "log10", "exp", "exp2", "sqrt", "sin", "cos", "tan", "tanh",
+               "pow", "floor", "ceil", "fabs", "isqrt", "log1p", "expm1", "erf"}
+
+_BINOPS = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/",
+    cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**", cst.BitAnd: "&",
+    cst.BitOr: "|", cst.BitXor: "^", cst.LeftShift: "<<", cst.RightShift: ">>",
+    cst.MatrixMultiply: "@",
+}
+_AUGOPS = {
+    cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/", cst.FloorDivideAssign: "//", cst.ModuloAssign: "%",
+    cst.BitAndAssign: "&", cst.BitOrAssign: "|", cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<", cst.RightShiftAssign: ">>", cst.PowerAssign: "**",
+}
+_CMPOPS = {
+    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!=",
+}
+_RUST_KEYWORDS = {
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
+    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe",
+    "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
+    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
+}
+
+
+def const(value: object, span: Span | None = None) -> TExpr:
+    return TExpr("const", [], ConstType(value), span)
+
+
+def is_const(expr: TExpr) -> bool:
+    return isinstance(expr.type, ConstType)
+
+
+def rust_ident(name: str) -> str:
+    return f"{name}_" if name in _RUST_KEYWORDS else name
+
+
+@dataclass
+class _Scope:
+    names: dict[str, TExpr]
+    rename: dict[str, str]
+
+
+class KernelAnalyzer:
+    """Abstract interpretation of one kernel body (helpers inlined) into typed statements."""
+
+    def __init__(self, source: SourceModule, kernel: KernelDef) -> None:
+        self.source = source
+        self.kernel = kernel
+        self.path = source.path
+        self.dtype_parent: dict[int, int] = {}
+        self.forced: dict[int, DType] = {}
+        self.params: list[KernelParam] = []
+        self.scope = _Scope({}, {})
+        self.out: list[TStmt] = []
+        self.helper_stack: list[str] = []
+        self.used_names: set[str] = set()
+        self.notes: list[str] = []
+        self.module_cache: dict[str, TExpr] = {}
+        self.array_ranks: dict[str, int] = {}
+        # Python names that are loop-carried in the innermost region (None: not in a loop).
+        self.carried_stack: list[set[str]] = []
+        self.written_arrays: set[str] = set()
+
+    # ---- errors ------------------------------------------------------------------------
+
+    def span(self, node: cst.CSTNode) -> Span | None:
+        return self.source.span(node)
+
+    def error(self, code: str, message: str, node: cst.CSTNode | None,
+              construct: str | None = None, notes: list[str] | None = None) -> TranslationError:
+        span = self.span(node) if node is not None else None
+        diag = Diagnostic(code, message, self.path, span, notes=notes or [],
+                          kernel=self.kernel.name)
+        unhandled = None
+        if construct is not None:
+            text = self.source.module.code_for_node(node) if node is not None else ""
+            context = {name: _describe(v.type) for name, v in self.scope.names.items()}
+            unhandled = UnhandledConstruct(self.kernel.name, construct, code, message, span,
+                                           text, context)
+        return TranslationError(diag, unhandled)
+
+    # ---- dtype unification -------------------------------------------------------------
+
+    def new_dtype_var(self) -> DTypeVar:
+        key = len(self.dtype_parent)
+        self.dtype_parent[key] = key
+        return DTypeVar(key)
+
+    def find(self, dtype: ElemType) -> ElemType:
+        if isinstance(dtype, DTypeVar):
+            key = dtype.key
+            while self.dtype_parent[key] != key:
+                key = self.dtype_parent[key]
+            if key in self.forced:
+                return self.forced[key]
+            return DTypeVar(key)
+        return dtype
+
+    def unify(self, a: ElemType, b: ElemType, node: cst.CSTNode) -> ElemType:
+        a, b = self.find(a), self.find(b)
+        if a == b:
+            return a
+        if isinstance(a, DTypeVar) and isinstance(b, DTypeVar):
+            self.dtype_parent[b.key] = a.key
+            return a
+        if isinstance(a, DTypeVar):
+            assert isinstance(b, DType)
+            self.forced[a.key] = b
+            return b
+        if isinstance(b, DTypeVar):
+            self.forced[b.key] = a
+            return a
+        raise self.error("E0108", f"element types `{a}` and `{b}` do not agree", node)
+
+    # ---- entry -------------------------------------------------------------------------
+
+    def run(self) -> KernelModel:
+        fn = self.kernel.node
+        self._bind_params(fn)
+        body = list(fn.body.body)
+        doc = _docstring(body)
+        if doc is not None:
+            body = body[1:]
+        self.block(body, top_level=True)
+        model = KernelModel(
+            name=self.kernel.name,
+            params=self.params,
+            body=self.out,
+            docstring=doc,
+            span=self.span(fn.name),
+            hints={k: self._eval_const_node(v) for k, v in self.kernel.options.items()},
+            dtype_classes={k: self._root(k) for k in self.dtype_parent},
+            forced_dtypes={self._root(k): v for k, v in self.forced.items()},
+            notes=self.notes,
+        )
+        _resolve_types(model, self)
+        return model
+
+    def _root(self, key: int) -> int:
+        while self.dtype_parent[key] != key:
+            key = self.dtype_parent[key]
+        return key
+
+    def _bind_params(self, fn: cst.FunctionDef) -> None:
+        params = fn.params
+        if params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or params.star_kwarg:
+            raise self.error("E0104", "a kernel cannot take *args or **kwargs", fn.params)
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            name = param.name.value
+            kind, const_kind = self._param_kind(param)
+            span = self.span(param)
+            if kind == "const":
+                value: object = DimSym(name) if const_kind == "int" else _ConstParam(name)
+                if const_kind == "float":
+                    value = _ConstParam(name, "float")
+                if const_kind == "bool":
+                    value = _ConstParam(name, "bool")
+                ptype: ValueType = ConstType(value)
+                self.params.append(KernelParam(name, "const", ptype, const_kind, span))
+                self.scope.names[name] = TExpr("const", [], ptype, span)
+            elif kind == "scalar":
+                dtype = F32 if const_kind == "float" else I32
+                ptype = ScalarType(dtype)
+                self.params.append(KernelParam(name, "scalar", ptype, const_kind, span))
+                self.scope.names[name] = TExpr("var", [], ptype, span, {"name": name})
+            else:
+                ptype = ArrayType(self.new_dtype_var(), -1, name)
+                self.params.append(KernelParam(name, "array", ptype, None, span))
+                self.scope.names[name] = TExpr("array", [], ptype, span, {"name": name})
+            self.used_names.add(name)
+
+    def _param_kind(self, param: cst.Param) -> tuple[str, str | None]:
+        ann = param.annotation.annotation if param.annotation else None
+        if ann is None:
+            return "array", None
+        resolved = self._annotation_text(ann)
+        if resolved.startswith("Constant["):
+            inner = resolved[len("Constant["):-1]
+            kinds = {"int": "int", "bool": "bool", "float": "float", "int32": "int",
+                     "int64": "int", "bool_": "bool", "float32": "float"}
+            if inner not in kinds:
+                raise self.error("E0111", f"`Constant[{inner}]` parameters are not "
+                                 "supported", param)
+            return "const", kinds[inner]
+        if resolved in ("int", "float", "bool"):
+            return "scalar", resolved
+        if resolved in ("int32", "int64"):
+            return "scalar", "int"
+        if resolved in ("float32", "float16"):
+            return "scalar", "float"
+        return "array", None
+
+    def _annotation_text(self, ann: cst.BaseExpression) -> str:
+        if isinstance(ann, cst.Subscript):
+            base = self._annotation_text(ann.value)
+            inner = ann.slice[0].slice
+            inner_text = self._annotation_text(inner.value) if isinstance(inner, cst.Index) else ""
+            return f"{base}[{inner_text}]"
+        name = tile_attr(self.source, ann)
+        if name is not None:
+            return name
+        text = dotted_name(ann) or ""
+        if text in self.source.constants and text not in ("int", "float", "bool"):
+            return self._annotation_text(self.source.constants[text])
+        if text.startswith("cuda.tile."):
+            return text[len("cuda.tile."):]
+        return text.split(".")[-1]
+
+    # ---- statements --------------------------------------------------------------------
+
+    def block(self, stmts: list[cst.BaseStatement], top_level: bool = False) -> None:
+        for index, stmt in enumerate(stmts):
+            last = index == len(stmts) - 1
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self.small_statement(small, last and top_level)
+            else:
+                self.compound_statement(stmt)
+
+    def small_statement(self, node: cst.BaseSmallStatement, last: bool) -> None:
+        if isinstance(node, cst.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.assign(target.target, value, node)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.expr(node.value), node)
+        elif isinstance(node, cst.AugAssign):
+            op = _AUGOPS[type(node.operator)]
+            current = self.expr(node.target)
+            value = self.binary(op, current, self.expr(node.value), node)
+            self.assign(node.target, value, node)
+        elif isinstance(node, cst.Expr):
+            if isinstance(node.value, cst.SimpleString | cst.ConcatenatedString):
+                return
+            value = self.expr(node.value)
+            if value.op in _EFFECT_OPS:
+                self.out.append(TEffect(value, self.span(node)))
+        elif isinstance(node, cst.Pass):
+            return
+        elif isinstance(node, cst.Return):
+            if self.helper_stack:
+                raise self.error("E0104", "`return` inside a helper body is only supported "
+                                 "as its last statement", node, "stmt:return")
+            if node.value is not None:
+                raise self.error("E0104", "a kernel cannot return a value", node)
+            if not last:
+                raise self.error("E0110", "an early `return` in a kernel has no cuTile Rust "
+                                 "form the translator emits", node, "stmt:early_return")
+            self.out.append(TReturn(self.span(node)))
+        elif isinstance(node, cst.Assert):
+            raise self.error("E0104", "`assert` in a kernel is not supported; use "
+                             "ct.static_assert for compile-time checks", node, "stmt:assert")
+        else:
+            kind = type(node).__name__.lower()
+            raise self.error("E0104", f"`{kind}` statements are not allowed in a kernel",
+                             node, f"stmt:{kind}")
+
+    def compound_statement(self, node: cst.BaseCompoundStatement) -> None:
+        if isinstance(node, cst.For):
+            self.for_loop(node)
+        elif isinstance(node, cst.If):
+            self.if_statement(node)
+        else:
+            kind = {cst.While: "while", cst.Try: "try", cst.With: "with",
+                    cst.FunctionDef: "def (a nested function or closure)",
+                    cst.ClassDef: "class"}.get(type(node), type(node).__name__)
+            raise self.error("E0104", f"`{kind}` is not allowed in a kernel", node,
+                             f"stmt:{kind.split()[0]}")
+
+    def assign(self, target: cst.BaseExpression, value: TExpr, node: cst.CSTNode) -> None:
+        if isinstance(target, cst.Tuple | cst.List):
+            items = self._unpack(value, len(target.elements), node)
+            for element, item in zip(target.elements, items):
+                self.assign(element.value, item, node)
+            return
+        if not isinstance(target, cst.Name):
+            raise self.error("E0104", "only plain names can be assigned in a kernel", target,
+                             "stmt:assign_target")
+        self.bind_name(target.value, value, self.span(node))
+
+    def bind_name(self, py_name: str, value: TExpr, span: Span | None) -> None:
+        if is_const(value) or value.op == "array" or isinstance(value.type, ListType):
+            self.scope.names[py_name] = value
+            return
+        previous = self.scope.names.get(py_name)
+        carried = self.carried_stack[-1] if self.carried_stack else set()
+        if py_name in carried and previous is not None and previous.op == "var":
+            # A loop-carried name: reassign the `let mut` declared before the loop.
+            rust_name = previous.attrs["name"]
+            stmt = TAssign(rust_name, value, span, first=False)
+            binding = previous.attrs.get("binding")
+        else:
+            rust_name = self._fresh(py_name)
+            stmt = TAssign(rust_name, value, span)
+            binding = stmt
+        self.out.append(stmt)
+        self.scope.names[py_name] = TExpr("var", [], value.type, span,
+                                          {"name": rust_name, "binding": binding})
+
+    def _fresh(self, py_name: str) -> str:
+        prefix = "_".join(self.helper_stack)
+        base = rust_ident(f"{prefix}_{py_name}" if prefix else py_name)
+        self.scope.rename[py_name] = base
+        self.used_names.add(base)
+        return base
+
+    def _unpack(self, value: TExpr, count: int, node: cst.CSTNode) -> list[TExpr]:
+        if isinstance(value.type, ListType):
+            items = value.args
+        elif is_const(value) and isinstance(value.type.value, tuple):
+            items = [const(v, value.span) for v in value.type.value]
+        else:
+            raise self.error("E0107", "only tuples can be unpacked", node)
+        if len(items) != count:
+            raise self.error("E0107", f"cannot unpack {len(items)} values into {count} names",
+                             node)
+        return list(items)
+
+    # ---- control flow ------------------------------------------------------------------
+
+    def for_loop(self, node: cst.For) -> None:
+        if node.orelse is not None:
+            raise self.error("E0104", "`for ... else` is not allowed in a kernel", node,
+                             "stmt:for_else")
+        if not isinstance(node.target, cst.Name):
+            raise self.error("E0104", "a kernel loop variable must be a plain name", node.target)
+        it = node.iter
+        if not (isinstance(it, cst.Call) and dotted_name(it.func) == "range"):
+            raise self.error("E0104", "kernel loops must iterate over `range(...)`", it,
+                             "stmt:for_non_range")
+        bounds = [self.to_scalar(self.expr(a.value), a) for a in it.args]
+        if not 1 <= len(bounds) <= 3:
+            raise self.error("E0102", "range takes 1 to 3 arguments", it)
+        zero, one = self._int_scalar(0), self._int_scalar(1)
+        start, stop, step = (zero, bounds[0], one) if len(bounds) == 1 else (
+            bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else one)
+        before = dict(self.scope.names)
+        assigned = self._assigned_names(node.body.body)
+        carried = {n for n in assigned if n in before and before[n].op == "var"}
+        saved_out = self.out
+        self.out = []
+        loop_var = self._fresh(node.target.value)
+        self.scope.names[node.target.value] = TExpr("var", [], ScalarType(I32),
+                                                    self.span(node.target), {"name": loop_var})
+        self.carried_stack.append(carried)
+        try:
+            self.block(list(node.body.body))
+        finally:
+            self.carried_stack.pop()
+        body = self.out
+        self.out = saved_out
+        carried_out = self._check_carried(carried, before, node)
+        self._restore_after_region(before)
+        for name in carried:
+            binding = before[name].attrs.get("binding")
+            if isinstance(binding, TAssign):
+                binding.mutable = True
+        self.out.append(TFor(loop_var, start, stop, step, body, carried_out, self.span(node)))
+
+    def _check_carried(self, names: set[str], before: dict[str, TExpr],
+                       node: cst.CSTNode) -> list[str]:
+        carried: list[str] = []
+        for name in sorted(names):
+            previous = before.get(name)
+            current = self.scope.names.get(name)
+            if previous is None or current is None or previous.op != "var":
+                continue
+            if current.type != previous.type:
+                raise self.error(
+                    "E0108",
+                    f"`{name}` changes type inside a loop or branch ({_describe(previous.type)}"
+                    f" before, {_describe(current.type)} after); give the new value its own"
+                    " name", node)
+            carried.append(previous.attrs["name"])
+        return carried
+
+    def _restore_after_region(self, before: dict[str, TExpr]) -> None:
+        after = self.scope.names
+        self.scope.names = {}
+        for name, value in before.items():
+            self.scope.names[name] = value
+        for name, value in after.items():
+            if name not in before and is_const(value):
+                self.scope.names[name] = value
+
+    def if_statement(self, node: cst.If) -> None:
+        cond = self.expr(node.test)
+        if is_const(cond):
+            value = cond.type.value
+            if isinstance(value, bool | int | float | type(None)) and not isinstance(
+                    value, DimSym | DimExpr):
+                branch = node.body.body if value else _else_body(node)
+                self.block(list(branch))
+                return
+            self._static_if(node, cond)
+            return
+        self._runtime_if(node, self.to_scalar(cond, node.test))
+
+    def _static_if(self, node: cst.If, cond: TExpr) -> None:
+        # A condition on a `ct.Constant` parameter: Python compiles only the taken branch;
+        # the Rust keeps both arms under `if FLAG`, which the cuTile Rust compiler folds.
+        self._region_if(node, TExpr("const_cond", [], ScalarType(BOOL), cond.span,
+                                    {"value": cond.type.value}), static=True)
+
+    def _runtime_if(self, node: cst.If, cond: TExpr) -> None:
+        self._region_if(node, cond, static=False)
+
+    def _region_if(self, node: cst.If, cond: TExpr, static: bool) -> None:
+        # Each arm is its own block: names it assigns are fresh `let`s there, and the names
+        # used after the `if` come out of it as the if-expression's value (Rust has no
+        # deferred initialization in cuTile kernels, and this needs no `mut`).
+        before = dict(self.scope.names)
+        orelse_nodes = list(_else_body(node))
+        assigned = self._assigned_names(node.body.body) | self._assigned_names(orelse_nodes)
+        saved_out = self.out
+        self.carried_stack.append(set())
+        try:
+            self.out = []
+            self.block(list(node.body.body))
+            then_body, then_names = self.out, dict(self.scope.names)
+            self.scope.names = dict(before)
+            self.out = []
+            self.block(orelse_nodes)
+            else_body, else_names = self.out, dict(self.scope.names)
+        finally:
+            self.carried_stack.pop()
+            self.out = saved_out
+        self.scope.names = dict(before)
+        results: list[tuple[str, ValueType, str, str]] = []
+        for name in sorted(assigned):
+            t_val, e_val = then_names.get(name), else_names.get(name)
+            if t_val is None or e_val is None:
+                continue
+            if is_const(t_val) or is_const(e_val):
+                if is_const(t_val) and is_const(e_val) and t_val.type == e_val.type:
+                    self.scope.names[name] = t_val
+                continue
+            if t_val.op != "var" or e_val.op != "var":
+                continue
+            if t_val.type != e_val.type:
+                raise self.error(
+                    "E0108", f"`{name}` has a different type in each branch "
+                    f"({_describe(t_val.type)} and {_describe(e_val.type)})", node)
+            prev = before.get(name)
+            if t_val is prev and e_val is prev:
+                continue
+            results.append((name, t_val.type, t_val.attrs["name"], e_val.attrs["name"]))
+        stmt = TIf(cond, then_body, else_body, [], self.span(node), static)
+        stmt.results = []
+        carried = self.carried_stack[-1] if self.carried_stack else set()
+        for name, vtype, t_name, e_name in results:
+            prev = before.get(name)
+            if name in carried and prev is not None and prev.op == "var":
+                rust_name, binding, first = prev.attrs["name"], prev.attrs.get("binding"), False
+            else:
+                rust_name, binding, first = self._fresh(name), None, True
+            stmt.results.append((rust_name, vtype, t_name, e_name, first))
+            self.scope.names[name] = TExpr("var", [], vtype, self.span(node),
+                                           {"name": rust_name, "binding": binding or stmt})
+        self.out.append(stmt)
+
+    def _assigned_names(self, stmts: list[cst.CSTNode] | tuple) -> set[str]:
+        names: set[str] = set()
+
+        class Finder(cst.CSTVisitor):
+            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+                _collect_names(node.target, names)
+
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                _collect_names(node.target, names)
+
+            def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+                _collect_names(node.target, names)
+
+        for stmt in stmts:
+            stmt.visit(Finder())
+        return names
+
+    # ---- expressions -------------------------------------------------------------------
+
+    def expr(self, node: cst.BaseExpression) -> TExpr:
+        handler = _EXPR_HANDLERS.get(type(node))
+        if handler is None:
+            kind = type(node).__name__
+            construct = {"Lambda": "lambda", "GeneratorExp": "generator",
+                         "ListComp": "comprehension", "Await": "await", "Yield": "yield",
+                         "NamedExpr": "walrus"}.get(kind, kind)
+            raise self.error("E0104", f"`{construct}` is not allowed in a kernel", node,
+                             f"expr:{construct}")
+        return handler(self, node)
+
+    def e_name(self, node: cst.Name) -> TExpr:
+        name = node.value
+        if name in self.scope.names:
+            value = self.scope.names[name]
+            return TExpr(value.op, value.args, value.type, self.span(node), value.attrs)
+        if name in ("True", "False", "None"):
+            return const({"True": True, "False": False, "None": None}[name], self.span(node))
+        if name in self.source.tile_names:
+            return self._tile_value(self.source.tile_names[name], node)
+        if name in self.source.constants:
+            return self._module_constant(name, node)
+        if name in self.source.functions or name in _BUILTIN_FUNCS:
+            return TExpr("function", [], ConstType(None), self.span(node), {"name": name})
+        raise self.error("E0109", f"cannot find `{name}` in this kernel's scope", node)
+
+    def _module_constant(self, name: str, node: cst.CSTNode) -> TExpr:
+        if name not in self.module_cache:
+            saved = self.scope
+            self.scope = _Scope({}, {})
+            try:
+                value = self.expr(self.source.constants[name])
+            finally:
+                self.scope = saved
+            if not is_const(value):
+                raise self.error("E0103", f"module-level `{name}` is not a compile-time "
+                                 "constant", node)
+            self.module_cache[name] = value
+        return self.module_cache[name]
+
+    def e_attribute(self, node: cst.Attribute) -> TExpr:
+        name = tile_attr(self.source, node)
+        if name is not None:
+            return self._tile_value(name, node)
+        full = dotted_name(node)
+        if full is not None:
+            head = full.split(".")[0]
+            module = self.source.module_aliases.get(head)
+            if module == "math" or full.startswith("math."):
+                attr = node.attr.value
+                if attr in ("inf", "pi", "e", "nan", "tau"):
+                    return const(getattr(math, attr), self.span(node))
+                if attr in _MATH_FUNCS:
+                    return TExpr("function", [], ConstType(None), self.span(node),
+                                 {"math": attr})
+            if module in ("numpy", "torch") and node.attr.value in _NP_TORCH_DTYPES:
+                return const(DType(_NP_TORCH_DTYPES[node.attr.value]), self.span(node))
+        base = self.expr(node.value)
+        attr = node.attr.value
+        if attr == "dtype":
+            if isinstance(base.type, TileType | ScalarType | ArrayType):
+                return const(self.find(base.type.dtype), self.span(node))
+        if attr == "shape":
+            if isinstance(base.type, TileType):
+                return const(tuple(base.type.shape), self.span(node))
+            if isinstance(base.type, ArrayType):
+                return TExpr("array_shape", [base], ListType(()), self.span(node))
+        if attr == "ndim" and isinstance(base.type, TileType):
+            return const(base.type.rank, self.span(node))
+        if isinstance(base.type, TileType | ArrayType) and signatures.known(attr):
+            return TExpr("method", [base], ConstType(None), self.span(node), {"name": attr})
+        raise self.error("E0107", f"unsupported attribute `.{attr}`", node,
+                         f"attr:{attr}")
+
+    def _tile_value(self, name: str, node: cst.CSTNode) -> TExpr:
+        head, _, member = name.partition(".")
+        if head in _ENUMS and member:
+            return const(EnumValue(head, member), self.span(node))
+        if name in ALL_DTYPES:
+            return const(DType(name), self.span(node))
+        if name in ("Constant", "Array", "Tile", "Scalar"):
+            return const(name, self.span(node))
+        if signatures.known(name):
+            return TExpr("function", [], ConstType(None), self.span(node), {"tile": name})
+        raise self.error("E0100", f"`cuda.tile` has no function or value `{name}`", node,
+                         f"call:ct.{name}")
+
+    def e_integer(self, node: cst.Integer) -> TExpr:
+        return const(int(node.evaluated_value), self.span(node))
+
+    def e_float(self, node: cst.Float) -> TExpr:
+        return const(float(node.evaluated_value), self.span(node))
+
+    def e_string(self, node: cst.SimpleString) -> TExpr:
+        return const(node.evaluated_value, self.span(node))
+
+    def e_tuple(self, node: cst.Tuple | cst.List) -> TExpr:
+        items = [self.expr(e.value) for e in node.elements]
+        if all(is_const(i) for i in items):
+            return const(tuple(i.type.value for i in items), self.span(node))
+        return TExpr("tuple", items, ListType(tuple(i.type for i in items)), self.span(node))
+
+    def e_paren(self, node: cst.BaseExpression) -> TExpr:
+        return self.expr(node)
+
+    def e_unary(self, node: cst.UnaryOperation) -> TExpr:
+        operand = self.expr(node.expression)
+        op = type(node.operator)
+        if is_const(operand):
+            value = operand.type.value
+            if op is cst.Minus:
+                if isinstance(value, DimSym | DimExpr):
+                    return const(dim_op("*", -1, value), self.span(node))
+                return const(-value, self.span(node))
+            if op is cst.Plus:
+                return operand
+            if op is cst.Not:
+                return const(not value, self.span(node))
+            if op is cst.BitInvert and isinstance(value, int):
+                return const(~value, self.span(node))
+        kind = {cst.Minus: "neg", cst.Not: "not", cst.BitInvert: "bitnot", cst.Plus: "pos"}[op]
+        if kind == "pos":
+            return operand
+        self._require_runtime(operand, node)
+        return TExpr(kind, [operand], operand.type, self.span(node))
+
+    def e_binary(self, node: cst.BinaryOperation) -> TExpr:
+        op = _BINOPS[type(node.operator)]
+        return self.binary(op, self.expr(node.left), self.expr(node.right), node)
+
+    def e_boolean(self, node: cst.BooleanOperation) -> TExpr:
+        left, right = self.expr(node.left), self.expr(node.right)
+        is_and = isinstance(node.operator, cst.And)
+        if is_const(left) and is_const(right) and _concrete(left.type.value) \
+                and _concrete(right.type.value):
+            a, b = left.type.value, right.type.value
+            return const((a and b) if is_and else (a or b), self.span(node))
+        return self.binary("&" if is_and else "|", left, right, node, logical=True)
+
+    def e_compare(self, node: cst.Comparison) -> TExpr:
+        left = self.expr(node.left)
+        result: TExpr | None = None
+        for target in node.comparisons:
+            right = self.expr(target.comparator)
+            op_type = type(target.operator)
+            if op_type in (cst.Is, cst.IsNot):
+                if not (is_const(left) and is_const(right)):
+                    raise self.error("E0107", "`is` compares compile-time values only", node)
+                same = left.type.value is right.type.value or left.type.value == right.type.value
+                part = const(same if op_type is cst.Is else not same, self.span(node))
+            elif op_type not in _CMPOPS:
+                raise self.error("E0104", "`in`/`not in` are not allowed in a kernel", node)
+            else:
+                part = self.compare(_CMPOPS[op_type], left, right, node)
+            result = part if result is None else self.binary("&", result, part, node,
+                                                             logical=True)
+            left = right
+        assert result is not None
+        return result
+
+    def e_ifexp(self, node: cst.IfExp) -> TExpr:
+        cond = self.expr(node.test)
+        if is_const(cond) and _concrete(cond.type.value):
+            return self.expr(node.body if cond.type.value else node.orelse)
+        body, orelse = self.expr(node.body), self.expr(node.orelse)
+        if is_const(cond):
+            if is_const(body) and is_const(orelse):
+                raise self.error("E0103", "a compile-time choice that depends on a "
+                                 "`ct.Constant` parameter cannot pick a compile-time value",
+                                 node, "expr:const_ternary")
+            cond = TExpr("const_cond", [], ScalarType(BOOL), cond.span,
+                         {"value": cond.type.value})
+        return self.where(cond, body, orelse, node)
+
+    def e_subscript(self, node: cst.Subscript) -> TExpr:
+        base = self.expr(node.value)
+        elements = node.slice
+        if is_const(base) and isinstance(base.type.value, str):
+            if base.type.value == "Constant":
+                return const("Constant", self.span(node))
+        if is_const(base) and isinstance(base.type.value, tuple):
+            index = self._const_index(elements, node)
+            return const(base.type.value[index], self.span(node))
+        if isinstance(base.type, ListType):
+            index = self._const_index(elements, node)
+            if base.op == "array_shape":
+                return TExpr("array_dim", base.args, ScalarType(I32), self.span(node),
+                             {"axis": index})
+            return base.args[index]
+        if isinstance(base.type, TileType):
+            return self._tile_subscript(base, elements, node)
+        raise self.error("E0107", "unsupported subscript", node, "expr:subscript")
+
+    def _const_index(self, elements: tuple, node: cst.CSTNode) -> int:
+        if len(elements) != 1 or not isinstance(elements[0].slice, cst.Index):
+            raise self.error("E0107", "only a single index is supported here", node)
+        value = self.expr(elements[0].slice.value)
+        if not (is_const(value) and isinstance(value.type.value, int)):
+            raise self.error("E0103", "the index must be a compile-time integer", node)
+        return value.type.value
+
+    def _tile_subscript(self, base: TExpr, elements: tuple, node: cst.CSTNode) -> TExpr:
+        # Only `x[:, None]`-style newaxis insertion: a reshape.
+        assert isinstance(base.type, TileType)
+        shape: list[Dim] = []
+        source_dims = list(base.type.shape)
+        for element in elements:
+            sl = element.slice
+            if isinstance(sl, cst.Slice) and sl.lower is None and sl.upper is None \
+                    and sl.step is None:
+                if not source_dims:
+                    raise self.error("E0108", "too many indices for the tile", node)
+                shape.append(source_dims.pop(0))
+            elif isinstance(sl, cst.Index) and isinstance(sl.value, cst.Name) \
+                    and sl.value.value == "None":
+                shape.append(1)
+            else:
+                raise self.error("E0110", "tile indexing other than `[:, None]` newaxis "
+                                 "insertion is not supported", node, "expr:tile_index")
+        shape.extend(source_dims)
+        return self.reshape(base, tuple(shape), node)
+
+    def e_call(self, node: cst.Call) -> TExpr:
+        callee = self.expr(node.func)
+        positional: list[TExpr] = []
+        keywords: dict[str, TExpr] = {}
+        for arg in node.args:
+            if arg.star:
+                raise self.error("E0104", "`*args`/`**kwargs` calls are not allowed in a "
+                                 "kernel", arg)
+            value = self.expr(arg.value)
+            if arg.keyword is not None:
+                keywords[arg.keyword.value] = value
+            else:
+                positional.append(value)
+        if callee.op == "function" and "math" in callee.attrs:
+            args = [self.const_value(a, node, "a `math` function's argument")
+                    for a in positional]
+            if not all(isinstance(a, int | float) for a in args):
+                raise self.error("E0103", "`math` functions take compile-time numbers", node)
+            return const(getattr(math, callee.attrs["math"])(*args), self.span(node))
+        if callee.op == "function" and "tile" in callee.attrs:
+            return self.tile_call(callee.attrs["tile"], positional, keywords, node)
+        if callee.op == "method":
+            return self.tile_call(callee.attrs["name"], [callee.args[0], *positional],
+                                  keywords, node, method=True)
+        if callee.op == "function":
+            name = callee.attrs["name"]
+            if name in _BUILTIN_FUNCS:
+                return _BUILTIN_FUNCS[name](self, positional, keywords, node)
+            return self.call_helper(name, positional, keywords, node)
+        if is_const(callee) and isinstance(callee.type.value, DType):
+            # `ct.float8_e4m3fn(0.0)`: a typed scalar constant.
+            if len(positional) == 1 and is_const(positional[0]):
+                return const(_TypedConst(positional[0].type.value, callee.type.value),
+                             self.span(node))
+        raise self.error("E0105", "this call target is not a cuda.tile function or a helper "
+                         "defined in this file", node.func, "call:unknown")
+
+    # ---- helpers (inlined) -------------------------------------------------------------
+
+    def call_helper(self, name: str, positional: list[TExpr], keywords: dict[str, TExpr],
+                    node: cst.Call) -> TExpr:
+        fn = self.source.functions.get(name)
+        if fn is None:
+            raise self.error("E0105", f"`{name}` is not defined in this file", node.func,
+                             f"call:{name}")
+        if name in self.helper_stack:
+            raise self.error("E0106", f"`{name}` calls itself (recursion is not allowed in "
+                             "kernel code)", node, "call:recursion")
+        if len(self.helper_stack) >= _MAX_HELPER_DEPTH:
+            raise self.error("E0106", "helper calls nest too deeply", node)
+        scope = self._bind_helper_args(fn, positional, keywords, node)
+        saved_scope = self.scope
+        self.scope = scope
+        self.helper_stack.append(name)
+        try:
+            body = list(fn.body.body)
+            if _docstring(body) is not None:
+                body = body[1:]
+            result = self._helper_body(body, fn)
+        finally:
+            self.helper_stack.pop()
+            self.scope = saved_scope
+        return result
+
+    def _bind_helper_args(self, fn: cst.FunctionDef, positional: list[TExpr],
+                          keywords: dict[str, TExpr], node: cst.Call) -> _Scope:
+        params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+        if len(positional) > len(params):
+            raise self.error("E0102", f"`{fn.name.value}` takes {len(params)} arguments, "
+                             f"got {len(positional)}", node)
+        names: dict[str, TExpr] = {}
+        for param, value in zip(params, positional):
+            names[param.name.value] = value
+        for key, value in keywords.items():
+            if not any(p.name.value == key for p in params):
+                raise self.error("E0102", f"`{fn.name.value}` has no parameter `{key}`", node)
+            names[key] = value
+        for param in params:
+            pname = param.name.value
+            if pname not in names:
+                if param.default is None:
+                    raise self.error("E0102", f"`{fn.name.value}` is missing argument "
+                                     f"`{pname}`", node)
+                names[pname] = self.expr(param.default)
+        return _Scope(names, {})
+
+    def _helper_body(self, body: list[cst.BaseStatement], fn: cst.FunctionDef) -> TExpr:
+        result: TExpr = const(None)
+        for index, stmt in enumerate(body):
+            last = index == len(body) - 1
+            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1],
+                                                                        cst.Return):
+                for small in stmt.body[:-1]:
+                    self.small_statement(small, False)
+                ret = stmt.body[-1]
+                if not last:
+                    raise self.error("E0110", "an early `return` in a helper is not "
+                                     "supported", ret, "stmt:early_return")
+                if ret.value is not None:
+                    result = self.expr(ret.value)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self.small_statement(small, False)
+            elif isinstance(stmt, cst.If) and self._has_return(stmt):
+                raise self.error("E0110", "`return` inside a branch of a helper is not "
+                                 "supported", stmt, "stmt:early_return")
+            else:
+                self.compound_statement(stmt)
+        return result
+
+    def _has_return(self, node: cst.CSTNode) -> bool:
+        found: list[bool] = []
+
+        class Finder(cst.CSTVisitor):
+            def visit_Return(self, node: cst.Return) -> None:
+                found.append(True)
+
+        node.visit(Finder())
+        return bool(found)
+
+    # ---- typing rules used by the API table ---------------------------------------------
+
+    def tile_call(self, name: str, positional: list[TExpr], keywords: dict[str, TExpr],
+                  node: cst.Call, method: bool = False) -> TExpr:
+        from transpiler.lowering.typing_rules import TYPERS
+
+        bound = signatures.bind(name, positional, keywords)
+        if isinstance(bound, str):
+            raise self.error("E0102", bound, node)
+        typer = TYPERS.get(name)
+        if typer is None:
+            raise self.error("E0101", f"`ct.{name}` is not supported by the deterministic "
+                             "passes yet", node, f"call:ct.{name}")
+        values = {k: self._default_value(v) for k, v in bound.values.items()}
+        return typer(self, values, bound.explicit, node)
+
+    def _default_value(self, value: object) -> TExpr:
+        if isinstance(value, TExpr):
+            return value
+        if isinstance(value, str) and value.startswith("enum:"):
+            enum, _, member = value[5:].partition(".")
+            return const(EnumValue(enum, member))
+        return const(value)
+
+    def _eval_const_node(self, node: cst.BaseExpression) -> object:
+        value = self.expr(node)
+        if not is_const(value):
+            raise self.error("E0103", "a compile-time constant is required here", node)
+        return value.type.value
+
+    def const_value(self, value: TExpr, node: cst.CSTNode, what: str) -> object:
+        if not is_const(value):
+            raise self.error("E0103", f"{what} must be a compile-time constant", node,
+                             "expr:non_constant")
+        return value.type.value
+
+    def const_int(self, value: TExpr, node: cst.CSTNode, what: str) -> int:
+        v = self.const_value(value, node, what)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self.error("E0103", f"{what} must be a literal integer", node)
+        return v
+
+    def const_shape(self, value: TExpr, node: cst.CSTNode, what: str = "a shape") -> Shape:
+        v = self.const_value(value, node, what)
+        if isinstance(v, int | DimSym | DimExpr) and not isinstance(v, bool):
+            return (v,)
+        if not isinstance(v, tuple) or not all(
+                isinstance(d, int | DimSym | DimExpr) and not isinstance(d, bool) for d in v):
+            raise self.error("E0103", f"{what} must be a tuple of compile-time integers", node)
+        return tuple(v)
+
+    def const_dtype(self, value: TExpr, node: cst.CSTNode) -> ElemType:
+        v = self.const_value(value, node, "a dtype")
+        if isinstance(v, DType | DTypeVar):
+            return self.find(v)
+        raise self.error("E0103", "expected a dtype", node)
+
+    def _require_runtime(self, value: TExpr, node: cst.CSTNode) -> None:
+        if not isinstance(value.type, TileType | ScalarType):
+            raise self.error("E0107", f"expected a tile or scalar, found "
+                             f"{_describe(value.type)}", node)
+
+    def _int_scalar(self, value: int) -> TExpr:
+        return TExpr("literal", [], ScalarType(I32), None, {"value": value})
+
+    def to_scalar(self, value: TExpr, node: cst.CSTNode, dtype: ElemType = I32) -> TExpr:
+        """A runtime scalar from a scalar, a 0-d tile or a compile-time number."""
+        if isinstance(value.type, ScalarType):
+            return value
+        if is_const(value):
+            v = value.type.value
+            if isinstance(v, bool):
+                return TExpr("literal", [], ScalarType(BOOL), value.span, {"value": v})
+            if isinstance(v, int | float):
+                dt = F32 if isinstance(v, float) else dtype
+                return TExpr("literal", [], ScalarType(dt), value.span, {"value": v})
+            if isinstance(v, DimSym | DimExpr):
+                return TExpr("dim", [], ScalarType(I32), value.span, {"value": v})
+            if isinstance(v, _ConstParam):
+                dt = BOOL if v.kind == "bool" else F32
+                return TExpr("const_param", [], ScalarType(dt), value.span, {"name": v.name})
+        if isinstance(value.type, TileType) and value.type.rank == 0:
+            return TExpr("tile_to_scalar", [value], ScalarType(value.type.dtype), value.span)
+        raise self.error("E0107", f"expected a scalar, found {_describe(value.type)}", node)
+
+    # Arithmetic, broadcasting and promotion --------------------------------------------
+
+    def binary(self, op: str, left: TExpr, right: TExpr, node: cst.CSTNode,
+               logical: bool = False, attrs: dict[str, object] | None = None) -> TExpr:
+        if is_const(left) and is_const(right):
+            return const(self._fold(op, left.type.value, right.type.value, node),
+                         self.span(node))
+        if op == "@":
+            from transpiler.lowering.typing_rules import matmul
+
+            return matmul(self, left, right, node)
+        self._require_operand(left, node)
+        self._require_operand(right, node)
+        dtype = self._result_dtype(op, left, right, node)
+        if op == "/" and not (isinstance(dtype, DType) and dtype.is_float):
+            if isinstance(dtype, DType) and (dtype.is_int or dtype.is_bool):
+                dtype = F32
+        left, right, shape = self.harmonize(left, right, dtype, node)
+        rtype = TileType(dtype, shape) if shape is not None else ScalarType(dtype)
+        return TExpr("binary", [left, right], rtype, self.span(node),
+                     {"op": op, "logical": logical, **(attrs or {})})
+
+    def compare(self, op: str, left: TExpr, right: TExpr, node: cst.CSTNode) -> TExpr:
+        if is_const(left) and is_const(right):
+            return const(self._fold(op, left.type.value, right.type.value, node),
+                         self.span(node))
+        self._require_operand(left, node)
+        self._require_operand(right, node)
+        dtype = self._result_dtype(op, left, right, node)
+        left, right, shape = self.harmonize(left, right, dtype, node)
+        rtype = TileType(BOOL, shape) if shape is not None else ScalarType(BOOL)
+        return TExpr("compare", [left, right], rtype, self.span(node), {"op": op})
+
+    def where(self, cond: TExpr, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
+        self._require_operand(x, node)
+        self._require_operand(y, node)
+        dtype = self._result_dtype("where", x, y, node)
+        shapes = [v.type.shape for v in (cond, x, y) if isinstance(v.type, TileType)]
+        shape = self.broadcast_shapes(shapes, node) if shapes else None
+        if shape is None:
+            x = self.cast_scalar(x, dtype, node)
+            y = self.cast_scalar(y, dtype, node)
+            return TExpr("select_scalar", [self.to_scalar(cond, node, BOOL), x, y],
+                         ScalarType(dtype), self.span(node))
+        cond = self.to_tile(cond, BOOL, shape, node)
+        x = self.to_tile(x, dtype, shape, node)
+        y = self.to_tile(y, dtype, shape, node)
+        return TExpr("where", [cond, x, y], TileType(dtype, shape), self.span(node))
+
+    def _require_operand(self, value: TExpr, node: cst.CSTNode) -> None:
+        if is_const(value):
+            v = value.type.value
+            if isinstance(v, bool | int | float | DimSym | DimExpr | _ConstParam | _TypedConst):
+                return
+        elif isinstance(value.type, TileType | ScalarType):
+            return
+        raise self.error("E0107", f"operand is {_describe(value.type)}, not a tile or number",
+                         node)
+
+    def _dtype_of(self, value: TExpr) -> ElemType | None:
+        """A runtime operand's element type; None for a loosely typed Python number."""
+        if isinstance(value.type, TileType | ScalarType):
+            return self.find(value.type.dtype)
+        v = value.type.value if is_const(value) else None
+        if isinstance(v, _TypedConst):
+            return v.dtype
+        if isinstance(v, _ConstParam):
+            return BOOL if v.kind == "bool" else None
+        return None
+
+    def _result_dtype(self, op: str, left: TExpr, right: TExpr, node: cst.CSTNode) -> ElemType:
+        ld, rd = self._dtype_of(left), self._dtype_of(right)
+        if ld is None and rd is None:
+            return self._loose_dtype(left) if _is_float_const(left) or _is_float_const(
+                right) else I32
+        if ld is None:
+            return self._with_loose(rd, left)
+        if rd is None:
+            return self._with_loose(ld, right)
+        return self.promote(ld, rd, node)
+
+    def _loose_dtype(self, value: TExpr) -> ElemType:
+        return F32
+
+    def _with_loose(self, dtype: ElemType, loose: TExpr) -> ElemType:
+        # A Python number takes the other operand's dtype, except a float literal with an
+        # integer tile, which promotes to float32.
+        if isinstance(dtype, DType) and (dtype.is_int or dtype.is_bool) and _is_float_const(
+                loose):
+            return F32
+        return dtype
+
+    def promote(self, a: ElemType, b: ElemType, node: cst.CSTNode) -> ElemType:
+        a, b = self.find(a), self.find(b)
+        if a == b:
+            return a
+        if isinstance(a, DTypeVar) and isinstance(b, DTypeVar):
+            # Two launch-time dtypes combined without a cast: they must be the same.
+            return self.unify(a, b, node)
+        if isinstance(a, DTypeVar) or isinstance(b, DTypeVar):
+            concrete = b if isinstance(a, DTypeVar) else a
+            assert isinstance(concrete, DType)
+            if concrete.is_float and concrete.name in ("float32", "float64"):
+                note = (f"a launch-time element type meets `{concrete}`: the translation "
+                        f"converts it to `{concrete}`, which is cuTile Python's promotion "
+                        "for 16-bit floats and the identity for the same type")
+                if note not in self.notes:
+                    self.notes.append(note)
+                return concrete
+            return self.unify(a, b, node)
+        return _promote_concrete(a, b, self, node)
+
+    def harmonize(self, left: TExpr, right: TExpr, dtype: ElemType,
+                  node: cst.CSTNode) -> tuple[TExpr, TExpr, Shape | None]:
+        shapes = [v.type.shape for v in (left, right) if isinstance(v.type, TileType)]
+        if not shapes:
+            return self.cast_scalar(left, dtype, node), self.cast_scalar(right, dtype,
+                                                                           node), None
+        shape = self.broadcast_shapes(shapes, node)
+        return (self.to_tile(left, dtype, shape, node), self.to_tile(right, dtype, shape, node),
+                shape)
+
+    def broadcast_shapes(self, shapes: list[Shape], node: cst.CSTNode) -> Shape:
+        rank = max(len(s) for s in shapes)
+        result: list[Dim] = []
+        for axis in range(rank):
+            dims = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0}
+            dims.discard(1)
+            if len(dims) > 1:
+                raise self.error("E0108", "tile shapes " + " and ".join(
+                    _shape_text(s) for s in shapes) + " do not broadcast", node)
+            result.append(dims.pop() if dims else 1)
+        return tuple(result)
+
+    def cast_scalar(self, value: TExpr, dtype: ElemType, node: cst.CSTNode) -> TExpr:
+        scalar = self.to_scalar(value, node, dtype if isinstance(dtype, DType) else I32)
+        if scalar.op == "literal" and scalar.type.dtype != dtype:
+            return TExpr("literal", [], ScalarType(dtype), scalar.span, scalar.attrs)
+        if self.find(scalar.type.dtype) != self.find(dtype):
+            return TExpr("convert_scalar", [scalar], ScalarType(dtype), scalar.span)
+        return scalar
+
+    def to_tile(self, value: TExpr, dtype: ElemType, shape: Shape,
+                node: cst.CSTNode) -> TExpr:
+        """Convert and broadcast a tile, scalar or number to `dtype` and `shape`."""
+        if not isinstance(value.type, TileType):
+            if is_const(value) and not isinstance(value.type.value, _ConstParam | DimSym
+                                                  | DimExpr):
+                v = value.type.value
+                if isinstance(v, _TypedConst):
+                    v = v.value
+                return TExpr("full", [], TileType(dtype, shape), value.span,
+                             {"value": v, "shape": shape})
+            scalar = self.cast_scalar(value, dtype, node)
+            return TExpr("splat", [scalar], TileType(dtype, shape), value.span,
+                         {"shape": shape})
+        value = self.convert(value, dtype, node)
+        return self.broadcast_to(value, shape, node)
+
+    def convert(self, value: TExpr, dtype: ElemType, node: cst.CSTNode,
+                rounding: object = None) -> TExpr:
+        assert isinstance(value.type, TileType)
+        if self.find(value.type.dtype) == self.find(dtype):
+            return value
+        return TExpr("convert", [value], TileType(dtype, value.type.shape), value.span,
+                     {"rounding": rounding})
+
+    def broadcast_to(self, value: TExpr, shape: Shape, node: cst.CSTNode) -> TExpr:
+        assert isinstance(value.type, TileType)
+        src = value.type.shape
+        if src == shape:
+            return value
+        if len(src) < len(shape):
+            value = self.reshape(value, (1,) * (len(shape) - len(src)) + tuple(src), node)
+            src = value.type.shape
+            if src == shape:
+                return value
+        for s, d in zip(src, shape):
+            if s != d and s != 1:
+                raise self.error("E0108", f"cannot broadcast {_shape_text(src)} to "
+                                 f"{_shape_text(shape)}", node)
+        return TExpr("broadcast", [value], TileType(value.type.dtype, shape), value.span,
+                     {"shape": shape})
+
+    def reshape(self, value: TExpr, shape: Shape, node: cst.CSTNode) -> TExpr:
+        assert isinstance(value.type, TileType)
+        if value.type.shape == shape:
+            return value
+        return TExpr("reshape", [value], TileType(value.type.dtype, shape), value.span,
+                     {"shape": shape})
+
+    def _fold(self, op: str, a: object, b: object, node: cst.CSTNode) -> object:
+        if isinstance(a, DimSym | DimExpr) or isinstance(b, DimSym | DimExpr):
+            if op in ("+", "-", "*", "//", "%") and all(
+                    isinstance(v, int | DimSym | DimExpr) and not isinstance(v, bool)
+                    for v in (a, b)):
+                return dim_op(op, a, b)  # type: ignore[arg-type]
+            if op in ("==", "!=") and isinstance(a, DimSym | DimExpr) and a == b:
+                return op == "=="
+            return _Deferred(op, a, b)
+        if isinstance(a, _ConstParam | _Deferred) or isinstance(b, _ConstParam | _Deferred):
+            return _Deferred(op, a, b)
+        try:
+            return _PY_OPS[op](a, b)
+        except (TypeError, ZeroDivisionError, KeyError) as err:
+            raise self.error("E0107", f"cannot evaluate `{op}` on compile-time values: {err}",
+                             node) from None
+
+
+# ---- compile-time helper values ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ConstParam:
+    """A non-integer `ct.Constant` parameter (bool or float): known only at launch."""
+
+    name: str
+    kind: str = "bool"
+
+
+@dataclass(frozen=True)
+class _TypedConst:
+    """`ct.float8_e4m3fn(0.0)`: a number with an explicit dtype."""
+
+    value: object
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A compile-time expression over `ct.Constant` parameters, decided at launch."""
+
+    op: str
+    left: object
+    right: object
+
+
+_PY_OPS: dict[str, Callable[[object, object], object]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+    "**": lambda a, b: a ** b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+
+def _concrete(value: object) -> bool:
+    return not isinstance(value, DimSym | DimExpr | _ConstParam | _Deferred)
+
+
+def _is_float_const(value: TExpr) -> bool:
+    return is_const(value) and isinstance(value.type.value, float)
+
+
+_RANK = {"bool_": 0, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 3, "int32": 3,
+         "uint64": 4, "int64": 4, "float16": 10, "bfloat16": 10, "tfloat32": 11,
+         "float32": 11, "float64": 12}
+
+
+def _promote_concrete(a: DType, b: DType, analyzer: KernelAnalyzer,
+                      node: cst.CSTNode) -> DType:
+    if {a.name, b.name} == {"float16", "bfloat16"}:
+        return F32
+    ra, rb = _RANK.get(a.name), _RANK.get(b.name)
+    if ra is None or rb is None:
+        raise analyzer.error("E0108", f"no implicit promotion between `{a}` and `{b}`", node)
+    return a if ra >= rb else b
+
+
+def _describe(vtype: ValueType) -> str:
+    if isinstance(vtype, TileType):
+        return f"tile<{_dtype_text(vtype.dtype)}, {_shape_text(vtype.shape)}>"
+    if isinstance(vtype, ScalarType):
+        return f"scalar<{_dtype_text(vtype.dtype)}>"
+    if isinstance(vtype, ArrayType):
+        return f"array `{vtype.param}`"
+    if isinstance(vtype, ListType):
+        return "tuple(" + ", ".join(_describe(i) for i in vtype.items) + ")"
+    return f"constant {vtype.value!r}"
+
+
+def _dtype_text(dtype: ElemType) -> str:
+    return dtype.name if isinstance(dtype, DType) else f"dtype#{dtype.key}"
+
+
+def _shape_text(shape: Shape) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+def _docstring(body: list[cst.BaseStatement]) -> str | None:
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
+            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
+        value = body[0].body[0].value.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _else_body(node: cst.If) -> tuple:
+    if node.orelse is None:
+        return ()
+    if isinstance(node.orelse, cst.If):
+        return (node.orelse,)
+    return tuple(node.orelse.body.body)
+
+
+def _collect_names(target: cst.BaseExpression, names: set[str]) -> None:
+    if isinstance(target, cst.Name):
+        names.add(target.value)
+    elif isinstance(target, cst.Tuple | cst.List):
+        for element in target.elements:
+            _collect_names(element.value, names)
+
+
+def _walk_assigns(stmts: list[TStmt]):
+    for stmt in stmts:
+        if isinstance(stmt, TAssign):
+            yield stmt
+        elif isinstance(stmt, TFor):
+            yield from _walk_assigns(stmt.body)
+        elif isinstance(stmt, TIf):
+            yield from _walk_assigns(stmt.then)
+            yield from _walk_assigns(stmt.orelse)
+
+
+def _rename_first_assign(stmts: list[TStmt], old: str, new: str) -> None:
+    for stmt in _walk_assigns(stmts):
+        if stmt.name == old:
+            stmt.name = new
+            stmt.first = False
+            return
+
+
+def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
+    """Replace every dtype variable by its class representative (or forced dtype)."""
+
+    def fix(vtype: ValueType) -> ValueType:
+        if isinstance(vtype, TileType):
+            return TileType(analyzer.find(vtype.dtype), vtype.shape)
+        if isinstance(vtype, ScalarType):
+            return ScalarType(analyzer.find(vtype.dtype))
+        if isinstance(vtype, ArrayType):
+            ndim = analyzer.array_ranks.get(vtype.param, vtype.ndim)
+            return ArrayType(analyzer.find(vtype.dtype), ndim, vtype.param)
+        if isinstance(vtype, ListType):
+            return ListType(tuple(fix(i) for i in vtype.items))
+        if isinstance(vtype, ConstType) and isinstance(vtype.value, DTypeVar):
+            return ConstType(analyzer.find(vtype.value))
+        return vtype
+
+    def visit_expr(expr: TExpr) -> None:
+        expr.type = fix(expr.type)
+        for key, value in list(expr.attrs.items()):
+            if isinstance(value, DTypeVar):
+                expr.attrs[key] = analyzer.find(value)
+        for arg in expr.args:
+            visit_expr(arg)
+
+    def visit(stmts: list[TStmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, TAssign | TEffect):
+                visit_expr(stmt.value)
+            elif isinstance(stmt, TDeclare):
+                stmt.type = fix(stmt.type)
+            elif isinstance(stmt, TFor):
+                for e in (stmt.start, stmt.stop, stmt.step):
+                    visit_expr(e)
+                visit(stmt.body)
+            elif isinstance(stmt, TIf):
+                visit_expr(stmt.cond)
+                visit(stmt.then)
+                visit(stmt.orelse)
+
+    for param in model.params:
+        param.type = fix(param.type)
+        param.written = param.name in analyzer.written_arrays
+    visit(model.body)
+
+
+# ---- builtins ------------------------------------------------------------------------------
+
+
+def _builtin_minmax(which: str):
+    def rule(an: KernelAnalyzer, pos: list[TExpr], kw: dict[str, TExpr],
+             node: cst.Call) -> TExpr:
+        if len(pos) != 2 or kw:
+            raise an.error("E0102", f"`{which}` takes two arguments in a kernel", node)
+        a, b = pos
+        if is_const(a) and is_const(b) and _concrete(a.type.value) and _concrete(b.type.value):
+            return const((min if which == "min" else max)(a.type.value, b.type.value))
+        a_s, b_s = an.to_scalar(a, node), an.to_scalar(b, node)
+        dtype = an.promote(a_s.type.dtype, b_s.type.dtype, node)
+        return TExpr("scalar_minmax", [an.cast_scalar(a_s, dtype, node),
+                                       an.cast_scalar(b_s, dtype, node)],
+                     ScalarType(dtype), an.span(node), {"which": which})
+
+    return rule
+
+
+def _builtin_cast(kind: str):
+    def rule(an: KernelAnalyzer, pos: list[TExpr], kw: dict[str, TExpr],
+             node: cst.Call) -> TExpr:
+        if len(pos) != 1:
+            raise an.error("E0102", f"`{kind}` takes one argument", node)
+        value = pos[0]
+        if is_const(value) and _concrete(value.type.value):
+            return const({"int": int, "float": float, "bool": bool}[kind](value.type.value))
+        if is_const(value):
+            return value
+        scalar = an.to_scalar(value, node)
+        target = {"int": I32, "float": F32, "bool": BOOL}[kind]
+        return an.cast_scalar(scalar, target, node)
+
+    return rule
+
+
+def _builtin_len(an: KernelAnalyzer, pos: list[TExpr], kw: dict[str, TExpr],
+                 node: cst.Call) -> TExpr:
+    value = pos[0] if len(pos) == 1 else None
+    if value is not None and is_const(value) and isinstance(value.type.value, tuple):
+        return const(len(value.type.value))
+    raise an.error("E0110", "`len` of a runtime value is not supported", node, "call:len")
+
+
+_BUILTIN_FUNCS: dict[str, Callable[..., TExpr]] = {
+    "min": _builtin_minmax("min"),
+    "max": _builtin_minmax("max"),
+    "int": _builtin_cast("int"),
+    "float": _builtin_cast("float"),
+    "bool": _builtin_cast("bool"),
+    "len": _builtin_len,
+}
+
+_EXPR_HANDLERS: dict[type, Callable[[KernelAnalyzer, cst.CSTNode], TExpr]] = {
+    cst.Name: KernelAnalyzer.e_name,
+    cst.Attribute: KernelAnalyzer.e_attribute,
+    cst.Integer: KernelAnalyzer.e_integer,
+    cst.Float: KernelAnalyzer.e_float,
+    cst.SimpleString: KernelAnalyzer.e_string,
+    cst.Tuple: KernelAnalyzer.e_tuple,
+    cst.List: KernelAnalyzer.e_tuple,
+    cst.UnaryOperation: KernelAnalyzer.e_unary,
+    cst.BinaryOperation: KernelAnalyzer.e_binary,
+    cst.BooleanOperation: KernelAnalyzer.e_boolean,
+    cst.Comparison: KernelAnalyzer.e_compare,
+    cst.IfExp: KernelAnalyzer.e_ifexp,
+    cst.Subscript: KernelAnalyzer.e_subscript,
+    cst.Call: KernelAnalyzer.e_call,
+}
+
+
+def analyze_kernel(source: SourceModule, kernel: KernelDef) -> KernelModel:
+    return KernelAnalyzer(source, kernel).run()

@@ -1,0 +1,166 @@
+"""Driver: one source file's text -> Rust text, running the passes in order.
+
+Takes a file's bytes and its display path; gives a `TranslationResult`: the Rust text (or
+None when any kernel failed), one `KernelReport` per kernel (status, diagnostics,
+specialization manifest) and the unhandled-construct records for the LLM fallback. Passes:
+front end (parse, index) -> analysis (typed model) -> specialization -> lowering (Rust tree)
+-> printer. Each kernel is translated independently so one failure does not hide another's
+diagnostics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from rust_emit import tree as t
+from rust_emit.printer import print_source
+from rust_emit.rustfmt import format_rust
+from specialization.plan import SpecializedKernel, specialize
+from transpiler import __version__
+from transpiler.analysis import analyze_kernel
+from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
+from transpiler.frontend.cutile_py import SourceModule, parse_source
+from transpiler.lowering.lower import lower_kernel
+
+MAX_SOURCE_BYTES = 2_000_000
+MANIFEST_PREFIX = "transpiler-manifest: "
+
+
+@dataclass
+class KernelReport:
+    name: str
+    status: str  # "translated" | "failed"
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    manifest: dict[str, object] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "manifest": self.manifest,
+        }
+
+
+@dataclass
+class TranslationResult:
+    path: str
+    source: str | None
+    rust: str | None
+    kernels: list[KernelReport] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    unhandled: list[UnhandledConstruct] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.rust is not None
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        return self.diagnostics + [d for k in self.kernels for d in k.diagnostics]
+
+
+def translate_bytes(data: bytes, path: str) -> TranslationResult:
+    if len(data) > MAX_SOURCE_BYTES:
+        diag = Diagnostic("E0004", f"the file is {len(data)} bytes; the limit is "
+                          f"{MAX_SOURCE_BYTES}", path, None)
+        return TranslationResult(path, None, None, diagnostics=[diag])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        diag = Diagnostic("E0002", f"the file is not UTF-8 text (byte {err.start})", path,
+                          None)
+        return TranslationResult(path, None, None, diagnostics=[diag])
+    if "\x00" in text:
+        diag = Diagnostic("E0002", "the file contains NUL bytes; it is not Python source",
+                          path, None)
+        return TranslationResult(path, text, None, diagnostics=[diag])
+    return translate_text(text, path, hashlib.sha256(data).hexdigest())
+
+
+def translate_text(text: str, path: str, digest: str | None = None) -> TranslationResult:
+    digest = digest or hashlib.sha256(text.encode("utf-8")).hexdigest()
+    result = TranslationResult(path, text, None)
+    try:
+        source = parse_source(text, path)
+    except TranslationError as err:
+        result.diagnostics.append(err.diagnostic)
+        return result
+    if not source.kernels:
+        result.diagnostics.append(Diagnostic(
+            "E0003", "no `@ct.kernel` function found (is `cuda.tile` imported?)", path, None))
+        return result
+    functions: list[t.Function] = []
+    for kernel in source.kernels:
+        report = KernelReport(kernel.name, "translated")
+        try:
+            spec = specialize(analyze_kernel(source, kernel))
+            functions.append(lower_kernel(spec, path))
+            report.manifest = spec.manifest()
+            functions[-1] = _with_manifest(functions[-1], spec)
+        except TranslationError as err:
+            report.status = "failed"
+            report.diagnostics.append(err.diagnostic)
+            if err.unhandled is not None:
+                result.unhandled.append(err.unhandled)
+        result.kernels.append(report)
+    if any(k.status == "failed" for k in result.kernels):
+        return result
+    result.rust = format_rust(print_source(_source_file(source, functions, digest)))
+    return result
+
+
+def _with_manifest(fn: t.Function, spec: SpecializedKernel) -> t.Function:
+    line = MANIFEST_PREFIX + json.dumps(spec.manifest(), sort_keys=True,
+                                        separators=(",", ":"))
+    return t.Function(fn.name, fn.params, fn.body, fn.generics, fn.ret, fn.attributes, fn.doc,
+                      (*fn.comments, line), fn.unsafe, fn.public)
+
+
+def _source_file(source: SourceModule, functions: list[t.Function], digest: str) -> t.SourceFile:
+    name = source.path.replace("\\", "/").rsplit("/", 1)[-1]
+    header = (
+        f"// Generated by transpiler {__version__} from {name} (sha256 {digest[:16]}).",
+        "// Do not edit by hand: regenerate with `python -m transpiler`.",
+    )
+    module = t.Module(
+        name=module_name(source.path),
+        items=(t.Use("cutile::core::*"), *functions),
+        attributes=("cutile::module",),
+        doc=_module_doc(source),
+    )
+    return t.SourceFile(header, (module,))
+
+
+def module_name(path: str) -> str:
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1]
+    stem = stem[:-3] if stem.endswith(".py") else stem
+    name = re.sub(r"[^0-9a-zA-Z_]", "_", stem).lower() or "kernels"
+    if name[0].isdigit():
+        name = "m_" + name
+    return name + "_kernels" if name in {"core", "std", "crate", "self", "super"} else name
+
+
+def _module_doc(source: SourceModule) -> tuple[str, ...]:
+    body = source.module.body
+    import libcst as cst
+
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
+            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
+        value = body[0].body[0].value.evaluated_value
+        if isinstance(value, str):
+            return tuple(line.strip() for line in value.strip().splitlines())
+    return ()
+
+
+def read_manifests(rust_text: str) -> dict[str, dict[str, object]]:
+    """The specialization manifests embedded in a generated Rust file, by kernel name."""
+    out: dict[str, dict[str, object]] = {}
+    for line in rust_text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("// " + MANIFEST_PREFIX):
+            data = json.loads(stripped[len("// " + MANIFEST_PREFIX):])
+            out[str(data["kernel"])] = data
+    return out

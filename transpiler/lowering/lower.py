@@ -1,0 +1,663 @@
+"""Lowering pass: `SpecializedKernel` -> Rust syntax tree of one `#[cutile::entry]` function.
+
+Takes a specialized kernel; gives a `rust_emit.tree.Function`. Each typed operation is
+lowered by the rule registered for it in `RULES` (the Rust half of the API table). Views
+over the arrays (load partitions with their padding, absolute-index store partitions) are
+created once at the top of the body, as cuTile Python creates its views once per array and
+shape. Results whose type Rust cannot infer from context (conversions, reductions,
+permutations) get their own annotated `let`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rust_emit import tree as t
+from specialization.plan import SpecializedKernel
+from transpiler.diagnostics import Diagnostic, Span, TranslationError
+from transpiler.model import (
+    ArrayType,
+    ConstType,
+    Dim,
+    DimExpr,
+    DimSym,
+    DType,
+    ElemType,
+    ListType,
+    ScalarType,
+    TAssign,
+    TEffect,
+    TExpr,
+    TFor,
+    TIf,
+    TileType,
+    TReturn,
+    TStmt,
+    ValueType,
+)
+
+_PADDING = {None: "None", "UNDETERMINED": "None", "ZERO": "Zero", "NEG_ZERO": "NegZero",
+            "NAN": "Nan", "POS_INF": "PosInf", "NEG_INF": "NegInf"}
+_ROUNDING = {None: "NearestEven", "RN": "NearestEven", "RZ": "Zero", "RM": "NegativeInf",
+             "RP": "PositiveInf", "FULL": "Full", "APPROX": "Approx", "RZI": "NearestIntToZero",
+             "RA": "NearestAway"}
+_REDUCE = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod": "reduce_prod"}
+_CMP = {"<": "lt_tile", "<=": "le_tile", ">": "gt_tile", ">=": "ge_tile", "==": "eq_tile",
+        "!=": "ne_tile"}
+_NEEDS_OWN_LET = {"convert", "reduce", "permute", "tile_to_scalar", "convert_scalar", "mma",
+                  "arange"}
+
+
+@dataclass
+class _View:
+    name: str
+    stmt: t.Stmt
+
+
+@dataclass
+class _Context:
+    stmts: list[t.Stmt]
+    carried: set[str] = field(default_factory=set)
+
+
+class KernelLowerer:
+    def __init__(self, spec: SpecializedKernel, path: str) -> None:
+        self.spec = spec
+        self.path = path
+        self.views: dict[tuple, _View] = {}
+        self.view_order: list[_View] = []
+        self.temp_counter = 0
+        self.names = {p.name for p in spec.model.params}
+
+    # ---- errors and types --------------------------------------------------------------
+
+    def error(self, code: str, message: str, span: Span | None) -> TranslationError:
+        return TranslationError(Diagnostic(code, message, self.path, span,
+                                           kernel=self.spec.model.name))
+
+    def elem(self, dtype: ElemType) -> str:
+        return self.spec.rust_elem(dtype)
+
+    def dim(self, d: Dim, span: Span | None, in_type: bool) -> str:
+        if isinstance(d, int):
+            return str(d)
+        if isinstance(d, DimSym):
+            return d.name
+        if in_type:
+            raise self.error("E0110", f"the tile dimension `{_dim_text(d)}` is arithmetic on "
+                             "`ct.Constant` parameters, which stable Rust cannot write in a "
+                             "type", span)
+        return _dim_text(d)
+
+    def shape_type(self, shape: tuple[Dim, ...], span: Span | None) -> str:
+        return "{ [" + ", ".join(self.dim(d, span, True) for d in shape) + "] }"
+
+    def rust_type(self, vtype: ValueType, span: Span | None) -> str | None:
+        if isinstance(vtype, TileType):
+            return f"Tile<{self.elem(vtype.dtype)}, {self.shape_type(vtype.shape, span)}>"
+        if isinstance(vtype, ScalarType):
+            return self.elem(vtype.dtype)
+        if isinstance(vtype, ListType):
+            items = [self.rust_type(i, span) for i in vtype.items]
+            return "(" + ", ".join(i or "_" for i in items) + ")"
+        return None
+
+    def const_shape(self, shape: tuple[Dim, ...], span: Span | None) -> t.Expr:
+        return t.MacroCall("const_shape", tuple(t.Path(self.dim(d, span, True))
+                                                for d in shape))
+
+    # ---- function ----------------------------------------------------------------------
+
+    def lower(self) -> t.Function:
+        ctx = _Context([])
+        self.block(self.spec.model.body, ctx)
+        body = [v.stmt for v in self.view_order] + ctx.stmts
+        model = self.spec.model
+        generics = []
+        for g in self.spec.generics:
+            text = f"{g.name}: ElementType" if g.kind == "type" else f"const {g.name}: {g.kind}"
+            generics.append(t.GenericParam(text))
+        params = tuple(t.Param(_ident(p.name), t.RType(self.spec.param_types[p.name]))
+                       for p in model.params if p.kind != "const" or p.name in
+                       self.spec.runtime_params)
+        return t.Function(
+            name=model.name,
+            params=params,
+            body=t.BlockExpr(tuple(body)),
+            generics=tuple(generics),
+            attributes=(_entry_attribute(self.spec),),
+            doc=_doc_lines(model.docstring),
+            comments=_manifest_comment(self.spec),
+        )
+
+    def block(self, stmts: list[TStmt], ctx: _Context) -> None:
+        for stmt in stmts:
+            self.stmt(stmt, ctx)
+
+    def stmt(self, stmt: TStmt, ctx: _Context) -> None:
+        if isinstance(stmt, TAssign):
+            self.assign(stmt, ctx)
+        elif isinstance(stmt, TEffect):
+            ctx.stmts.append(t.ExprStmt(self.effect(stmt.value, ctx)))
+        elif isinstance(stmt, TFor):
+            self.for_loop(stmt, ctx)
+        elif isinstance(stmt, TIf):
+            self.if_stmt(stmt, ctx)
+        elif isinstance(stmt, TReturn):
+            return
+        else:
+            raise TypeError(f"unknown statement {stmt!r}")
+
+    def assign(self, stmt: TAssign, ctx: _Context) -> None:
+        value = self.expr(stmt.value, ctx, top=True)
+        if stmt.first:
+            ty = self.rust_type(stmt.value.type, stmt.span)
+            ctx.stmts.append(t.Let(stmt.name, value, t.RType(ty) if ty else None,
+                                   mutable=stmt.mutable))
+        else:
+            ctx.stmts.append(t.Assign(stmt.name, value))
+
+    def for_loop(self, stmt: TFor, ctx: _Context) -> None:
+        start = self.expr(stmt.start, ctx)
+        stop = self.expr(stmt.stop, ctx)
+        rng: t.Expr = t.Range(start, stop)
+        if not (stmt.step.op == "literal" and stmt.step.attrs["value"] == 1):
+            rng = t.MethodCall(rng, "step_by", (self.expr(stmt.step, ctx),))
+        inner = _Context([], ctx.carried | set(stmt.carried))
+        self.block(stmt.body, inner)
+        ctx.stmts.append(t.ForLoop(stmt.var, rng, t.BlockExpr(tuple(inner.stmts))))
+
+    def if_stmt(self, stmt: TIf, ctx: _Context) -> None:
+        cond = self.expr(stmt.cond, ctx)
+        then_ctx = _Context([], set())
+        self.block(stmt.then, then_ctx)
+        else_ctx = _Context([], set())
+        self.block(stmt.orelse, else_ctx)
+        if not stmt.results:
+            orelse = t.BlockExpr(tuple(else_ctx.stmts)) if else_ctx.stmts else None
+            ctx.stmts.append(t.ExprStmt(t.IfExpr(cond, t.BlockExpr(tuple(then_ctx.stmts)),
+                                                 orelse), semicolon=False))
+            return
+        then_tail = _tuple_or_single([t.Path(r[2]) for r in stmt.results])
+        else_tail = _tuple_or_single([t.Path(r[3]) for r in stmt.results])
+        if_expr = t.IfExpr(cond, t.BlockExpr(tuple(then_ctx.stmts), then_tail),
+                           t.BlockExpr(tuple(else_ctx.stmts), else_tail))
+        names = [r[0] for r in stmt.results]
+        types = [self.rust_type(r[1], stmt.span) or "_" for r in stmt.results]
+        if all(not r[4] for r in stmt.results):
+            target = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
+            if len(names) == 1:
+                ctx.stmts.append(t.Assign(target, if_expr))
+                return
+            tmp = self.temp("merged")
+            ctx.stmts.append(t.Let(tmp, if_expr, t.RType("(" + ", ".join(types) + ")")))
+            for i, name in enumerate(names):
+                ctx.stmts.append(t.Assign(name, t.Field(t.Path(tmp), str(i))))
+            return
+        mut = "mut " if stmt.mutable else ""
+        if len(names) == 1:
+            ctx.stmts.append(t.Let(names[0], if_expr, t.RType(types[0]), mutable=stmt.mutable))
+        else:
+            pattern = "(" + ", ".join(mut + n for n in names) + ")"
+            ctx.stmts.append(t.Let(pattern, if_expr, t.RType("(" + ", ".join(types) + ")")))
+
+    def temp(self, hint: str) -> str:
+        self.temp_counter += 1
+        name = f"{hint}_{self.temp_counter}"
+        while name in self.names:
+            self.temp_counter += 1
+            name = f"{hint}_{self.temp_counter}"
+        self.names.add(name)
+        return name
+
+    # ---- expressions -------------------------------------------------------------------
+
+    def expr(self, e: TExpr, ctx: _Context, top: bool = False) -> t.Expr:
+        rule = RULES.get(e.op)
+        if rule is None:
+            raise self.error("E0101", f"no Rust lowering for the operation `{e.op}`", e.span)
+        lowered = rule(self, e, ctx)
+        if not top and e.op in _NEEDS_OWN_LET:
+            ty = self.rust_type(e.type, e.span)
+            name = self.temp(_TEMP_HINT.get(e.op, "t"))
+            ctx.stmts.append(t.Let(name, lowered, t.RType(ty) if ty else None))
+            return t.Path(name)
+        return lowered
+
+    def effect(self, e: TExpr, ctx: _Context) -> t.Expr:
+        if e.op == "store":
+            return lower_store(self, e, ctx)
+        return self.expr(e, ctx, top=True)
+
+    # ---- views -------------------------------------------------------------------------
+
+    def load_view(self, array: TExpr, shape: tuple[Dim, ...], padding: str | None,
+                  order: tuple[int, ...], span: Span | None) -> str:
+        name = array.attrs["name"]
+        key = ("load", name, shape, padding, order)
+        if key not in self.views:
+            view_name = self.temp(f"{name.lower()}_view")
+            assert isinstance(array.type, ArrayType)
+            elem = self.elem(array.type.dtype)
+            identity = order == tuple(range(len(shape)))
+            dim_map: t.Expr = t.Path("dim_map::Identity") if identity else t.MacroCall(
+                "const_array", tuple(t.Lit(str(i)) for i in order))
+            call = t.Call("make_partition_view", (
+                t.Path(_ident(name)), self.const_shape(shape, span),
+                t.Path(f"padding::{_PADDING[padding]}"), dim_map,
+                t.Call("get_tensor_token", (t.Path(_ident(name)),))))
+            ty = t.RType(f"Partition<{elem}, {self.shape_type(shape, span)}>")
+            stmt = t.Let(view_name, t.BlockExpr((), call, unsafe=True), ty)
+            self.views[key] = _View(view_name, stmt)
+            self.view_order.append(self.views[key])
+        return self.views[key].name
+
+    def store_view(self, array: TExpr, shape: tuple[Dim, ...], span: Span | None) -> str:
+        name = array.attrs["name"]
+        key = ("store", name, shape)
+        if key not in self.views:
+            view_name = self.temp(f"{name.lower()}_out")
+            call = t.MethodCall(t.Path(_ident(name)), "partition_full_mut",
+                                (self.const_shape(shape, span),))
+            stmt = t.Let(view_name, t.BlockExpr((), call, unsafe=True), None, mutable=True)
+            self.views[key] = _View(view_name, stmt)
+            self.view_order.append(self.views[key])
+        return self.views[key].name
+
+
+_TEMP_HINT = {"convert": "conv", "reduce": "red", "permute": "perm", "mma": "prod",
+              "tile_to_scalar": "val", "convert_scalar": "val", "arange": "iota"}
+
+
+def _tuple_or_single(items: list[t.Expr]) -> t.Expr:
+    return items[0] if len(items) == 1 else t.TupleExpr(tuple(items))
+
+
+def _ident(name: str) -> str:
+    return name
+
+
+def _dim_text(d: Dim) -> str:
+    if isinstance(d, DimExpr):
+        op = "/" if d.op == "//" else d.op
+        return f"({_dim_text(d.left)} {op} {_dim_text(d.right)})"
+    return str(d)
+
+
+def _doc_lines(doc: str | None) -> tuple[str, ...]:
+    if not doc:
+        return ()
+    lines = [line.rstrip() for line in doc.strip("\n").splitlines()]
+    indent = min((len(x) - len(x.lstrip()) for x in lines[1:] if x.strip()), default=0)
+    out = [lines[0].strip()] + [x[indent:] for x in lines[1:]]
+    return tuple(out)
+
+
+def _manifest_comment(spec: SpecializedKernel) -> tuple[str, ...]:
+    lines = []
+    for g in spec.generics:
+        lines.append(f"generic {g.name}: {'ElementType' if g.kind == 'type' else g.kind}"
+                     f" <- {g.source}")
+    for note in spec.notes:
+        lines.append(f"note: {note}")
+    return tuple(lines)
+
+
+def _entry_attribute(spec: SpecializedKernel) -> str:
+    hints = spec.model.hints
+    parts = []
+    occupancy = hints.get("occupancy")
+    num_ctas = hints.get("num_ctas")
+    if isinstance(occupancy, int):
+        parts.append(f"occupancy = {occupancy}")
+    if isinstance(num_ctas, int):
+        parts.append(f"num_cta_in_cga = {num_ctas}")
+    if not parts:
+        return "cutile::entry()"
+    return f"cutile::entry(optimization_hints = (sm_90 = ({', '.join(parts)},),))"
+
+
+# ---- rules: typed op -> Rust ---------------------------------------------------------------
+
+Rule = Callable[[KernelLowerer, TExpr, _Context], t.Expr]
+RULES: dict[str, Rule] = {}
+
+
+def rule(*ops: str) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
+        for op in ops:
+            RULES[op] = fn
+        return fn
+
+    return register
+
+
+def literal(value: object, dtype: ElemType, lw: KernelLowerer) -> t.Expr:
+    rust = lw.elem(dtype)
+    if isinstance(value, bool):
+        return t.Lit("true" if value else "false")
+    if rust in ("f32", "f64"):
+        return t.Lit(_float_text(float(value)) + rust)
+    if rust in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+        return t.Lit(f"{int(value)}{rust}")
+    return t.Lit(_float_text(float(value)) + "f32")
+
+
+def _float_text(value: float) -> str:
+    if value == float("inf"):
+        return "f32::INFINITY as "
+    text = repr(float(value))
+    if "e" in text or "inf" in text or "nan" in text:
+        return text
+    return text if "." in text else text + ".0"
+
+
+@rule("var")
+def lower_var(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Path(e.attrs["name"])
+
+
+@rule("literal")
+def lower_literal(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    assert isinstance(e.type, ScalarType)
+    return literal(e.attrs["value"], e.type.dtype, lw)
+
+
+@rule("dim")
+def lower_dim(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Path(lw.dim(e.attrs["value"], e.span, False))
+
+
+@rule("const_param")
+def lower_const_param(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Path(e.attrs["name"])
+
+
+@rule("const_cond")
+def lower_const_cond(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Path(_cond_text(e.attrs["value"]))
+
+
+def _cond_text(value: object) -> str:
+    name = getattr(value, "name", None)
+    if name is not None:
+        return name
+    op, left, right = (getattr(value, a, None) for a in ("op", "left", "right"))
+    if op is not None:
+        return f"({_cond_text(left)} {op} {_cond_text(right)})"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@rule("bid")
+def lower_bid(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Field(t.Call("get_tile_block_id", ()), str(e.attrs["axis"]))
+
+
+@rule("num_blocks")
+def lower_num_blocks(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Field(t.Call("get_num_tile_blocks", ()), str(e.attrs["axis"]))
+
+
+@rule("num_tiles")
+def lower_num_tiles(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    view = lw.load_view(e.args[0], e.attrs["shape"], None, e.attrs["order"], e.span)
+    return t.Call("num_tiles", (t.Ref(t.Path(view)), t.Lit(str(e.attrs["axis"]))))
+
+
+@rule("cdiv")
+def lower_cdiv(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("ceil_div", (lw.expr(e.args[0], ctx), lw.expr(e.args[1], ctx)))
+
+
+@rule("load")
+def lower_load(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    array, *index = e.args
+    view = lw.load_view(array, e.attrs["shape"], e.attrs["padding"], e.attrs["order"], e.span)
+    idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
+    latency = e.attrs.get("latency")
+    allow_tma = e.attrs.get("allow_tma")
+    if allow_tma is False:
+        raise lw.error("E0101", "`allow_tma=False` on a load is not lowered yet", e.span)
+    if latency is not None:
+        lat = lw.dim(latency, e.span, False) if not isinstance(latency, int) else str(latency)
+        return t.MethodCall(t.Path(view), "load_pipelined", (idx,), (lat,))
+    return t.MethodCall(t.Path(view), "load", (idx,))
+
+
+def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    array, *index, tile = e.args
+    if e.attrs.get("allow_tma") is False or e.attrs.get("latency") is not None:
+        raise lw.error("E0101", "store hints (`latency=`, `allow_tma=`) are not lowered yet",
+                       e.span)
+    view = lw.store_view(array, tile.type.shape, e.span)
+    value = lw.expr(tile, ctx)
+    idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
+    return t.MethodCall(t.Path(view), "store", (value, idx))
+
+
+@rule("binary")
+def lower_binary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    left, right = (lw.expr(a, ctx) for a in e.args)
+    op = e.attrs["op"]
+    dtype = e.type.dtype
+    is_tile = isinstance(e.type, TileType)
+    is_float = isinstance(dtype, DType) and dtype.is_float or (
+        not isinstance(dtype, DType))
+    rounding, ftz = e.attrs.get("rounding"), e.attrs.get("ftz")
+    if op in ("maximum", "minimum"):
+        if not is_tile:
+            return t.Call("max" if op == "maximum" else "min", (left, right))
+        if is_float:
+            fn = "maxf" if op == "maximum" else "minf"
+            nan = "Enabled" if e.attrs.get("nan") else "Disabled"
+            return t.Call(fn, (left, right, t.Path(f"nan::{nan}"),
+                               t.Path(f"ftz::{'Enabled' if ftz else 'Disabled'}")))
+        return t.Call("maxi" if op == "maximum" else "mini", (left, right))
+    if is_tile and (rounding not in (None,) or ftz) and op in ("+", "-", "*", "/"):
+        fn = {"+": "addf", "-": "subf", "*": "mulf", "/": "divf"}[op]
+        return t.Call(fn, (left, right, t.Path(f"rounding::{_ROUNDING[rounding]}"),
+                           t.Path(f"ftz::{'Enabled' if ftz else 'Disabled'}")))
+    if op == "//":
+        if is_float:
+            raise lw.error("E0101", "floor division of floats is not lowered yet", e.span)
+        op = "/"
+    if op == "**":
+        raise lw.error("E0101", "`**` is not lowered yet", e.span)
+    return t.Binary(op, left, right)
+
+
+@rule("compare")
+def lower_compare(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    left, right = (lw.expr(a, ctx) for a in e.args)
+    if isinstance(e.type, TileType):
+        return t.Call(_CMP[e.attrs["op"]], (left, right))
+    return t.Binary(e.attrs["op"], left, right)
+
+
+_UNARY_RUST = {"exp": "exp", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos",
+               "tan": "tan", "sinh": "sinh", "cosh": "cosh", "floor": "floor", "ceil": "ceil"}
+
+
+@rule("unary")
+def lower_unary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    fn = e.attrs["fn"]
+    ftz = t.Path(f"ftz::{'Enabled' if e.attrs.get('ftz') else 'Disabled'}")
+    rounding = e.attrs.get("rounding")
+    dtype = e.args[0].type.dtype
+    is_float = not (isinstance(dtype, DType) and not dtype.is_float)
+    if fn in ("exp", "tanh") and rounding not in (None, "FULL"):
+        name = "exp_with_rounding" if fn == "exp" else "tanh_with_rounding"
+        return t.BlockExpr((), t.Call(name, (x, t.Path(f"rounding::{_ROUNDING[rounding]}"))),
+                           unsafe=True)
+    if fn in _UNARY_RUST:
+        return t.Call(_UNARY_RUST[fn], (x,))
+    if fn == "tanh":
+        return t.Call("tanh", (x,))
+    if fn == "exp2":
+        return t.Call("exp2", (x, ftz))
+    if fn == "sqrt":
+        return t.Call("sqrt", (x, t.Path(f"rounding::{_ROUNDING[rounding]}"), ftz))
+    if fn == "rsqrt":
+        return t.Call("rsqrt", (x, ftz))
+    if fn in ("abs", "negative"):
+        if fn == "abs":
+            return t.Call("absf" if is_float else "absi", (x,))
+        return t.Call("negf", (x,)) if is_float else t.Call("negi", (x, t.Path("overflow::None")))
+    if fn == "bitwise_not":
+        return t.Call("noti", (x,))
+    raise lw.error("E0101", f"`ct.{fn}` is not lowered yet", e.span)
+
+
+@rule("neg")
+def lower_neg(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    if isinstance(e.type, ScalarType):
+        return t.Unary("-", x)
+    dtype = e.type.dtype
+    if isinstance(dtype, DType) and not dtype.is_float:
+        return t.Call("negi", (x, t.Path("overflow::None")))
+    return t.Call("negf", (x,))
+
+
+@rule("not", "bitnot")
+def lower_not(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    if isinstance(e.type, ScalarType):
+        return t.Unary("!", x)
+    return t.Call("noti", (x,))
+
+
+@rule("where")
+def lower_where(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("select", tuple(lw.expr(a, ctx) for a in e.args))
+
+
+@rule("select_scalar")
+def lower_select_scalar(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    cond, x, y = (lw.expr(a, ctx) for a in e.args)
+    return t.IfExpr(cond, t.BlockExpr((), x), t.BlockExpr((), y))
+
+
+@rule("scalar_minmax")
+def lower_scalar_minmax(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call(e.attrs["which"], tuple(lw.expr(a, ctx) for a in e.args))
+
+
+@rule("reduce")
+def lower_reduce(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    return t.Call(_REDUCE[e.attrs["kind"]], (x, t.Lit(f"{e.attrs['axis']}i32")))
+
+
+@rule("reshape")
+def lower_reshape(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    return t.MethodCall(x, "reshape", (lw.const_shape(e.attrs["shape"], e.span),))
+
+
+@rule("broadcast")
+def lower_broadcast(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    return t.MethodCall(x, "broadcast", (lw.const_shape(e.attrs["shape"], e.span),))
+
+
+@rule("permute")
+def lower_permute(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    axes = t.MacroCall("const_array", tuple(t.Lit(str(a)) for a in e.attrs["axes"]))
+    return t.Call("permute", (x, axes))
+
+
+@rule("convert")
+def lower_convert(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("convert_tile", (lw.expr(e.args[0], ctx),))
+
+
+@rule("convert_scalar")
+def lower_convert_scalar(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("convert_scalar", (lw.expr(e.args[0], ctx),))
+
+
+@rule("splat")
+def lower_splat(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    return t.Call("broadcast_scalar", (x, lw.const_shape(e.attrs["shape"], e.span)))
+
+
+@rule("full")
+def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    assert isinstance(e.type, TileType)
+    dtype = e.type.dtype
+    value = e.attrs["value"]
+    shape = lw.const_shape(e.attrs["shape"], e.span)
+    if not isinstance(dtype, DType):
+        if value == 0:
+            return t.Call("constant", (t.Path(f"{lw.elem(dtype)}::ZERO"), shape))
+        raise lw.error("E0101", "a non-zero literal in a launch-time element type is not "
+                       "lowered yet", e.span)
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        sign = "" if value > 0 else "NEG_"
+        return t.Call("constant", (t.Path(f"{lw.elem(dtype)}::{sign}INFINITY"), shape))
+    return t.Call("constant", (literal(value, dtype, lw), shape))
+
+
+@rule("arange")
+def lower_arange(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("iota", (lw.const_shape((e.attrs["size"],), e.span),))
+
+
+@rule("mma")
+def lower_mma(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("mma", tuple(lw.expr(a, ctx) for a in e.args))
+
+
+@rule("tile_to_scalar")
+def lower_tile_to_scalar(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("tile_to_scalar", (lw.expr(e.args[0], ctx),))
+
+
+@rule("scalar_to_tile")
+def lower_scalar_to_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.Call("scalar_to_tile", (lw.expr(e.args[0], ctx),))
+
+
+@rule("array_dim")
+def lower_array_dim(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    array = e.args[0].args[0] if e.args[0].op == "array_shape" else e.args[0]
+    return t.Call("get_shape_dim", (t.MethodCall(t.Path(array.attrs["name"]), "shape", ()),
+                                    t.Lit(f"{e.attrs['axis']}i32")))
+
+
+@rule("assume_div")
+def lower_assume_div(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    divisor = e.attrs["divisor"]
+    d = str(divisor) if isinstance(divisor, int) else lw.dim(divisor, e.span, False)
+    return t.BlockExpr((), t.Call("assume_div_by", (x,), ("_", d)), unsafe=True)
+
+
+@rule("tuple")
+def lower_tuple(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    return t.TupleExpr(tuple(lw.expr(a, ctx) for a in e.args))
+
+
+@rule("const")
+def lower_const(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    assert isinstance(e.type, ConstType)
+    value = e.type.value
+    if isinstance(value, bool):
+        return t.Lit("true" if value else "false")
+    if isinstance(value, int):
+        return t.Lit(f"{value}i32")
+    if isinstance(value, float):
+        return t.Lit(_float_text(value) + "f32")
+    raise lw.error("E0107", f"the compile-time value {value!r} has no Rust runtime form",
+                   e.span)
+
+
+def lower_kernel(spec: SpecializedKernel, path: str) -> t.Function:
+    return KernelLowerer(spec, path).lower()

@@ -1,0 +1,543 @@
+"""Typing rules of the API table: one function per cuda.tile function.
+
+Takes the analyzer and a call's arguments bound to the function's signature; gives the typed
+expression (`TExpr`) with the operation the Rust lowering will emit, its evaluated
+compile-time attributes (shapes, axes, modes) and its result type. Rules reject what cuTile
+Python would reject (rank or shape mismatches) and what the Rust side cannot express, with a
+diagnostic at the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from transpiler.model import (
+    ArrayType,
+    ConstType,
+    Dim,
+    DimExpr,
+    DimSym,
+    DType,
+    EnumValue,
+    ScalarType,
+    Shape,
+    TExpr,
+    TileType,
+    dim_op,
+)
+
+if TYPE_CHECKING:
+    from transpiler.analysis import KernelAnalyzer
+
+Values = dict[str, TExpr]
+Typer = Callable[["KernelAnalyzer", Values, set[str], cst.Call], TExpr]
+
+I32 = DType("int32")
+F32 = DType("float32")
+BOOL = DType("bool_")
+
+TYPERS: dict[str, Typer] = {}
+
+
+def rule(*names: str) -> Callable[[Typer], Typer]:
+    def register(fn: Typer) -> Typer:
+        for name in names:
+            TYPERS[name] = fn
+        return fn
+
+    return register
+
+
+def _const(an: KernelAnalyzer, value: TExpr) -> object:
+    return value.type.value if isinstance(value.type, ConstType) else None
+
+
+def _is_const(value: TExpr) -> bool:
+    return isinstance(value.type, ConstType)
+
+
+def _array(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> TExpr:
+    if not isinstance(value.type, ArrayType):
+        raise an.error("E0107", "expected an array parameter of the kernel", node)
+    return value
+
+
+def _tile(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> TExpr:
+    if isinstance(value.type, TileType):
+        return value
+    if isinstance(value.type, ScalarType):
+        return TExpr("scalar_to_tile", [value], TileType(value.type.dtype, ()), value.span)
+    raise an.error("E0107", "expected a tile", node)
+
+
+def _axis(an: KernelAnalyzer, value: TExpr, rank: int, node: cst.CSTNode) -> int:
+    axis = an.const_int(value, node, "`axis`")
+    if not -rank <= axis < max(rank, 1):
+        raise an.error("E0108", f"axis {axis} is out of range for a rank-{rank} tile", node)
+    return axis % rank if rank else 0
+
+
+def _flag(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode, what: str) -> object:
+    return an.const_value(value, node, what)
+
+
+def _index_scalars(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> list[TExpr]:
+    if isinstance(value.type, ConstType):
+        v = value.type.value
+        items = list(v) if isinstance(v, tuple) else [v]
+        return [an.to_scalar(TExpr("const", [], ConstType(i), value.span), node) for i in items]
+    if value.op == "tuple":
+        return [an.to_scalar(i, node) for i in value.args]
+    return [an.to_scalar(value, node)]
+
+
+def _note_rank(an: KernelAnalyzer, array: TExpr, rank: int, node: cst.CSTNode) -> None:
+    name = array.attrs["name"]
+    known = an.array_ranks.setdefault(name, rank)
+    if known != rank:
+        raise an.error("E0108", f"array `{name}` is used with rank {known} and rank {rank}",
+                       node)
+
+
+def _mode(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode, enum: str) -> str | None:
+    v = _const(an, value)
+    if v is None:
+        if not _is_const(value):
+            raise an.error("E0103", f"the {enum} must be a compile-time constant", node)
+        return None
+    if isinstance(v, EnumValue) and v.enum == enum:
+        return v.member
+    raise an.error("E0111", f"expected a {enum} value", node)
+
+
+# ---- grid ----------------------------------------------------------------------------------
+
+
+@rule("bid", "num_blocks")
+def grid_index(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    axis = an.const_int(v["axis"], node, "`axis`")
+    if axis not in (0, 1, 2):
+        raise an.error("E0108", "the grid axis must be 0, 1 or 2", node)
+    op = "bid" if node.func and _callee(node) == "bid" else "num_blocks"
+    return TExpr(op, [], ScalarType(I32), an.span(node), {"axis": axis})
+
+
+def _callee(node: cst.Call) -> str:
+    func = node.func
+    return func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+
+
+@rule("num_tiles")
+def num_tiles(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    array = _array(an, v["array"], node)
+    shape = an.const_shape(v["shape"], node)
+    _note_rank(an, array, len(shape), node)
+    axis = _axis(an, v["axis"], len(shape), node)
+    order = _order(an, v["order"], len(shape), node)
+    return TExpr("num_tiles", [array], ScalarType(I32), an.span(node),
+                 {"axis": axis, "shape": shape, "order": order})
+
+
+@rule("cdiv")
+def cdiv(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x, y = v["x"], v["y"]
+    if _is_const(x) and _is_const(y):
+        a, b = x.type.value, y.type.value
+        if isinstance(a, int) and isinstance(b, int):
+            return TExpr("const", [], ConstType(-(-a // b)), an.span(node))
+        if isinstance(a, int | DimSym | DimExpr) and isinstance(b, int | DimSym | DimExpr):
+            folded = dim_op("//", dim_op("-", dim_op("+", a, b), 1), b)
+            return TExpr("const", [], ConstType(folded), an.span(node))
+    if isinstance(x.type, TileType) or isinstance(y.type, TileType):
+        raise an.error("E0101", "`ct.cdiv` on tiles is not lowered yet", node, "call:ct.cdiv")
+    xs, ys = an.to_scalar(x, node), an.to_scalar(y, node)
+    return TExpr("cdiv", [xs, an.cast_scalar(ys, xs.type.dtype, node)], ScalarType(
+        xs.type.dtype), an.span(node))
+
+
+# ---- memory --------------------------------------------------------------------------------
+
+
+def _order(an: KernelAnalyzer, value: TExpr, rank: int, node: cst.CSTNode) -> tuple[int, ...]:
+    v = _const(an, value)
+    if v == "C" or v is None:
+        return tuple(range(rank))
+    if v == "F":
+        return tuple(reversed(range(rank)))
+    if isinstance(v, tuple) and sorted(v) == list(range(rank)):
+        return tuple(int(i) for i in v)
+    raise an.error("E0111", f"`order` must be 'C', 'F' or a permutation of 0..{rank - 1}", node)
+
+
+def _latency(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> object:
+    v = _const(an, value)
+    if v is None or isinstance(v, int | DimSym):
+        return v
+    raise an.error("E0103", "`latency` must be a compile-time integer", node)
+
+
+@rule("load")
+def load(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    array = _array(an, v["array"], node)
+    shape = an.const_shape(v["shape"], node, "the load shape")
+    index = _index_scalars(an, v["index"], node)
+    if len(index) != len(shape):
+        raise an.error("E0108", f"the index has {len(index)} coordinates but the shape has "
+                       f"{len(shape)} dimensions", node)
+    _note_rank(an, array, len(shape), node)
+    order = _order(an, v["order"], len(shape), node)
+    if not _flag(an, v["check_bounds"], node, "`check_bounds`"):
+        raise an.error("E0110", "`check_bounds=False` has no cuTile Rust form", node,
+                       "kwarg:check_bounds")
+    memory_order = _mode(an, v["memory_order"], node, "MemoryOrder")
+    if memory_order not in (None, "WEAK"):
+        raise an.error("E0101", "load `memory_order` other than WEAK is not lowered yet", node,
+                       "kwarg:memory_order")
+    padding = _mode(an, v["padding_mode"], node, "PaddingMode")
+    result_shape = tuple(shape[i] for i in order) if order != tuple(range(len(shape))) \
+        else shape
+    attrs = {
+        "shape": shape, "padding": padding, "latency": _latency(an, v["latency"], node),
+        "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`"), "order": order,
+    }
+    return TExpr("load", [array, *index], TileType(array.type.dtype, result_shape),
+                 an.span(node), attrs)
+
+
+@rule("store")
+def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    array = _array(an, v["array"], node)
+    index = _index_scalars(an, v["index"], node)
+    value = v["tile"]
+    if not isinstance(value.type, TileType):
+        raise an.error("E0101", "storing a scalar (it needs a tile shape) is not lowered yet",
+                       node, "call:ct.store_scalar")
+    tile = value
+    if tile.type.rank != len(index):
+        if tile.type.rank < len(index):
+            tile = an.reshape(tile, (1,) * (len(index) - tile.type.rank) + tile.type.shape,
+                              node)
+        else:
+            raise an.error("E0108", "the tile has more dimensions than the index", node)
+    _note_rank(an, array, len(index), node)
+    order = _order(an, v["order"], len(index), node)
+    if order != tuple(range(len(index))):
+        raise an.error("E0110", "`order=` on a store has no cuTile Rust form (the store "
+                       "view takes no dimension map)", node, "kwarg:store_order")
+    if not _flag(an, v["check_bounds"], node, "`check_bounds`"):
+        raise an.error("E0110", "`check_bounds=False` has no cuTile Rust form", node,
+                       "kwarg:check_bounds")
+    memory_order = _mode(an, v["memory_order"], node, "MemoryOrder")
+    if memory_order not in (None, "WEAK"):
+        raise an.error("E0101", "store `memory_order` other than WEAK is not lowered yet",
+                       node, "kwarg:memory_order")
+    array_dtype = an.find(array.type.dtype)
+    tile_dtype = an.find(tile.type.dtype)
+    if array_dtype != tile_dtype:
+        if isinstance(array_dtype, DType) and isinstance(tile_dtype, DType):
+            tile = an.convert(tile, array_dtype, node)
+        else:
+            an.unify(array_dtype, tile_dtype, node)
+    attrs = {"shape": tile.type.shape, "latency": _latency(an, v["latency"], node),
+             "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`")}
+    an.written_arrays.add(array.attrs["name"])
+    return TExpr("store", [array, *index, tile], ConstType(None), an.span(node), attrs)
+
+
+# ---- creation ------------------------------------------------------------------------------
+
+
+@rule("arange")
+def arange(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    size = an.const_value(v["size"], node, "the arange size")
+    dtype = an.const_dtype(v["dtype"], node)
+    start, step = _const(an, v["start"]), _const(an, v["step"])
+    if not isinstance(size, int | DimSym | DimExpr):
+        raise an.error("E0103", "the arange size must be a compile-time integer", node)
+    result = TExpr("arange", [], TileType(I32, (size,)), an.span(node), {"size": size})
+    if step != 1 or start != 0:
+        raise an.error("E0101", "`ct.arange` with start/step is not lowered yet", node,
+                       "call:ct.arange_start_step")
+    return an.convert(result, dtype, node)
+
+
+@rule("full", "zeros", "ones")
+def full(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    shape = an.const_shape(v["shape"], node)
+    dtype = an.const_dtype(v["dtype"], node)
+    if "fill_value" in v:
+        fill = v["fill_value"]
+    else:
+        fill = TExpr("const", [], ConstType(1 if _callee(node) == "ones" else 0))
+    return an.to_tile(fill, dtype, shape, node)
+
+
+@rule("astype")
+def astype(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = v["x"]
+    dtype = an.const_dtype(v["dtype"], node)
+    rounding = _mode(an, v["rounding_mode"], node, "RoundingMode")
+    if isinstance(x.type, ScalarType):
+        return an.cast_scalar(x, dtype, node)
+    if _is_const(x):
+        return an.to_scalar(x, node) if False else TExpr("const", [], x.type, x.span)
+    return an.convert(_tile(an, x, node), dtype, node, rounding)
+
+
+# ---- shape ---------------------------------------------------------------------------------
+
+
+@rule("reshape")
+def reshape(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    shape = an.const_shape(v["shape"], node)
+    if any(d == -1 for d in shape):
+        shape = _infer_minus_one(an, x.type.shape, shape, node)
+    return an.reshape(x, shape, node)
+
+
+def _infer_minus_one(an: KernelAnalyzer, src: Shape, shape: Shape, node: cst.CSTNode) -> Shape:
+    total: Dim = 1
+    for d in src:
+        total = dim_op("*", total, d)
+    known: Dim = 1
+    for d in shape:
+        if d != -1:
+            known = dim_op("*", known, d)
+    return tuple(dim_op("//", total, known) if d == -1 else d for d in shape)
+
+
+@rule("expand_dims")
+def expand_dims(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    rank = x.type.rank + 1
+    axis = _axis(an, v["axis"], rank, node)
+    shape = list(x.type.shape)
+    shape.insert(axis, 1)
+    return an.reshape(x, tuple(shape), node)
+
+
+@rule("broadcast_to")
+def broadcast_to(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    return an.broadcast_to(x, an.const_shape(v["shape"], node), node)
+
+
+@rule("permute")
+def permute(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    axes = an.const_value(v["axes"], node, "`axes`")
+    if not isinstance(axes, tuple) or sorted(axes) != list(range(x.type.rank)):
+        raise an.error("E0108", "`axes` must be a permutation of the tile's dimensions", node)
+    return _permute(an, x, tuple(axes), node)
+
+
+def _permute(an: KernelAnalyzer, x: TExpr, axes: tuple[int, ...], node: cst.CSTNode) -> TExpr:
+    if axes == tuple(range(len(axes))):
+        return x
+    shape = tuple(x.type.shape[a] for a in axes)
+    return TExpr("permute", [x], TileType(x.type.dtype, shape), an.span(node), {"axes": axes})
+
+
+@rule("transpose")
+def transpose(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    rank = x.type.rank
+    a0, a1 = _const(an, v["axis0"]), _const(an, v["axis1"])
+    if a0 is None and a1 is None:
+        if rank != 2:
+            raise an.error("E0108", "transpose without axes needs a rank-2 tile", node)
+        a0, a1 = 0, 1
+    if not (isinstance(a0, int) and isinstance(a1, int)):
+        raise an.error("E0103", "transpose axes must be compile-time integers", node)
+    axes = list(range(rank))
+    axes[a0 % rank], axes[a1 % rank] = axes[a1 % rank], axes[a0 % rank]
+    return _permute(an, x, tuple(axes), node)
+
+
+@rule("item")
+def item(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    if any(d != 1 for d in x.type.shape):
+        raise an.error("E0108", "`.item()` needs a tile with one element", node)
+    flat = an.reshape(x, (), node)
+    return TExpr("tile_to_scalar", [flat], ScalarType(x.type.dtype), an.span(node))
+
+
+# ---- math ----------------------------------------------------------------------------------
+
+_UNARY = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "sinh", "cosh",
+          "tanh", "floor", "ceil", "abs", "negative", "isnan", "bitwise_not")
+_FLOAT_ONLY = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "sinh",
+               "cosh", "tanh", "floor", "ceil", "isnan"}
+
+
+@rule(*_UNARY)
+def unary(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    name = _callee(node)
+    x = v["x"]
+    if _is_const(x):
+        x = an.to_tile(x, F32, (), node)
+    x = _tile(an, x, node)
+    attrs: dict[str, object] = {"fn": name}
+    if "rounding_mode" in v:
+        attrs["rounding"] = _mode(an, v["rounding_mode"], node, "RoundingMode")
+    if "flush_to_zero" in v:
+        attrs["ftz"] = bool(an.const_value(v["flush_to_zero"], node, "`flush_to_zero`"))
+    dtype = an.find(x.type.dtype)
+    if name in _FLOAT_ONLY and isinstance(dtype, DType) and not dtype.is_float:
+        x = an.convert(x, F32, node)
+    rtype = TileType(BOOL, x.type.shape) if name == "isnan" else x.type
+    return TExpr("unary", [x], rtype, an.span(node), attrs)
+
+
+_BINARY_FUNCS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+                 "mod": "%", "pow": "**", "bitwise_and": "&", "bitwise_or": "|",
+                 "bitwise_xor": "^", "bitwise_lshift": "<<", "bitwise_rshift": ">>"}
+
+
+@rule(*_BINARY_FUNCS)
+def binary_fn(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    name = _callee(node)
+    attrs: dict[str, object] = {}
+    if "rounding_mode" in v:
+        attrs["rounding"] = _mode(an, v["rounding_mode"], node, "RoundingMode")
+    if "flush_to_zero" in v:
+        attrs["ftz"] = bool(an.const_value(v["flush_to_zero"], node, "`flush_to_zero`"))
+    return an.binary(_BINARY_FUNCS[name], v["x"], v["y"], node, attrs=attrs)
+
+
+@rule("maximum", "minimum")
+def minmax(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    attrs = {"ftz": bool(an.const_value(v["flush_to_zero"], node, "`flush_to_zero`")),
+             "nan": bool(an.const_value(v["propagate_nan"], node, "`propagate_nan`"))}
+    result = an.binary(_callee(node), v["x"], v["y"], node, attrs=attrs)
+    return result
+
+
+_COMPARE_FUNCS = {"greater": ">", "greater_equal": ">=", "less": "<", "less_equal": "<=",
+                  "equal": "==", "not_equal": "!="}
+
+
+@rule(*_COMPARE_FUNCS)
+def compare_fn(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    return an.compare(_COMPARE_FUNCS[_callee(node)], v["x"], v["y"], node)
+
+
+@rule("where")
+def where(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    return an.where(v["cond"], v["x"], v["y"], node)
+
+
+# ---- reductions ----------------------------------------------------------------------------
+
+
+@rule("sum", "max", "min", "prod")
+def reduce(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    kind = _callee(node)
+    x = _tile(an, v["x"], node)
+    rank = x.type.rank
+    axis_value = _const(an, v["axis"])
+    if axis_value is None:
+        axes = tuple(range(rank))
+    elif isinstance(axis_value, tuple):
+        axes = tuple(sorted(_axis(an, TExpr("const", [], ConstType(a)), rank, node)
+                            for a in axis_value))
+    else:
+        axes = (_axis(an, v["axis"], rank, node),)
+    keepdims = bool(an.const_value(v["keepdims"], node, "`keepdims`"))
+    for flag in ("flush_to_zero", "propagate_nan"):
+        if flag in v and an.const_value(v[flag], node, f"`{flag}`"):
+            raise an.error("E0110", f"`{flag}=True` on a reduction has no cuTile Rust form",
+                           node, f"kwarg:{flag}")
+    if "rounding_mode" in v and _mode(an, v["rounding_mode"], node, "RoundingMode"):
+        raise an.error("E0110", "`rounding_mode` on a reduction has no cuTile Rust form",
+                       node, "kwarg:rounding_mode")
+    dtype = an.find(x.type.dtype)
+    if kind in ("sum", "prod") and isinstance(dtype, DType) and dtype.is_bool:
+        x = an.convert(x, I32, node)
+    result = x
+    for axis in sorted(axes, reverse=True):
+        shape = tuple(d for i, d in enumerate(result.type.shape) if i != axis)
+        result = TExpr("reduce", [result], TileType(result.type.dtype, shape), an.span(node),
+                       {"kind": kind, "axis": axis})
+    if keepdims:
+        kept = tuple(1 if i in axes else d for i, d in enumerate(x.type.shape))
+        result = an.reshape(result, kept, node)
+    return result
+
+
+# ---- matrix multiply -----------------------------------------------------------------------
+
+_MMA_ACC = {"float8_e4m3fn": ("float16", "float32"), "float8_e5m2": ("float16", "float32"),
+            "float16": ("float16", "float32"), "bfloat16": ("float32",),
+            "float32": ("float32",), "tfloat32": ("float32",), "float64": ("float64",),
+            "int8": ("int32",), "uint8": ("int32",)}
+
+
+@rule("mma")
+def mma(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    a, b, acc = (_tile(an, v[k], node) for k in ("x", "y", "acc"))
+    if an.const_value(v["use_fast_acc"], node, "`use_fast_acc`"):
+        raise an.error("E0110", "`use_fast_acc=True` has no safe cuTile Rust form", node,
+                       "kwarg:use_fast_acc")
+    _check_mma_shapes(an, a, b, acc, node)
+    an.unify(a.type.dtype, b.type.dtype, node)
+    return TExpr("mma", [a, b, acc], acc.type, an.span(node))
+
+
+def _check_mma_shapes(an: KernelAnalyzer, a: TExpr, b: TExpr, acc: TExpr,
+                      node: cst.CSTNode) -> None:
+    sa, sb, sc = a.type.shape, b.type.shape, acc.type.shape
+    if len(sa) not in (2, 3) or len(sa) != len(sb) or len(sa) != len(sc):
+        raise an.error("E0108", "mma operands must all be rank 2 or all rank 3", node)
+    if sa[-1] != sb[-2] or sa[-2] != sc[-2] or sb[-1] != sc[-1]:
+        raise an.error("E0108", f"mma shapes do not agree: {sa} x {sb} -> {sc}", node)
+
+
+@rule("matmul")
+def matmul_rule(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    return matmul(an, v["x"], v["y"], node)
+
+
+def matmul(an: KernelAnalyzer, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
+    a, b = _tile(an, x, node), _tile(an, y, node)
+    dtype = an.unify(a.type.dtype, b.type.dtype, node)
+    if not isinstance(dtype, DType):
+        raise an.error("E0101", "`matmul`/`@` on a launch-time element type needs the "
+                       "accumulator type; use ct.mma with an explicit accumulator", node,
+                       "call:ct.matmul_generic")
+    acc_dtype = DType(_MMA_ACC.get(dtype.name, ("float32",))[0])
+    shape = (*a.type.shape[:-1], b.type.shape[-1])
+    zero = an.to_tile(TExpr("const", [], ConstType(0)), acc_dtype, shape, node)
+    _check_mma_shapes(an, a, b, zero, node)
+    product = TExpr("mma", [a, b, zero], zero.type, an.span(node))
+    return an.convert(product, dtype, node)
+
+
+# ---- compile-time checks -------------------------------------------------------------------
+
+
+@rule("static_assert")
+def static_assert(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    cond = v["condition"]
+    if not _is_const(cond):
+        raise an.error("E0103", "`ct.static_assert` needs a compile-time condition", node)
+    value = cond.type.value
+    if value is False:
+        raise an.error("E0103", "`ct.static_assert` fails for this kernel", node)
+    if value is not True:
+        an.notes.append("a `ct.static_assert` on launch-time constants is checked by cuTile "
+                        "Python at compile time; the Rust translation does not repeat it")
+    return TExpr("const", [], ConstType(None))
+
+
+@rule("assume_divisible_by")
+def assume_divisible_by(an: KernelAnalyzer, v: Values, explicit: set[str],
+                        node: cst.Call) -> TExpr:
+    x = an.to_scalar(v["x"], node)
+    divisor = an.const_value(v["divisor"], node, "the divisor")
+    return TExpr("assume_div", [x], x.type, an.span(node), {"divisor": divisor})

@@ -1,0 +1,298 @@
+"""The typed kernel model: what the analysis pass gives and every later pass reads.
+
+Takes nothing; gives the data types of a kernel after name resolution and typing:
+element types (concrete, or a variable that specialization turns into a generic), symbolic
+shapes (integers, `ct.Constant` parameter names, and arithmetic on them), value types (tile,
+scalar, array, compile-time Python value), typed expressions and statements that keep their
+source span, and `KernelModel` itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from transpiler.diagnostics import Span
+
+# ---- element types -------------------------------------------------------------------------
+
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn",
+                "float8_e5m2")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+ALL_DTYPES = FLOAT_DTYPES + INT_DTYPES + ("bool_",)
+
+
+@dataclass(frozen=True)
+class DType:
+    """A concrete cuda.tile element type, by its cuda.tile name (`float32`, `bfloat16`)."""
+
+    name: str
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in FLOAT_DTYPES
+
+    @property
+    def is_int(self) -> bool:
+        return self.name in INT_DTYPES
+
+    @property
+    def is_bool(self) -> bool:
+        return self.name == "bool_"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class DTypeVar:
+    """An element type decided at launch: the dtype of one or more array parameters.
+
+    `key` identifies the equivalence class (after unification every member points at one
+    representative); specialization names it (`E`, `EX`, ...) or fixes it.
+    """
+
+    key: int
+
+    @property
+    def is_float(self) -> bool:
+        return False
+
+    @property
+    def is_int(self) -> bool:
+        return False
+
+    @property
+    def is_bool(self) -> bool:
+        return False
+
+
+ElemType = Union[DType, DTypeVar]
+
+# ---- symbolic dimensions -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DimSym:
+    """A `ct.Constant[int]` parameter used as a dimension (a const generic in Rust)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class DimExpr:
+    """Arithmetic on dimensions (`2 * BM`, `D // 8`)."""
+
+    op: str
+    left: Dim
+    right: Dim
+
+    def __str__(self) -> str:
+        return f"({self.left} {self.op} {self.right})"
+
+
+Dim = Union[int, DimSym, DimExpr]
+Shape = tuple[Dim, ...]
+
+
+def dim_op(op: str, left: Dim, right: Dim) -> Dim:
+    """Fold arithmetic on dimensions where both sides are known integers."""
+    if isinstance(left, int) and isinstance(right, int):
+        if op == "+":
+            return left + right
+        if op == "-":
+            return left - right
+        if op == "*":
+            return left * right
+        if op == "//":
+            return left // right
+        if op == "%":
+            return left % right
+    if op == "*" and right == 1:
+        return left
+    if op == "*" and left == 1:
+        return right
+    if op == "//" and right == 1:
+        return left
+    return DimExpr(op, left, right)
+
+
+# ---- value types ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TileType:
+    dtype: ElemType
+    shape: Shape
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    """A runtime scalar (a 0-d value that is not a compile-time constant)."""
+
+    dtype: ElemType
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """A kernel's array parameter (global memory)."""
+
+    dtype: ElemType
+    ndim: int
+    param: str
+
+
+@dataclass(frozen=True)
+class ConstType:
+    """A compile-time Python value: int, float, bool, None, str, dtype, enum member, tuple.
+
+    `value` holds the Python value, a `DimSym`/`DimExpr` for symbolic ints, a `DType`/
+    `DTypeVar` for dtypes, or an `EnumValue`.
+    """
+
+    value: object
+
+
+@dataclass(frozen=True)
+class EnumValue:
+    """A member of a cuda.tile enum (`PaddingMode.ZERO`, `RoundingMode.APPROX`)."""
+
+    enum: str
+    member: str
+
+
+@dataclass(frozen=True)
+class ListType:
+    """A Python list/tuple of runtime values (e.g. a tuple returned by a helper)."""
+
+    items: tuple[ValueType, ...]
+
+
+ValueType = Union[TileType, ScalarType, ArrayType, ConstType, ListType]
+
+
+# ---- typed expressions ---------------------------------------------------------------------
+
+
+@dataclass
+class TExpr:
+    """A typed expression node.
+
+    `op` names the operation: an entry of the lowering table (`load`, `exp2`, `add`, ...),
+    or one of the structural kinds `var`, `const`, `tuple`, `item` (tuple element).
+    `args` are operands; `attrs` hold compile-time arguments already evaluated (shapes,
+    axes, modes, keyword flags); `type` is the result type.
+    """
+
+    op: str
+    args: list[TExpr]
+    type: ValueType
+    span: Span | None = None
+    attrs: dict[str, object] = field(default_factory=dict)
+
+
+# ---- typed statements ----------------------------------------------------------------------
+
+
+@dataclass
+class TAssign:
+    """`name = value`; `first` tells whether this binding introduces the name."""
+
+    name: str
+    value: TExpr
+    span: Span | None = None
+    first: bool = True
+    mutable: bool = False
+
+
+@dataclass
+class TEffect:
+    """An expression evaluated for its effect (a store, a scatter, an atomic)."""
+
+    value: TExpr
+    span: Span | None = None
+
+
+@dataclass
+class TFor:
+    var: str
+    start: TExpr
+    stop: TExpr
+    step: TExpr
+    body: list[TStmt]
+    carried: list[str]
+    span: Span | None = None
+
+
+@dataclass
+class TIf:
+    """`if cond {then} else {orelse}`; `results` are the values the if gives to names used
+    after it: (rust name, type, then-arm name, else-arm name, first binding?)."""
+
+    cond: TExpr
+    then: list[TStmt]
+    orelse: list[TStmt]
+    merged: list[str]
+    span: Span | None = None
+    static: bool = False
+    results: list[tuple[str, object, str, str, bool]] = field(default_factory=list)
+    mutable: bool = False
+
+
+@dataclass
+class TDeclare:
+    """A name assigned in a branch or loop body and used after it: declared before it."""
+
+    name: str
+    type: ValueType
+    span: Span | None = None
+
+
+@dataclass
+class TReturn:
+    span: Span | None = None
+
+
+@dataclass
+class TComment:
+    text: str
+
+
+TStmt = Union[TAssign, TEffect, TFor, TIf, TDeclare, TReturn, TComment]
+
+
+# ---- kernels -------------------------------------------------------------------------------
+
+
+@dataclass
+class KernelParam:
+    """A kernel parameter and what it is: `array`, `scalar` or `const`."""
+
+    name: str
+    kind: str
+    type: ValueType
+    const_kind: str | None = None  # "int", "bool", "float" for `ct.Constant[...]`
+    span: Span | None = None
+    written: bool = False  # an array the kernel stores to
+
+
+@dataclass
+class KernelModel:
+    name: str
+    params: list[KernelParam]
+    body: list[TStmt]
+    docstring: str | None
+    span: Span | None
+    hints: dict[str, object] = field(default_factory=dict)
+    # Union-find over dtype variables: class representative per variable key.
+    dtype_classes: dict[int, int] = field(default_factory=dict)
+    # Which concrete dtype, if any, the body forces on a dtype class.
+    forced_dtypes: dict[int, DType] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
