@@ -125,7 +125,7 @@ def _stmt(stmt: t.Stmt, depth: int) -> list[str]:
         return out + _expr_lines(stmt.value, depth, f"{pad}{stmt.target} = ", ";")
     if isinstance(stmt, t.ExprStmt):
         if isinstance(stmt.expr, t.IfExpr | t.BlockExpr):
-            return out + _expr_lines(stmt.expr, depth, pad, "")
+            return out + _expr_lines(stmt.expr, depth, pad, ";" if stmt.semicolon else "")
         return out + _expr_lines(stmt.expr, depth, pad, ";" if stmt.semicolon else "")
     if isinstance(stmt, t.ForLoop):
         head = f"{pad}for {stmt.var} in "
@@ -176,7 +176,7 @@ def _broken(expr: t.Expr, depth: int, prefix: str, suffix: str) -> list[str]:
     if isinstance(expr, t.MethodCall):
         chain = _chain(expr)
         base, calls = chain[0], chain[1:]
-        first = prefix + flat_expr(base)
+        first = prefix + flat_expr(base, 100)
         lines = [first]
         for call in calls:
             text = f"{inner}.{call.method}{_turbofish(call.turbofish)}("
@@ -209,7 +209,7 @@ def _binary_lines(expr: t.Binary, depth: int, prefix: str, suffix: str) -> list[
     operands.reverse()
     inner = INDENT * (depth + 1)
     lines = _operand_lines(operands[0][1], prec, depth, prefix, "")
-    for index, (op, operand) in enumerate(operands[1:], start=1):
+    for index, (_op, operand) in enumerate(operands[1:], start=1):
         end = suffix if index == len(operands) - 1 else ""
         lines += _operand_lines(operand, prec + 1, depth + 1, f"{inner}{operands[index][0]} ",
                                 end)

@@ -21,6 +21,7 @@ import libcst as cst
 from transpiler.diagnostics import Diagnostic, Span, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import KernelDef, SourceModule, dotted_name, tile_attr
 from transpiler.lowering import signatures
+from transpiler.lowering.reserved_names import DSL_FUNCTIONS
 from transpiler.model import (
     ALL_DTYPES,
     ArrayType,
@@ -98,7 +99,8 @@ def is_const(expr: TExpr) -> bool:
 
 
 def rust_ident(name: str) -> str:
-    return f"{name}_" if name in _RUST_KEYWORDS else name
+    """The Rust name of a Python local: keywords and DSL function names get a `_` suffix."""
+    return f"{name}_" if name in _RUST_KEYWORDS or name in DSL_FUNCTIONS else name
 
 
 @dataclass
@@ -229,11 +231,13 @@ class KernelAnalyzer:
                 dtype = F32 if const_kind == "float" else I32
                 ptype = ScalarType(dtype)
                 self.params.append(KernelParam(name, "scalar", ptype, const_kind, span))
-                self.scope.names[name] = TExpr("var", [], ptype, span, {"name": name})
+                self.scope.names[name] = TExpr("var", [], ptype, span,
+                                               {"name": rust_ident(name)})
             else:
                 ptype = ArrayType(self.new_dtype_var(), -1, name)
                 self.params.append(KernelParam(name, "array", ptype, None, span))
-                self.scope.names[name] = TExpr("array", [], ptype, span, {"name": name})
+                self.scope.names[name] = TExpr("array", [], ptype, span,
+                                               {"name": rust_ident(name)})
             self.used_names.add(name)
 
     def _param_kind(self, param: cst.Param) -> tuple[str, str | None]:
@@ -338,7 +342,7 @@ class KernelAnalyzer:
     def assign(self, target: cst.BaseExpression, value: TExpr, node: cst.CSTNode) -> None:
         if isinstance(target, cst.Tuple | cst.List):
             items = self._unpack(value, len(target.elements), node)
-            for element, item in zip(target.elements, items):
+            for element, item in zip(target.elements, items, strict=False):
                 self.assign(element.value, item, node)
             return
         if not isinstance(target, cst.Name):
@@ -769,7 +773,6 @@ class KernelAnalyzer:
         return self.reshape(base, tuple(shape), node)
 
     def e_call(self, node: cst.Call) -> TExpr:
-        callee = self.expr(node.func)
         positional: list[TExpr] = []
         keywords: dict[str, TExpr] = {}
         for arg in node.args:
@@ -781,6 +784,16 @@ class KernelAnalyzer:
                 keywords[arg.keyword.value] = value
             else:
                 positional.append(value)
+        func = node.func
+        if isinstance(func, cst.Name) and func.value not in self.scope.names and \
+                func.value not in self.source.functions and func.value not in \
+                self.source.tile_names and func.value not in _BUILTIN_FUNCS and \
+                func.value not in self.source.constants:
+            raise self.error("E0105", f"call to `{func.value}`, which is not defined in this "
+                             "file (kernels can call cuda.tile functions, helpers defined in "
+                             "the same file, and min/max/int/float/len)", func,
+                             f"call:{func.value}")
+        callee = self.expr(func)
         if callee.op == "function" and "math" in callee.attrs:
             args = [self.const_value(a, node, "a `math` function's argument")
                     for a in positional]
@@ -839,7 +852,7 @@ class KernelAnalyzer:
             raise self.error("E0102", f"`{fn.name.value}` takes {len(params)} arguments, "
                              f"got {len(positional)}", node)
         names: dict[str, TExpr] = {}
-        for param, value in zip(params, positional):
+        for param, value in zip(params, positional, strict=False):
             names[param.name.value] = value
         for key, value in keywords.items():
             if not any(p.name.value == key for p in params):
@@ -1150,7 +1163,7 @@ class KernelAnalyzer:
             src = value.type.shape
             if src == shape:
                 return value
-        for s, d in zip(src, shape):
+        for s, d in zip(src, shape, strict=False):
             if s != d and s != 1:
                 raise self.error("E0108", f"cannot broadcast {_shape_text(src)} to "
                                  f"{_shape_text(shape)}", node)
@@ -1330,11 +1343,14 @@ def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
                 expr.attrs[key] = analyzer.find(value)
         for arg in expr.args:
             visit_expr(arg)
+        # A conversion inserted before unification fixed both sides to one type is a no-op.
+        expr.args = [_skip_identity_convert(a) for a in expr.args]
 
     def visit(stmts: list[TStmt]) -> None:
         for stmt in stmts:
             if isinstance(stmt, TAssign | TEffect):
                 visit_expr(stmt.value)
+                stmt.value = _skip_identity_convert(stmt.value)
             elif isinstance(stmt, TDeclare):
                 stmt.type = fix(stmt.type)
             elif isinstance(stmt, TFor):
@@ -1350,6 +1366,13 @@ def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
         param.type = fix(param.type)
         param.written = param.name in analyzer.written_arrays
     visit(model.body)
+
+
+def _skip_identity_convert(expr: TExpr) -> TExpr:
+    while expr.op in ("convert", "convert_scalar") and expr.args and \
+            expr.args[0].type == expr.type:
+        expr = expr.args[0]
+    return expr
 
 
 # ---- builtins ------------------------------------------------------------------------------

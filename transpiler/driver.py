@@ -23,6 +23,7 @@ from transpiler import __version__
 from transpiler.analysis import analyze_kernel
 from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import SourceModule, parse_source
+from transpiler.lowering.fma import contract_fma
 from transpiler.lowering.lower import lower_kernel
 
 MAX_SOURCE_BYTES = 2_000_000
@@ -96,7 +97,9 @@ def translate_text(text: str, path: str, digest: str | None = None) -> Translati
     for kernel in source.kernels:
         report = KernelReport(kernel.name, "translated")
         try:
-            spec = specialize(analyze_kernel(source, kernel))
+            model = analyze_kernel(source, kernel)
+            contract_fma(model)
+            spec = specialize(model)
             functions.append(lower_kernel(spec, path))
             report.manifest = spec.manifest()
             functions[-1] = _with_manifest(functions[-1], spec)

@@ -10,7 +10,6 @@ source span, and `KernelModel` itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from transpiler.diagnostics import Span
 
@@ -67,7 +66,7 @@ class DTypeVar:
         return False
 
 
-ElemType = Union[DType, DTypeVar]
+ElemType = DType | DTypeVar
 
 # ---- symbolic dimensions -------------------------------------------------------------------
 
@@ -94,7 +93,7 @@ class DimExpr:
         return f"({self.left} {self.op} {self.right})"
 
 
-Dim = Union[int, DimSym, DimExpr]
+Dim = int | DimSym | DimExpr
 Shape = tuple[Dim, ...]
 
 
@@ -175,7 +174,7 @@ class ListType:
     items: tuple[ValueType, ...]
 
 
-ValueType = Union[TileType, ScalarType, ArrayType, ConstType, ListType]
+ValueType = TileType | ScalarType | ArrayType | ConstType | ListType
 
 
 # ---- typed expressions ---------------------------------------------------------------------
@@ -265,7 +264,7 @@ class TComment:
     text: str
 
 
-TStmt = Union[TAssign, TEffect, TFor, TIf, TDeclare, TReturn, TComment]
+TStmt = TAssign | TEffect | TFor | TIf | TDeclare | TReturn | TComment
 
 
 # ---- kernels -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ source span through libcst's position metadata.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -58,9 +59,7 @@ def parse_source(text: str, path: str) -> SourceModule:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as err:
-        span = Span(err.raw_line, err.raw_column)
-        message = f"invalid syntax: {err.message}"
-        raise TranslationError(Diagnostic("E0001", message, path, span)) from None
+        raise TranslationError(_syntax_diagnostic(text, path, err)) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     raw = wrapper.resolve(PositionProvider)
     positions = {
@@ -72,6 +71,19 @@ def parse_source(text: str, path: str) -> SourceModule:
         _index_statement(source, stmt)
     _find_launches(source)
     return source
+
+
+def _syntax_diagnostic(text: str, path: str, err: cst.ParserSyntaxError) -> Diagnostic:
+    # CPython's own parser words syntax errors best ("'(' was never closed"); libcst's
+    # position is the fallback when CPython accepts what libcst rejects.
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as py_err:
+        line = py_err.lineno or err.raw_line
+        col = max((py_err.offset or 1) - 1, 0)
+        return Diagnostic("E0001", f"invalid syntax: {py_err.msg}", path, Span(line, col))
+    return Diagnostic("E0001", "invalid syntax (this Python grammar is not supported)", path,
+                      Span(err.raw_line, err.raw_column))
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -200,7 +212,7 @@ class _LaunchFinder(cst.CSTVisitor):
             return
         positional = [a.value for a in node.args if a.keyword is None and a.star == ""]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        values = dict(zip(("stream", "grid", "kernel", "kernel_args"), positional))
+        values = dict(zip(("stream", "grid", "kernel", "kernel_args"), positional, strict=False))
         values.update(keywords)
         kernel_node = values.get("kernel")
         kernel = dotted_name(kernel_node) if kernel_node is not None else None

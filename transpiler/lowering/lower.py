@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from rust_emit import tree as t
 from specialization.plan import SpecializedKernel
+from transpiler.analysis import rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.model import (
     ArrayType,
@@ -46,7 +47,7 @@ _REDUCE = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod"
 _CMP = {"<": "lt_tile", "<=": "le_tile", ">": "gt_tile", ">=": "ge_tile", "==": "eq_tile",
         "!=": "ne_tile"}
 _NEEDS_OWN_LET = {"convert", "reduce", "permute", "tile_to_scalar", "convert_scalar", "mma",
-                  "arange"}
+                  "arange", "scan", "load", "full"}
 
 
 @dataclass
@@ -139,7 +140,7 @@ class KernelLowerer:
         if isinstance(stmt, TAssign):
             self.assign(stmt, ctx)
         elif isinstance(stmt, TEffect):
-            ctx.stmts.append(t.ExprStmt(self.effect(stmt.value, ctx)))
+            ctx.stmts.append(t.ExprStmt(self.effect(stmt.value, ctx), semicolon=True))
         elif isinstance(stmt, TFor):
             self.for_loop(stmt, ctx)
         elif isinstance(stmt, TIf):
@@ -163,7 +164,7 @@ class KernelLowerer:
         stop = self.expr(stmt.stop, ctx)
         rng: t.Expr = t.Range(start, stop)
         if not (stmt.step.op == "literal" and stmt.step.attrs["value"] == 1):
-            rng = t.MethodCall(rng, "step_by", (self.expr(stmt.step, ctx),))
+            rng = t.MethodCall(rng, "step_by", (t.Cast(self.expr(stmt.step, ctx), "usize"),))
         inner = _Context([], ctx.carried | set(stmt.carried))
         self.block(stmt.body, inner)
         ctx.stmts.append(t.ForLoop(stmt.var, rng, t.BlockExpr(tuple(inner.stmts))))
@@ -275,7 +276,7 @@ def _tuple_or_single(items: list[t.Expr]) -> t.Expr:
 
 
 def _ident(name: str) -> str:
-    return name
+    return rust_ident(name)
 
 
 def _dim_text(d: Dim) -> str:
@@ -315,7 +316,7 @@ def _entry_attribute(spec: SpecializedKernel) -> str:
         parts.append(f"num_cta_in_cga = {num_ctas}")
     if not parts:
         return "cutile::entry()"
-    return f"cutile::entry(optimization_hints = (sm_90 = ({', '.join(parts)},),))"
+    return f"cutile::entry(optimization_hints = (default = ({', '.join(parts)},),))"
 
 
 # ---- rules: typed op -> Rust ---------------------------------------------------------------
@@ -412,30 +413,56 @@ def lower_cdiv(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.Call("ceil_div", (lw.expr(e.args[0], ctx), lw.expr(e.args[1], ctx)))
 
 
+def _latency_arg(lw: KernelLowerer, latency: object, span: Span | None) -> t.Expr:
+    if latency is None:
+        return t.Path("None")
+    text = str(latency) if isinstance(latency, int) else lw.dim(latency, span, False)
+    return t.Call("Some", (t.Lit(text),))
+
+
+def _tma_arg(allow_tma: object) -> t.Expr:
+    return t.Path("tma::Disabled" if allow_tma is False else "tma::Enabled")
+
+
 @rule("load")
 def lower_load(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    # The view load itself, not `Partition::load`: cuTile Python checks no tile index
+    # against the view's grid (an out-of-grid index is undefined behaviour there), and the
+    # checked form adds bounds-check operations whenever the index is not a block id.
     array, *index = e.args
     view = lw.load_view(array, e.attrs["shape"], e.attrs["padding"], e.attrs["order"], e.span)
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
-    latency = e.attrs.get("latency")
-    allow_tma = e.attrs.get("allow_tma")
-    if allow_tma is False:
-        raise lw.error("E0101", "`allow_tma=False` on a load is not lowered yet", e.span)
-    if latency is not None:
-        lat = lw.dim(latency, e.span, False) if not isinstance(latency, int) else str(latency)
-        return t.MethodCall(t.Path(view), "load_pipelined", (idx,), (lat,))
-    return t.MethodCall(t.Path(view), "load", (idx,))
+    return t.Call("load_view_tko", (
+        t.Ref(t.Path(view)), idx, t.Path("ordering::Weak"), t.Path("scope::TileBlock"),
+        _latency_arg(lw, e.attrs.get("latency"), e.span), _tma_arg(e.attrs.get("allow_tma"))))
 
 
 def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     array, *index, tile = e.args
-    if e.attrs.get("allow_tma") is False or e.attrs.get("latency") is not None:
-        raise lw.error("E0101", "store hints (`latency=`, `allow_tma=`) are not lowered yet",
-                       e.span)
     view = lw.store_view(array, tile.type.shape, e.span)
     value = lw.expr(tile, ctx)
+    if not isinstance(value, t.Path):
+        # The store's tile parameter is generic: the JIT needs the tile's type spelled out.
+        name = lw.temp("out")
+        ctx.stmts.append(t.Let(name, value, t.RType(lw.rust_type(tile.type, e.span) or "_")))
+        value = t.Path(name)
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
-    return t.MethodCall(t.Path(view), "store", (value, idx))
+    call = t.Call("store_view_tko_mut", (
+        t.Ref(t.Path(view), mutable=True), value, idx, t.Path("ordering::Weak"),
+        t.Path("scope::TileBlock"), _latency_arg(lw, e.attrs.get("latency"), e.span),
+        _tma_arg(e.attrs.get("allow_tma"))))
+    return t.BlockExpr((), call, unsafe=True)
+
+
+@rule("fma")
+def lower_fma(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    a, b, c = (lw.expr(x, ctx) for x in e.args)
+    rounding = t.Path(f"rounding::{_ROUNDING[e.attrs.get('rounding')]}")
+    ftz = t.Path(f"ftz::{'Enabled' if e.attrs.get('ftz') else 'Disabled'}")
+    if isinstance(e.type, ScalarType):
+        tiles = tuple(t.Call("scalar_to_tile", (x,)) for x in (a, b, c))
+        return t.Call("tile_to_scalar", (t.Call("fma", (*tiles, rounding, ftz)),))
+    return t.Call("fma", (a, b, c, rounding, ftz))
 
 
 @rule("binary")
@@ -510,6 +537,17 @@ def lower_unary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if fn == "bitwise_not":
         return t.Call("noti", (x,))
     raise lw.error("E0101", f"`ct.{fn}` is not lowered yet", e.span)
+
+
+@rule("scan")
+def lower_scan(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    direction = "Reverse" if e.attrs.get("reverse") else "Forward"
+    assert isinstance(e.type, TileType)
+    identity = literal(0, e.type.dtype, lw) if isinstance(e.type.dtype, DType) else t.Path(
+        f"{lw.elem(e.type.dtype)}::ZERO")
+    return t.Call("scan_sum", (x, t.Lit(f"{e.attrs['axis']}i32"),
+                               t.Path(f"reverse::{direction}"), identity))
 
 
 @rule("neg")
@@ -612,7 +650,9 @@ def lower_arange(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 @rule("mma")
 def lower_mma(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    return t.Call("mma", tuple(lw.expr(a, ctx) for a in e.args))
+    # `mma` is rank 2 only; `mmaf` takes rank 2 or 3 (batched) and lowers to the same op.
+    fn = "mma" if isinstance(e.type, TileType) and e.type.rank == 2 else "mmaf"
+    return t.Call(fn, tuple(lw.expr(a, ctx) for a in e.args))
 
 
 @rule("tile_to_scalar")

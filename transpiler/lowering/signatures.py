@@ -161,7 +161,7 @@ def bind(name: str, positional: list[object], keywords: dict[str, object]) -> Bo
         return f"`{name}` takes at most {len(params)} positional arguments, got {len(positional)}"
     values: dict[str, object] = {}
     explicit: set[str] = set()
-    for (pname, _), value in zip(params, positional):
+    for (pname, _), value in zip(params, positional, strict=False):
         values[pname] = value
         explicit.add(pname)
     allowed = {p for p, _ in params} | {p for p, _ in kwonly}

@@ -95,7 +95,7 @@ def _index_scalars(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> list[
 
 
 def _note_rank(an: KernelAnalyzer, array: TExpr, rank: int, node: cst.CSTNode) -> None:
-    name = array.attrs["name"]
+    name = array.type.param
     known = an.array_ranks.setdefault(name, rank)
     if known != rank:
         raise an.error("E0108", f"array `{name}` is used with rank {known} and rank {rank}",
@@ -197,8 +197,9 @@ def load(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> T
         raise an.error("E0101", "load `memory_order` other than WEAK is not lowered yet", node,
                        "kwarg:memory_order")
     padding = _mode(an, v["padding_mode"], node, "PaddingMode")
-    result_shape = tuple(shape[i] for i in order) if order != tuple(range(len(shape))) \
-        else shape
+    # With `order`, `shape` and `index` are already in the tile's axis order: the result
+    # has exactly `shape`.
+    result_shape = shape
     attrs = {
         "shape": shape, "padding": padding, "latency": _latency(an, v["latency"], node),
         "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`"), "order": order,
@@ -243,7 +244,7 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
             an.unify(array_dtype, tile_dtype, node)
     attrs = {"shape": tile.type.shape, "latency": _latency(an, v["latency"], node),
              "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`")}
-    an.written_arrays.add(array.attrs["name"])
+    an.written_arrays.add(array.type.param)
     return TExpr("store", [array, *index, tile], ConstType(None), an.span(node), attrs)
 
 
@@ -468,6 +469,20 @@ def reduce(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) ->
         kept = tuple(1 if i in axes else d for i, d in enumerate(x.type.shape))
         result = an.reshape(result, kept, node)
     return result
+
+
+@rule("cumsum")
+def cumsum(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    axis = _axis(an, v["axis"], x.type.rank, node)
+    reverse = bool(an.const_value(v["reverse"], node, "`reverse`"))
+    if v["flush_to_zero"] and an.const_value(v["flush_to_zero"], node, "`flush_to_zero`"):
+        raise an.error("E0110", "`flush_to_zero=True` on a scan has no cuTile Rust form", node,
+                       "kwarg:flush_to_zero")
+    if _mode(an, v["rounding_mode"], node, "RoundingMode"):
+        raise an.error("E0110", "`rounding_mode` on a scan has no cuTile Rust form", node,
+                       "kwarg:rounding_mode")
+    return TExpr("scan", [x], x.type, an.span(node), {"axis": axis, "reverse": reverse})
 
 
 # ---- matrix multiply -----------------------------------------------------------------------

@@ -1,0 +1,2 @@
+# café in latin-1
+import cuda.tile as ct

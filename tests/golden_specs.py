@@ -1,0 +1,215 @@
+"""Specializations of the golden corpus kernels (golden/*.py), as data.
+
+Keyed by golden file stem; each entry lists one `KernelSpec` per kernel and element type that the
+file's host code supports, with the tile sizes the host code launches with.
+"""
+
+from __future__ import annotations
+
+from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, ParamSpec, ScalarSpec
+
+
+def _arr(dtype: str, ndim: int) -> ArraySpec:
+    return ArraySpec(dtype=dtype, ndim=ndim)
+
+
+def _spec(kernel: str, *params: tuple[str, ParamSpec]) -> KernelSpec:
+    return KernelSpec(kernel=kernel, params=tuple(params))
+
+
+GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
+    "vector_add": [
+        _spec("vector_add_kernel", ("a", _arr(dt, 1)), ("b", _arr(dt, 1)), ("c", _arr(dt, 1)),
+              ("TILE", ConstSpec(1024)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "saxpy": [
+        _spec("saxpy_kernel", ("alpha", ScalarSpec("float32")), ("x", _arr("float32", 1)),
+              ("y", _arr("float32", 1)), ("TILE", ConstSpec(2048))),
+    ],
+    "softmax_rows": [
+        _spec("softmax_row_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("TILE_N", ConstSpec(n)))
+        for dt, n in (("float32", 1024), ("float16", 2048), ("bfloat16", 4096))
+    ],
+    "online_softmax": [
+        _spec("online_softmax_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("n_cols", ScalarSpec("int32")), ("TILE_N", ConstSpec(1024)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "layer_norm": [
+        _spec("layer_norm_fwd_kernel", ("X", _arr(dt, 2)), ("W", _arr(dt, 1)),
+              ("B", _arr(dt, 1)), ("Y", _arr(dt, 2)), ("Mean", _arr("float32", 1)),
+              ("Rstd", _arr("float32", 1)), ("N", ScalarSpec("int32")),
+              ("eps", ConstSpec(1e-5)), ("BLOCK_N", ConstSpec(1024)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "rms_norm": [
+        _spec("rms_norm_kernel", ("x", _arr(dt, 2)), ("w", _arr(dt, 1)), ("y", _arr(dt, 2)),
+              ("n_cols", ScalarSpec("int32")), ("eps", ScalarSpec("float32")),
+              ("TILE_N", ConstSpec(4096)), ("OFFSET_ONE", ConstSpec(off)))
+        for dt, off in (("float32", False), ("bfloat16", True), ("bfloat16", False))
+    ],
+    "gelu_tanh": [
+        _spec("gelu_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("TM", ConstSpec(4)), ("TN", ConstSpec(256)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "silu": [
+        _spec("silu_kernel", ("x", _arr(dt, 1)), ("y", _arr(dt, 1)), ("TILE_SIZE", ConstSpec(1024)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "swiglu": [
+        _spec("swiglu_kernel", ("gate_up", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("hidden", ScalarSpec("int32")), ("BLOCK_H", ConstSpec(512)))
+        for dt in ("bfloat16", "float16")
+    ],
+    "matmul": [
+        _spec("matmul_kernel", ("A", _arr(dt, 2)), ("B", _arr(dt, 2)), ("C", _arr(dt, 2)),
+              ("TILE_M", ConstSpec(128)), ("TILE_N", ConstSpec(128)), ("TILE_K", ConstSpec(64)))
+        for dt in ("float16", "bfloat16")
+    ],
+    "matmul_grouped_order": [
+        _spec("grouped_matmul_kernel", ("A", _arr(dt, 2)), ("B", _arr(dt, 2)),
+              ("C", _arr(dt, 2)), ("TM", ConstSpec(128)), ("TN", ConstSpec(256)),
+              ("TK", ConstSpec(64)))
+        for dt in ("float16", "bfloat16")
+    ],
+    "matmul_tf32": [
+        _spec("matmul_tf32_kernel", ("A", _arr(dt, 2)), ("B", _arr(dt, 2)), ("C", _arr(dt, 2)),
+              ("BM", ConstSpec(128)), ("BN", ConstSpec(128)), ("BK", ConstSpec(32)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "batched_matmul": [
+        _spec("bmm_kernel", ("A", _arr(dt, 3)), ("B", _arr(dt, 3)), ("C", _arr(dt, 3)),
+              ("TM", ConstSpec(64)), ("TN", ConstSpec(64)), ("TK", ConstSpec(32)))
+        for dt in ("float16", "bfloat16")
+    ],
+    "batched_matmul_scaled": [
+        _spec("scaled_bmm_kernel", ("A", _arr("float32", 3)), ("B", _arr("float32", 3)),
+              ("C", _arr("float32", 3)), ("scale", ConstSpec(0.125)),
+              ("BLOCK_M", ConstSpec(64)), ("BLOCK_N", ConstSpec(128)), ("BLOCK_K", ConstSpec(32))),
+    ],
+    "transpose": [
+        _spec(kernel, ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("TM", ConstSpec(64)), ("TN", ConstSpec(64)))
+        for kernel in ("transpose_kernel", "transpose_order_kernel")
+        for dt in ("float32", "bfloat16")
+    ],
+    "embedding": [
+        _spec(kernel, ("ids", _arr("int32", 1)), (second, _arr(dt, 2)), (third, _arr(dt, 2)),
+              ("BLOCK_T", ConstSpec(16)), ("DIM", ConstSpec(256)))
+        for kernel, second, third in (("embedding_fwd_kernel", "table", "out"),
+                                      ("embedding_bwd_kernel", "grad", "table_grad"))
+        for dt in ("float32", "bfloat16")
+    ],
+    "dropout": [
+        _spec("dropout_kernel", ("x", _arr(dt, 1)), ("y", _arr(dt, 1)),
+              ("seed", ScalarSpec("int32")), ("p", ConstSpec(0.1)), ("TILE", ConstSpec(1024)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "persistent_scale_bias": [
+        _spec("persistent_scale_bias_kernel", ("x", _arr(dt, 2)), ("scale", _arr(dt, 1)),
+              ("bias", _arr(dt, 1)), ("y", _arr(dt, 2)), ("TM", ConstSpec(64)),
+              ("TN", ConstSpec(128)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "matmul_persistent": [
+        _spec("persistent_matmul_kernel", ("A", _arr(dt, 2)), ("B", _arr(dt, 2)),
+              ("C", _arr(dt, 2)), ("BM", ConstSpec(128)), ("BN", ConstSpec(128)),
+              ("BK", ConstSpec(64)))
+        for dt in ("float16", "bfloat16")
+    ],
+    "reductions": [
+        _spec("row_stats_kernel", ("x", _arr(dt, 2)), ("row_sum", _arr("float32", 1)),
+              ("row_max", _arr("float32", 1)), ("BLOCK_M", ConstSpec(16)),
+              ("BLOCK_N", ConstSpec(256)))
+        for dt in ("float32", "bfloat16")
+    ] + [
+        _spec("col_stats_kernel", ("x", _arr(dt, 2)), ("col_sum", _arr("float32", 1)),
+              ("col_max", _arr("float32", 1)), ("BLOCK_M", ConstSpec(64)),
+              ("BLOCK_N", ConstSpec(128)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "fused_bias_activation": [
+        _spec("bias_act_kernel", ("x", _arr(dt, 2)), ("bias", _arr(dt, 1)),
+              ("residual", _arr(dt, 2)), ("y", _arr(dt, 2)), ("ACT", ConstSpec(act)),
+              ("HAS_RESIDUAL", ConstSpec(res)), ("TM", ConstSpec(64)), ("TN", ConstSpec(128)))
+        for dt, act, res in (("float32", 0, False), ("bfloat16", 1, True),
+                             ("bfloat16", 2, False), ("float16", 0, True))
+    ],
+    "flash_attention": [
+        _spec("flash_attn_fwd_kernel", ("Q", _arr(dt, 3)), ("K", _arr(dt, 3)),
+              ("V", _arr(dt, 3)), ("O", _arr(dt, 3)), ("sm_scale", ScalarSpec("float32")),
+              ("seq_kv", ScalarSpec("int32")), ("BLOCK_M", ConstSpec(128)),
+              ("BLOCK_N", ConstSpec(64)), ("HEAD_DIM", ConstSpec(d)))
+        for dt, d in (("float16", 64), ("bfloat16", 128))
+    ],
+    "log_softmax": [
+        _spec("log_softmax_nll_kernel", ("logits", _arr(dt, 2)), ("targets", _arr("int32", 1)),
+              ("logp", _arr(dt, 2)), ("loss", _arr("float32", 1)), ("TILE_C", ConstSpec(1024)))
+        for dt in ("float32", "bfloat16")
+    ] + [
+        _spec("logsumexp_kernel", ("x", _arr(dt, 2)), ("lse", _arr("float32", 1)),
+              ("TILE_C", ConstSpec(1024)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "clamp_fp16": [
+        _spec("clamp_fp16_kernel", ("x", _arr("float16", 2)), ("y", _arr("float16", 2)),
+              ("LO", ConstSpec(-448.0)), ("HI", ConstSpec(448.0)), ("TILE_M", ConstSpec(32)),
+              ("TILE_N", ConstSpec(128))),
+    ],
+    "l2_normalize": [
+        _spec("l2_normalize_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("ROWS", ConstSpec(8)), ("DIM", ConstSpec(1024)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "outer_bias": [
+        _spec("outer_bias_kernel", ("x", _arr("float32", 2)), ("r", _arr("float32", 1)),
+              ("c", _arr("float32", 1)), ("u", _arr("float32", 1)), ("v", _arr("float32", 1)),
+              ("y", _arr("float32", 2)), ("TM", ConstSpec(32)), ("TN", ConstSpec(64))),
+    ],
+    "masked_copy_tail": [
+        _spec("scaled_copy_kernel", ("src", _arr(dt, 1)), ("dst", _arr(dt, 1)),
+              ("n", ScalarSpec("int32")), ("scale", ScalarSpec("float32")),
+              ("TILE_SIZE", ConstSpec(512)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "splitk_reduce": [
+        _spec("splitk_reduce_kernel", ("partials", _arr("float32", 3)), ("out", _arr(dt, 2)),
+              ("SPLITS", ConstSpec(4)), ("BM", ConstSpec(64)), ("BN", ConstSpec(128)))
+        for dt in ("bfloat16", "float16", "float32")
+    ],
+    "int8_dequant": [
+        _spec("dequant_int8_kernel", ("q", _arr("int8", 2)), ("scales", _arr("float32", 1)),
+              ("w", _arr("bfloat16", 2)), ("BLOCK_R", ConstSpec(16)), ("BLOCK_C", ConstSpec(256))),
+        _spec("quant_int8_kernel", ("w", _arr("bfloat16", 2)), ("q", _arr("int8", 2)),
+              ("scales", _arr("float32", 1)), ("BLOCK_R", ConstSpec(8)), ("COLS", ConstSpec(4096))),
+    ],
+    "rope": [
+        _spec("rope_kernel", ("x", _arr(dt, 3)), ("cos", _arr(dt, 2)), ("sin", _arr(dt, 2)),
+              ("HEADS", ConstSpec(8)), ("HALF", ConstSpec(64)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "moe_expert_offsets": [
+        _spec("expert_offsets_kernel", ("expert_ids", _arr("int32", 1)),
+              ("counts", _arr("int32", 1)), ("offsets", _arr("int32", 1)),
+              ("TOKENS", ConstSpec(1024)), ("EXPERTS", ConstSpec(64))),
+    ],
+    "split_heads": [
+        _spec("split_heads_kernel", ("qkv", _arr(dt, 3)), ("q", _arr(dt, 4)), ("k", _arr(dt, 4)),
+              ("v", _arr(dt, 4)), ("HEADS", ConstSpec(16)), ("BLOCK_S", ConstSpec(64)),
+              ("HEAD_DIM", ConstSpec(128)))
+        for dt in ("float16", "bfloat16")
+    ],
+    "linear": [
+        _spec("linear_kernel", ("x", _arr(dt, 2)), ("weight", _arr(dt, 2)), ("bias", _arr(dt, 1)),
+              ("y", _arr(dt, 2)), ("HAS_BIAS", ConstSpec(has_bias)), ("TM", ConstSpec(128)),
+              ("TN", ConstSpec(64)), ("TK", ConstSpec(64)))
+        for dt, has_bias in (("float16", True), ("bfloat16", True), ("bfloat16", False))
+    ],
+    "gram_matrix": [
+        _spec("gram_kernel", ("X", _arr("float32", 2)), ("G", _arr("float32", 2)),
+              ("n_samples", ScalarSpec("int32")), ("TS", ConstSpec(64)), ("TD", ConstSpec(64))),
+    ],
+}

@@ -1,0 +1,267 @@
+"""Tests for transpiler.ircheck.canonicalize and compare on hand-written and sample Tile IR.
+
+The `SCALE_PY` text is cuda-tile's output for `scale` in ircheck_kernels/base.py (TILE=256);
+`SCALE_RS` is the same kernel written the way cuTile Rust builds it (a token per array,
+every argument assumed, a splat constant, a repeated get_tile_block_id, a dead constant,
+explicit identity dim_map), so every accepted-noise rule has to fire for it to PASS.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from transpiler.ircheck.canonicalize import RULE_NAMES, RULES, canonical_text, canonicalize
+from transpiler.ircheck.compare import (
+    FAIL,
+    PASS,
+    PASS_WITH_NOTES,
+    Verdict,
+    compare_modules,
+    format_verdict,
+)
+from transpiler.ircheck.parse import parse_tileir
+
+SAMPLES = Path(__file__).parent / "ircheck_kernels" / "samples"
+
+SCALE_PY = """\
+entry @scale_Kt2_A1f32_1i16t1_p16_A1f32_1i16t1_p16_I256(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32>, %arg3: tile<ptr<f32>>, %arg4: tile<i32>, %arg5: tile<i32>) optimization_hints=<default = {}> {
+  %0 = make_token : token
+  %assume = assume div_by<16>, %arg0 : tile<ptr<f32>>
+  %assume_0 = assume div_by<16>, %arg1 : tile<i32>
+  %assume_1 = assume div_by<16>, %arg3 : tile<ptr<f32>>
+  %assume_2 = assume div_by<16>, %arg4 : tile<i32>
+  %cst_1_i32 = constant <i32: 1> : tile<i32>
+  %cst_1_i32_3 = constant <i32: 1> : tile<i32>
+  %assume_assume = assume bounded<0, ?>, %assume_0 : tile<i32>
+  %assume_assume_assume = assume div_by<16>, %assume_assume : tile<i32>
+  %tview = make_tensor_view %assume, shape = [%assume_assume_assume], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+  %assume_assume_4 = assume bounded<0, ?>, %assume_2 : tile<i32>
+  %assume_assume_assume_5 = assume div_by<16>, %assume_assume_4 : tile<i32>
+  %tview_6 = make_tensor_view %assume_1, shape = [%assume_assume_assume_5], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+  %blockId_x, %blockId_y, %blockId_z = get_tile_block_id : tile<i32>
+  %pview = make_partition_view %tview : partition_view<tile=(256), tensor_view<?xf32, strides=[1]>>
+  %tile, %result_token = load_view_tko weak %pview[%blockId_x] token = %0 : partition_view<tile=(256), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<256xf32>, token
+  %cst_2_f32 = constant <f32: 2.000000e+00> : tile<f32>
+  %reshape = reshape %cst_2_f32 : tile<f32> -> tile<1xf32>
+  %bcast = broadcast %reshape : tile<1xf32> -> tile<256xf32>
+  %1 = mulf %tile, %bcast  : tile<256xf32>
+  %pview_7 = make_partition_view %tview_6 : partition_view<tile=(256), tensor_view<?xf32, strides=[1]>>
+  %2 = store_view_tko weak %1, %pview_7[%blockId_x] token = %0 : tile<256xf32>, partition_view<tile=(256), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+  return
+}
+"""  # noqa: E501 - printer output, kept verbatim
+
+SCALE_RS = """\
+cuda_tile.module @module {
+  entry @scale(%x_ptr: tile<ptr<f32>>, %x_dim_0: tile<i32>, %x_stride_0: tile<i32>, %y_ptr: tile<ptr<f32>>, %y_dim_0: tile<i32>, %y_stride_0: tile<i32>) {
+    %0 = assume bounded<0, ?>, %x_dim_0 : tile<i32>
+    %1 = assume div_by<16>, %0 : tile<i32>
+    %2 = make_token : token
+    %3 = assume div_by<16>, %x_ptr : tile<ptr<f32>>
+    %4 = make_tensor_view %3, shape = [%1], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %5 = assume bounded<0, ?>, %y_dim_0 : tile<i32>
+    %6 = assume div_by<16>, %5 : tile<i32>
+    %7 = make_token : token
+    %8 = assume div_by<16>, %y_ptr : tile<ptr<f32>>
+    %9 = make_tensor_view %8, shape = [%6], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %10, %11, %12 = get_tile_block_id : tile<i32>
+    %13 = assume bounded<0, ?>, %10 : tile<i32>
+    %unused = constant <i32: 7> : tile<i32>
+    %14 = make_partition_view %4 : partition_view<tile=(256), tensor_view<?xf32, strides=[1]>, dim_map=[0]>
+    %15, %16 = load_view_tko weak %14[%13] token = %2 : partition_view<tile=(256), tensor_view<?xf32, strides=[1]>, dim_map=[0]>, tile<i32> -> tile<256xf32>, token
+    %17 = constant <f32: 2.000000e+00> : tile<256xf32>
+    %18 = mulf %17, %15 : tile<256xf32>
+    %19, %20, %21 = get_tile_block_id : tile<i32>
+    %22 = make_partition_view %9 : partition_view<tile=(256), tensor_view<?xf32, strides=[1]>, dim_map=[0]>
+    %23 = store_view_tko weak %18, %22[%19] token = %7 : tile<256xf32>, partition_view<tile=(256), tensor_view<?xf32, strides=[1]>, dim_map=[0]>, tile<i32> -> token
+    return
+  }
+}
+"""  # noqa: E501 - printer output, kept verbatim
+
+ORDERED_PY = """\
+entry @ordered(%arg0: tile<ptr<f32>>, %arg1: tile<i32>) {
+  %0 = make_token : token
+  %tv = make_tensor_view %arg0, shape = [%arg1], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+  %bx, %by, %bz = get_tile_block_id : tile<i32>
+  %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>
+  %one = constant <f32: 1.000000e+00> : tile<16xf32>
+  %t1 = store_view_tko weak %one, %pv[%bx] token = %0 : tile<16xf32>, partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+  %tile, %t2 = load_view_tko weak %pv[%bx] token = %t1 : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<16xf32>, token
+  %t3 = store_view_tko weak %tile, %pv[%by] token = %t2 : tile<16xf32>, partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+  return
+}
+"""  # noqa: E501 - printer output, kept verbatim
+
+
+def _sample(name: str) -> str:
+    return (SAMPLES / f"{name}.tileir").read_text()
+
+
+def _verdict(reference: str, generated: str) -> Verdict:
+    return compare_modules(parse_tileir(reference), parse_tileir(generated))
+
+
+def _fails_with(verdict: Verdict, kind: str) -> None:
+    assert verdict.status == FAIL, format_verdict(verdict)
+    assert kind in verdict.kinds, format_verdict(verdict)
+
+
+@pytest.mark.parametrize("name", ["vadd", "softmax_rows", "matmul"])
+def test_a_sample_equals_itself(name: str) -> None:
+    text = _sample(name)
+    verdict = _verdict(text, text)
+    assert verdict.status == PASS, format_verdict(verdict)
+    assert verdict.notes == [] and verdict.differences == []
+
+
+def test_rust_style_ir_passes_with_a_note_per_rule() -> None:
+    verdict = _verdict(SCALE_PY, SCALE_RS)
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    rules = {note.rule for note in verdict.notes}
+    assert {"token-threading", "merge-duplicates", "assume-bounded-redundant", "dead-code",
+            "constant-splat", "identity-dim-map", "assume-chain"} <= rules
+    assert rules <= RULE_NAMES
+
+
+def test_every_rule_has_a_reason() -> None:
+    assert len(RULE_NAMES) == len(RULES)
+    assert all(len(rule.reason) > 40 for rule in RULES)
+
+
+def test_renamed_values_and_reordered_statements_pass() -> None:
+    text = _sample("vadd")
+    renamed = text.replace("%tile_14", "%rhs").replace("%tile,", "%lhs,").replace(
+        "%tile, %rhs", "%lhs, %rhs")
+    lines = renamed.splitlines()
+    load_b = [i for i, line in enumerate(lines) if "%pview_13" in line]
+    load_a = [i for i, line in enumerate(lines) if line.strip().startswith(("%pview =", "%lhs,"))]
+    block = [lines[i] for i in load_b] + [lines[i] for i in load_a]
+    start = min(load_a)
+    lines[start:start + 4] = block
+    reordered = "\n".join(lines) + "\n"
+    assert reordered != text
+    verdict = _verdict(text, reordered)
+    assert verdict.status == PASS, format_verdict(verdict)
+
+
+def test_swapped_operands_of_a_commutative_op_pass() -> None:
+    text = _sample("vadd")
+    swapped = text.replace("addf %tile, %tile_14", "addf %tile_14, %tile")
+    assert _verdict(text, swapped).passed
+
+
+def test_swapped_operands_of_subtraction_fail() -> None:
+    text = _sample("softmax_rows")
+    swapped = text.replace("subf %1, %bcast ", "subf %bcast, %1 ")
+    assert swapped != text
+    _fails_with(_verdict(text, swapped), "operand-order")
+
+
+def test_ceil_division_matches_get_index_space_shape() -> None:
+    text = _sample("matmul")
+    explicit = text.replace(
+        "%1:2 = get_index_space_shape %pview : partition_view<tile=(128x64), "
+        "tensor_view<?x?xbf16, strides=[?,1]>> -> tile<i32>",
+        "%c64 = constant <i32: 64> : tile<i32>\n"
+        "  %tiles = divi %assume_assume_assume_11, %c64 signed rounding<positive_inf> : "
+        "tile<i32>").replace("%1#1", "%tiles")
+    assert explicit != text
+    verdict = _verdict(text, explicit)
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert "index-space-ceildiv" in {n.rule for n in verdict.notes}
+    wrong = explicit.replace("<i32: 64>", "<i32: 32>")
+    _fails_with(_verdict(text, wrong), "loop-bounds")
+
+
+def test_ceil_division_of_the_wrong_extent_fails() -> None:
+    text = _sample("matmul")
+    explicit = text.replace(
+        "%1:2 = get_index_space_shape %pview : partition_view<tile=(128x64), "
+        "tensor_view<?x?xbf16, strides=[?,1]>> -> tile<i32>",
+        "%c64 = constant <i32: 64> : tile<i32>\n"
+        "  %tiles = divi %assume_assume_assume, %c64 signed rounding<positive_inf> : "
+        "tile<i32>").replace("%1#1", "%tiles")
+    _fails_with(_verdict(text, explicit), "loop-bounds")
+
+
+def test_lost_token_order_between_store_and_load_fails() -> None:
+    unordered = ORDERED_PY.replace("[%bx] token = %t1", "[%bx] token = %0")
+    verdict = _verdict(ORDERED_PY, unordered)
+    _fails_with(verdict, "memory-ordering")
+    assert _verdict(ORDERED_PY, ORDERED_PY).status == PASS
+
+
+def test_entry_optimization_hints_are_compared() -> None:
+    text = _sample("vadd")
+    hinted = text.replace("optimization_hints=<default = {}>",
+                          "optimization_hints=<default = {occupancy = 2}>")
+    _fails_with(_verdict(text, hinted), "optimization-hints")
+
+
+def test_load_latency_hint_is_compared() -> None:
+    text = _sample("vadd")
+    hinted = text.replace("[%blockId_x] token = %0 :",
+                          "[%blockId_x] token = %0 optimization_hints = "
+                          "<default = {latency = 3}> :", 1)
+    _fails_with(_verdict(text, hinted), "memory-hints")
+
+
+def test_tensor_view_strides_are_compared() -> None:
+    text = _sample("vadd")
+    strided = text.replace("strides = [1]", "strides = [2]").replace("strides=[1]", "strides=[2]")
+    _fails_with(_verdict(text, strided), "tensor-view-strides")
+
+
+def test_padding_where_the_reference_leaves_it_undetermined_is_a_note() -> None:
+    text = _sample("vadd")
+    padded = text.replace("partition_view<tile=(1024), tensor_view",
+                          "partition_view<tile=(1024), padding_value = zero, tensor_view")
+    verdict = _verdict(text, padded)
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert {n.rule for n in verdict.notes} == {"padding-refinement"}
+    _fails_with(_verdict(padded, text), "padding-value")
+
+
+def test_a_dropped_alignment_assumption_fails() -> None:
+    text = _sample("vadd")
+    dropped = text.replace("%assume_1 = assume div_by<16>, %arg3 : tile<ptr<f32>>",
+                           "%assume_1 = assume bounded<0, ?>, %arg3 : tile<ptr<f32>>")
+    verdict = _verdict(text, dropped)
+    _fails_with(verdict, "assumption")
+    assert "view1.base" in format_verdict(verdict)
+
+
+def test_changed_combiner_and_identity_fail() -> None:
+    text = _sample("softmax_rows")
+    changed = text.replace("maxf %reduce_lhs", "minf %reduce_lhs")
+    _fails_with(_verdict(text, changed), "reduce-combiner")
+    identity = text.replace("0xFF800000", "0x7F800000")
+    _fails_with(_verdict(text, identity), "reduce-identity")
+
+
+def test_differences_carry_both_op_texts_and_locations() -> None:
+    text = _sample("softmax_rows")
+    changed = text.replace("%3 = exp %2", "%3 = exp2 %2")
+    verdict = _verdict(text, changed)
+    diff = next(d for d in verdict.differences if d.kind == "operation")
+    assert diff.reference == "%3 = exp %2 : tile<1x4096xf32>"
+    assert diff.generated == "%3 = exp2 %2 : tile<1x4096xf32>"
+    assert "[operation]" in format_verdict(verdict)
+
+
+def test_canonical_text_is_independent_of_value_names() -> None:
+    text = _sample("softmax_rows")
+    renamed = text.replace("%reduce", "%r").replace("%bcast", "%b").replace("%tile", "%t")
+    first = canonical_text(canonicalize(parse_tileir(text).entry()))
+    second = canonical_text(canonicalize(parse_tileir(renamed).entry()))
+    assert first == second
+    assert "%view0.shape[0]" in first and "assume" not in first
+
+
+def test_two_entries_are_refused() -> None:
+    text = _sample("vadd")
+    with pytest.raises(ValueError):
+        compare_modules(parse_tileir(text + text), parse_tileir(text))

@@ -1,0 +1,722 @@
+"""Canonical form of one Tile IR entry, so that two entries can be compared structurally.
+
+Takes a `TileIrEntry` (from `parse.py`) and an `Interner` shared by the two entries being
+compared; gives a `CanonicalEntry`: the entry's ops resolved into a graph of `Node`s and
+`Value`s, with
+
+- a structural key per node and per value (the same computation gets the same key on both
+  sides, whatever the value names, statement order or source of the IR),
+- the tensor-view role of each entry argument (`view1.shape[0]`), since the two front ends
+  pass arguments differently,
+- liveness (dead pure ops removed), the facts asserted by `assume` per value, and
+- a record of every accepted-noise rule applied (`applied`), so that differences in noise
+  between the sides can be reported as notes.
+
+Each rule is listed in `RULES` with the reason it preserves meaning. `canonical_text` prints
+the canonical form with values renamed in definition order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from transpiler.ircheck.parse import (
+    Item,
+    Operation,
+    TileIrEntry,
+    TileIrType,
+    make_template,
+    render,
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    reason: str
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("dead-code",
+         "An op without side effects whose results are never used cannot change what the "
+         "kernel stores; it is dropped (weak loads count as side-effect free)."),
+    Rule("merge-duplicates",
+         "Two side-effect-free ops with the same name, attributes, types and operands compute "
+         "the same value (SSA values are immutable), e.g. repeated get_tile_block_id or equal "
+         "constants; uses of either are the same value. Loads and stores are never merged."),
+    Rule("assume-chain",
+         "`assume` returns its operand unchanged; uses of its result are uses of the operand, "
+         "and the predicate is kept as a fact of that value, compared as a set."),
+    Rule("assume-duplicate",
+         "Asserting the same predicate on the same value twice adds nothing; it is counted once."),
+    Rule("assume-bounded-redundant",
+         "`bounded<0, ?>` on a block id, grid size, index-space extent, iota, or a `for` "
+         "induction variable starting at a constant >= 0 with a constant step > 0 restates "
+         "what the op already guarantees."),
+    Rule("token-threading",
+         "Tokens only order memory ops; make_token / join_tokens and token operands are left "
+         "out of the structural key, and the order they impose between memory ops on the "
+         "same array is checked separately (compare.py, memory-ordering)."),
+    Rule("constant-splat",
+         "`broadcast` / `reshape` of a scalar constant is the splat constant of the result "
+         "type: the same elements, whichever way the front end builds it."),
+    Rule("index-space-ceildiv",
+         "get_index_space_shape of a partition view with an identity dim_map and a dynamic "
+         "extent S along a dim with tile size T is ceil(S / T); `divi S, T signed "
+         "rounding<positive_inf>` with T a positive constant and S a tensor-view extent (never "
+         "negative) is the same value, so both get one key."),
+    Rule("commutative-operands",
+         "Operands of commutative ops (addf, mulf, addi, muli, maxf, minf, maxi, mini, andi, "
+         "ori, xori, and the two factors of fma) are put in a canonical order."),
+    Rule("padding-refinement",
+         "A load with no padding_value leaves out-of-bounds elements undetermined; a "
+         "generated view that pads with a defined value is one of the permitted results. "
+         "Applied by compare.py only in that direction (reference without padding)."),
+    Rule("identity-dim-map",
+         "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
+)
+RULE_NAMES: frozenset[str] = frozenset(r.name for r in RULES)
+
+# Ops known to have no side effects (region ops are judged by their bodies as well).
+PURE_OPS: frozenset[str] = frozenset({
+    "absf", "absi", "addf", "addi", "andi", "assume", "atan2", "bitcast", "broadcast", "cat",
+    "ceil", "cmpf", "cmpi", "constant", "cos", "cosh", "divf", "divi", "exp", "exp2", "exti",
+    "extract", "floor", "fma", "ftof", "ftoi", "get_index_space_shape", "get_num_tile_blocks",
+    "get_tensor_shape", "get_tile_block_id", "if", "int_to_ptr", "iota", "itof", "join_tokens",
+    "log", "log2", "loop", "make_partition_view", "make_tensor_view", "make_token", "maxf",
+    "maxi", "minf", "mini", "mmaf", "mmai", "mulf", "mulhii", "muli", "negf", "negi", "offset",
+    "ori", "permute", "pow", "ptr_to_int", "ptr_to_ptr", "reduce", "remf", "remi", "reshape",
+    "rsqrt", "scan", "select", "shli", "shri", "sin", "sinh", "sqrt", "subf", "subi", "tan",
+    "tanh", "trunci", "xori", "for", "isnan",
+})
+# Ops that read memory: free of side effects, but never merged (see merge-duplicates).
+MEMORY_READ_PREFIX = "load"
+TERMINATORS: frozenset[str] = frozenset({"return", "yield", "continue", "break"})
+LOOP_OPS: frozenset[str] = frozenset({"for", "loop"})
+TOKEN_OPS: frozenset[str] = frozenset({"make_token", "join_tokens"})
+NONNEGATIVE_RESULT_OPS: frozenset[str] = frozenset(
+    {"get_tile_block_id", "get_num_tile_blocks", "get_index_space_shape", "iota"})
+# Number of leading operands that may be swapped.
+COMMUTATIVE: dict[str, int] = {
+    "addf": 2, "mulf": 2, "addi": 2, "muli": 2, "maxf": 2, "minf": 2, "maxi": 2, "mini": 2,
+    "andi": 2, "ori": 2, "xori": 2, "fma": 2,
+}
+BOUNDED_NONNEGATIVE = "bounded<0, ?>"
+
+
+class Interner:
+    """Maps structural keys (nested tuples) to small integers, shared by both sides."""
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple, int] = {}
+        self.keys: list[tuple] = []
+
+    def __call__(self, key: tuple) -> int:
+        found = self._ids.get(key)
+        if found is None:
+            found = len(self.keys)
+            self._ids[key] = found
+            self.keys.append(key)
+        return found
+
+
+@dataclass(eq=False)
+class Value:
+    """A definition: an entry argument, an op result or a region block argument."""
+
+    name: str
+    type: TileIrType | None
+    kind: str
+    node: Node | None = None
+    index: int = 0
+    depth: int = 0
+    role: str | None = None
+    facts: set[str] = field(default_factory=set)
+
+    @property
+    def is_token(self) -> bool:
+        return self.type is not None and self.type.kind == "token"
+
+
+@dataclass(eq=False)
+class Node:
+    op: Operation
+    operands: list[Value]
+    results: list[Value]
+    blocks: list[Block]
+    depth: int
+    order: int
+    parent: Block | None = None
+    live: bool = False
+    key: int = -1
+    template: str = ""
+
+
+@dataclass(eq=False)
+class Block:
+    args: list[Value]
+    nodes: list[Node]
+    owner: Node | None = None
+
+    @property
+    def terminator(self) -> Node | None:
+        if self.nodes and self.nodes[-1].op.name in TERMINATORS:
+            return self.nodes[-1]
+        return None
+
+
+@dataclass
+class CanonicalEntry:
+    entry: TileIrEntry
+    body: Block
+    args: list[Value]
+    nodes: list[Node]
+    views: list[Node]
+    interner: Interner
+    applied: dict[str, Counter[str]] = field(default_factory=dict)
+    value_keys: dict[int, int] = field(default_factory=dict)
+    special: dict[int, str] = field(default_factory=dict)
+
+    def key(self, value: Value) -> int:
+        return self.value_keys[id(alias(value))]
+
+    def roots(self, block: Block) -> list[Node]:
+        return _ordered_roots(block)
+
+
+def canonicalize(entry: TileIrEntry, interner: Interner | None = None) -> CanonicalEntry:
+    """Resolve, analyse and key one entry (see the module docstring)."""
+    return _Canonicalizer(entry, interner or Interner()).run()
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph construction
+
+
+class UndefinedValueError(ValueError):
+    """An op uses a value that no enclosing scope defines."""
+
+
+def _build(entry: TileIrEntry) -> tuple[Block, list[Value], list[Node]]:
+    args = [Value(a.name, a.type, "arg", index=i) for i, a in enumerate(entry.args)]
+    scope = {a.name: a for a in args}
+    nodes: list[Node] = []
+    body = _build_block(entry.ops, [], scope, 0, nodes)
+    return body, args, nodes
+
+
+def _build_block(ops: list[Operation], block_args: list[Value], scope: dict[str, Value],
+                 depth: int, nodes: list[Node]) -> Block:
+    scope = dict(scope)
+    for arg in block_args:
+        scope[arg.name] = arg
+    block = Block(block_args, [])
+    for op in ops:
+        node = _build_node(op, scope, depth, nodes)
+        node.parent = block
+        block.nodes.append(node)
+        for result in node.results:
+            scope[result.name] = result
+    return block
+
+
+def _build_node(op: Operation, scope: dict[str, Value], depth: int, nodes: list[Node]) -> Node:
+    operands = []
+    for name in op.operands:
+        if name not in scope:
+            raise UndefinedValueError(f"`{op.text}` uses undefined value {name}")
+        operands.append(scope[name])
+    node = Node(op, operands, [], [], depth, len(nodes))
+    nodes.append(node)
+    for i, name in enumerate(op.results):
+        type_ = op.result_types[i] if i < len(op.result_types) else None
+        node.results.append(Value(name, type_, "result", node=node, index=i, depth=depth))
+    for region in op.regions:
+        block_args = [Value(a.name, a.type, "blockarg", node=node, index=i, depth=depth + 1)
+                      for i, a in enumerate(region.args)]
+        block = _build_block(region.ops, block_args, scope, depth + 1, nodes)
+        block.owner = node
+        node.blocks.append(block)
+    return node
+
+
+def alias(value: Value) -> Value:
+    """The value an `assume` chain starts from."""
+    while value.kind == "result" and value.node is not None and value.node.op.name == "assume":
+        value = value.node.operands[0]
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Effects and roots
+
+
+def is_memory_read(op: Operation) -> bool:
+    return op.name.startswith(MEMORY_READ_PREFIX) and "weak" in op.attributes
+
+
+def has_side_effects(node: Node) -> bool:
+    """True for ops that must stay even when their results are unused."""
+    op = node.op
+    if op.name in TERMINATORS:
+        return False
+    if op.name not in PURE_OPS and not is_memory_read(op):
+        return True
+    return any(_block_escapes(node, block) for block in node.blocks)
+
+
+def _block_escapes(owner: Node, block: Block) -> bool:
+    for inner in block.nodes:
+        if inner is block.terminator:
+            if inner.op.name == "return":
+                return True
+            if inner.op.name in ("break", "continue") and owner.op.name not in LOOP_OPS:
+                return True
+        elif has_side_effects(inner):
+            return True
+    return False
+
+
+def _is_barrier(node: Node) -> bool:
+    """Effects whose position matters beyond token order: control flow, prints, unknown ops.
+
+    Stores and atomics between two barriers are compared as a set; the order that tokens
+    impose between them is checked by compare.py.
+    """
+    return has_side_effects(node) and not node.op.name.startswith(("store", "atomic"))
+
+
+def _ordered_roots(block: Block) -> list[Node]:
+    """Side-effecting ops in program order, then the terminator."""
+    roots = [n for n in block.nodes if has_side_effects(n)]
+    term = block.terminator
+    return roots + ([term] if term is not None else [])
+
+
+# ---------------------------------------------------------------------------------------------
+# The canonicalizer
+
+
+class _Canonicalizer:
+    def __init__(self, entry: TileIrEntry, interner: Interner) -> None:
+        self.entry = entry
+        self.interner = interner
+        body, args, nodes = _build(entry)
+        self.canon = CanonicalEntry(entry, body, args, nodes, [], interner,
+                                    {r.name: Counter() for r in RULES})
+        self.occurrences: Counter[tuple] = Counter()
+        self.node_keys: dict[int, int] = {}
+
+    def run(self) -> CanonicalEntry:
+        self._liveness()
+        self._roles()
+        self._facts()
+        self._scalar_roles()
+        for node in self.canon.nodes:
+            if node.live:
+                self._node_key(node)
+        for node in self.canon.views:
+            self._node_key(node)
+        self._record_dead_and_duplicates()
+        return self.canon
+
+    def note(self, rule: str, what: str, count: int = 1) -> None:
+        self.canon.applied[rule][what] += count
+
+    # -- assume facts ---------------------------------------------------------------------
+
+    def _facts(self) -> None:
+        for node in self.canon.nodes:
+            if node.op.name != "assume" or not node.operands:
+                continue
+            root = alias(node.operands[0])
+            predicate = " ".join(f"{k}{v}" for k, v in node.op.attributes.items())
+            self.note("assume-chain", node.op.name)
+            if predicate == BOUNDED_NONNEGATIVE and _nonnegative_by_construction(root):
+                self.note("assume-bounded-redundant", _describe_def(root))
+                continue
+            if predicate in root.facts:
+                self.note("assume-duplicate", predicate)
+            root.facts.add(predicate)
+
+    # -- argument roles -------------------------------------------------------------------
+
+    def _roles(self) -> None:
+        views = [n for n in self.canon.nodes if n.op.name == "make_tensor_view" and n.live]
+        self.canon.views = views
+        for k, view in enumerate(views):
+            for value, label in zip(view.operands, view.op.operand_labels, strict=False):
+                root = alias(value)
+                if root.kind != "arg" or root.role is not None:
+                    continue
+                root.role = f"view{k}.{label or 'base'}"
+
+    def _scalar_roles(self) -> None:
+        used = {id(alias(v)) for n in self.canon.nodes if n.live for v in n.operands}
+        count = 0
+        for arg in self.canon.args:
+            if arg.role is None and id(arg) in used:
+                arg.role = f"scalar{count}"
+                count += 1
+
+    # -- liveness -------------------------------------------------------------------------
+
+    def _liveness(self) -> None:
+        for root in _ordered_roots(self.canon.body):
+            self._mark(root)
+
+    def _mark(self, node: Node) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.live:
+                continue
+            current.live = True
+            for value in current.operands:
+                value = alias(value)
+                if value.is_token:
+                    continue
+                if value.kind == "result" and value.node is not None:
+                    stack.append(value.node)
+                elif value.kind == "blockarg" and value.node is not None:
+                    stack.append(value.node)
+            for block in current.blocks:
+                stack.extend(_ordered_roots(block))
+            if current.parent is not None and current.parent.owner is not None:
+                stack.append(current.parent.owner)
+
+    def _record_dead_and_duplicates(self) -> None:
+        seen: set[tuple[int, int]] = set()
+        for node in self.canon.nodes:
+            name = node.op.name
+            if name == "assume":
+                continue
+            if name in TOKEN_OPS:
+                self.note("token-threading", name)
+                continue
+            if not node.live:
+                self.note("dead-code", name)
+                continue
+            if node.key < 0 or not _mergeable(node):
+                continue
+            if any((id(b), node.key) in seen for b in _enclosing_blocks(node)):
+                self.note("merge-duplicates", name)
+            seen.add((id(node.parent), node.key))
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def value_key(self, value: Value) -> int:
+        value = alias(value)
+        cached = self.canon.value_keys.get(id(value))
+        if cached is not None:
+            return cached
+        key = self.interner(self._value_tuple(value))
+        self.canon.value_keys[id(value)] = key
+        return key
+
+    def _value_tuple(self, value: Value) -> tuple:
+        facts = tuple(sorted(value.facts))
+        type_text = value.type.text if value.type is not None else ""
+        if value.is_token:
+            return ("token",)
+        if value.kind == "arg":
+            return ("arg", value.role or f"unused{value.index}", type_text, facts)
+        if value.kind == "blockarg":
+            return ("barg", value.depth, value.index, type_text, facts)
+        assert value.node is not None
+        splat = splat_literal(value)
+        if splat is not None:
+            if value.node.op.name != "constant":
+                self.note("constant-splat", value.node.op.name)
+            return ("splat", splat, type_text, facts)
+        ceildiv = self._ceildiv(value)
+        if ceildiv is not None:
+            return (*ceildiv, type_text, facts)
+        return ("res", self._node_key(value.node), value.index, facts)
+
+    def _ceildiv(self, value: Value) -> tuple | None:
+        parts = ceildiv_parts(value)
+        if parts is None:
+            return None
+        extent, tile = parts
+        assert value.node is not None
+        self.note("index-space-ceildiv", value.node.op.name)
+        return ("ceildiv", self.value_key(extent), tile)
+
+    def _node_key(self, node: Node) -> int:
+        cached = self.node_keys.get(id(node))
+        if cached is not None:
+            return cached
+        operand_keys = [self.value_key(v) for v in node.operands]
+        leading = COMMUTATIVE.get(node.op.name, 0)
+        if leading:
+            ordered = sorted(operand_keys[:leading])
+            if ordered != operand_keys[:leading]:
+                self.note("commutative-operands", node.op.name)
+            operand_keys[:leading] = ordered
+        block_keys = tuple(self._block_key(b) for b in node.blocks)
+        node.template = self._template(node)
+        base = ("op", node.template, tuple(operand_keys), block_keys)
+        occurrence = 0
+        if not _mergeable(node):
+            occurrence = self.occurrences[base]
+            self.occurrences[base] += 1
+        key = self.interner((*base, occurrence))
+        node.key = key
+        self.node_keys[id(node)] = key
+        return key
+
+    def _block_key(self, block: Block) -> tuple:
+        arg_types = tuple(a.type.text if a.type else "" for a in block.args)
+        roots = _ordered_roots(block)
+        segments: list[list[int]] = [[]]
+        keys: list[int] = []
+        for root in roots:
+            key = self._node_key(root)
+            if root is block.terminator or _is_barrier(root):
+                keys.extend(sorted(segments[-1]))
+                keys.append(key)
+                segments.append([])
+            else:
+                segments[-1].append(key)
+        keys.extend(sorted(segments[-1]))
+        return ("block", arg_types, tuple(keys))
+
+    def _template(self, node: Node) -> str:
+        op = node.op
+        if "dim_map" not in op.template:
+            return op.template
+        items = tuple(_drop_identity_dim_map(i, self) for i in op.items)
+        defs = [a.name for a in op.regions[0].args] if op.regions else []
+        return make_template(op.name, items, defs)
+
+
+def _enclosing_blocks(node: Node) -> list[Block]:
+    blocks: list[Block] = []
+    block = node.parent
+    while block is not None:
+        blocks.append(block)
+        block = block.owner.parent if block.owner is not None else None
+    return blocks
+
+
+def ceildiv_parts(value: Value) -> tuple[Value, int] | None:
+    """(extent, tile) when `value` is ceil(extent / tile) by rule index-space-ceildiv."""
+    value = alias(value)
+    node = value.node
+    if value.kind != "result" or node is None:
+        return None
+    if node.op.name == "get_index_space_shape":
+        return _index_space_extent(node, value.index)
+    if node.op.name == "divi" and _is_ceil_division(node):
+        tile = _int_literal(splat_literal(node.operands[1]))
+        extent = alias(node.operands[0])
+        if tile is not None and tile > 0 and _is_view_extent(extent):
+            return extent, tile
+    return None
+
+
+def _mergeable(node: Node) -> bool:
+    return node.op.name in PURE_OPS and not node.blocks and not is_memory_read(node.op)
+
+
+def _nonnegative_by_construction(value: Value) -> bool:
+    node = value.node
+    if node is None:
+        return False
+    if value.kind == "result":
+        if node.op.name == "divi" and _is_ceil_division(node):
+            tile = _int_literal(splat_literal(node.operands[1]))
+            return tile is not None and tile > 0 and _is_view_extent(alias(node.operands[0]))
+        return node.op.name in NONNEGATIVE_RESULT_OPS
+    if value.kind == "blockarg" and node.op.name == "for" and value.index == 0:
+        if len(node.operands) < 3:
+            return False
+        lower = _int_literal(splat_literal(node.operands[0]))
+        step = _int_literal(splat_literal(node.operands[2]))
+        return lower is not None and lower >= 0 and step is not None and step > 0
+    return False
+
+
+def splat_literal(value: Value) -> str | None:
+    """`<f32: 1.0>` when the value is a scalar constant, maybe reshaped / broadcast."""
+    value = alias(value)
+    node = value.node
+    if value.kind != "result" or node is None:
+        return None
+    if node.op.name == "constant":
+        literal = node.op.attributes.get("value", "")
+        return literal if literal and "[" not in literal else None
+    if node.op.name in ("broadcast", "reshape") and node.operands:
+        return splat_literal(node.operands[0])
+    return None
+
+
+def _int_literal(literal: str | None) -> int | None:
+    """The integer in a constant literal such as `<i32: 64>`."""
+    if literal is None or ":" not in literal:
+        return None
+    text = literal.strip("<>").split(":", 1)[1].strip()
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _is_ceil_division(node: Node) -> bool:
+    attrs = node.op.attributes
+    return "signed" in attrs and attrs.get("rounding") == "<positive_inf>" and len(
+        node.operands) == 2
+
+
+def _is_view_extent(value: Value) -> bool:
+    return value.kind == "arg" and value.role is not None and ".shape[" in value.role
+
+
+def _index_space_extent(node: Node, index: int) -> tuple[Value, int] | None:
+    """(tensor-view extent, tile size) behind result `index` of get_index_space_shape."""
+    if not node.operands:
+        return None
+    pview = alias(node.operands[0])
+    pnode = pview.node
+    if pnode is None or pnode.op.name != "make_partition_view" or not pnode.op.result_types:
+        return None
+    ptype = pnode.op.result_types[0]
+    dim_map = ptype.field("dim_map")
+    if dim_map is not None and not is_identity_list(dim_map):
+        return None
+    tile = _tile_dims(ptype.field("tile"))
+    tview = alias(pnode.operands[0]) if pnode.operands else None
+    if tview is None or tview.node is None or tview.node.op.name != "make_tensor_view":
+        return None
+    if tile is None or index >= len(tile):
+        return None
+    label = f"shape[{index}]"
+    for value, value_label in zip(tview.node.operands, tview.node.op.operand_labels,
+                                  strict=False):
+        if value_label == label:
+            return alias(value), tile[index]
+    return None
+
+
+def _tile_dims(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    inner = text.strip("()").strip()
+    try:
+        return [int(d) for d in inner.split("x")]
+    except ValueError:
+        return None
+
+
+def is_identity_list(text: str) -> bool:
+    """True for `[0, 1, ..., n-1]` (or `[]`), the default dim_map."""
+    inner = text.strip("[]").replace(" ", "")
+    if not inner:
+        return True
+    try:
+        return [int(x) for x in inner.split(",")] == list(range(inner.count(",") + 1))
+    except ValueError:
+        return False
+
+
+def _drop_identity_dim_map(item: Item, canon: _Canonicalizer) -> Item:
+    if not item.is_group:
+        return item
+    children = list(item.children)
+    for i in range(len(children) - 2):
+        first, eq, value = children[i], children[i + 1], children[i + 2]
+        if (first.kind == "NAME" and first.text == "dim_map" and eq.kind == "EQUAL"
+                and value.kind == "bracket_group" and is_identity_list(value.text)):
+            start = i - 1 if i > 0 and children[i - 1].kind == "COMMA" else i
+            del children[start:i + 3]
+            canon.note("identity-dim-map", "partition_view")
+            break
+    rebuilt = tuple(_drop_identity_dim_map(c, canon) for c in children)
+    return Item(item.kind, render(rebuilt, item.kind), rebuilt)
+
+
+def _describe_def(value: Value) -> str:
+    if value.kind == "arg":
+        return value.role or f"argument {value.index}"
+    if value.node is not None and value.kind == "result":
+        return value.node.op.name
+    if value.node is not None:
+        return f"{value.node.op.name} block argument {value.index}"
+    return value.name
+
+
+# ---------------------------------------------------------------------------------------------
+# Printing
+
+
+def describe(value: Value) -> str:
+    """A short human name for a value: its role, or the op that defines it."""
+    value = alias(value)
+    if value.kind == "arg":
+        return value.role or f"argument {value.index}"
+    if value.kind == "blockarg" and value.node is not None:
+        return f"block argument {value.index} of `{value.node.op.name}`"
+    if value.node is not None:
+        suffix = f"#{value.index}" if len(value.node.results) > 1 else ""
+        return f"`{value.node.op.name}`{suffix} result ({value.node.op.text})"
+    return value.name
+
+
+def canonical_text(canon: CanonicalEntry) -> str:
+    """The live, deduplicated ops with values renamed `%v0, %v1, ...` in definition order."""
+    printer = _Printer()
+    for arg in canon.args:
+        printer.names[id(arg)] = f"%{arg.role or f'unused{arg.index}'}"
+    printer.block(canon.body, 0)
+    return "\n".join(printer.lines)
+
+
+class _Printer:
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+        self.printed: dict[int, list[str]] = {}
+        self.lines: list[str] = []
+        self.count = 0
+
+    def block(self, block: Block, indent: int) -> None:
+        outer = dict(self.printed)
+        self._block(block, indent)
+        self.printed = outer
+
+    def _block(self, block: Block, indent: int) -> None:
+        pad = "  " * indent
+        for i, arg in enumerate(block.args):
+            self.names[id(arg)] = f"%b{indent}_{i}"
+        for node in block.nodes:
+            if not node.live or node.op.name in TOKEN_OPS or node.op.name == "assume":
+                continue
+            if node.key in self.printed and _mergeable(node):
+                for value, name in zip(node.results, self.printed[node.key], strict=False):
+                    self.names[id(value)] = name
+                continue
+            result_names = []
+            for value in node.results:
+                name = f"%v{self.count}"
+                self.count += 1
+                self.names[id(value)] = name
+                result_names.append(name)
+            self.printed[node.key] = result_names
+            lhs = f"{', '.join(result_names)} = " if result_names else ""
+            self.lines.append(f"{pad}{lhs}{_substitute(node, self.names)}")
+            for inner in node.blocks:
+                self.lines.append(f"{pad}{{")
+                self.block(inner, indent + 1)
+                self.lines.append(f"{pad}}}")
+
+
+def _substitute(node: Node, names: dict[int, str]) -> str:
+    text = node.op.template
+    operand_names = []
+    for value in node.operands:
+        value = alias(value)
+        operand_names.append("%token" if value.is_token else names.get(id(value), value.name))
+    for i in reversed(range(len(operand_names))):
+        text = text.replace(f"${i}", operand_names[i])
+    return text

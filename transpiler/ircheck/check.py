@@ -1,0 +1,332 @@
+"""The IR check of a translation: Python source + Rust text -> one verdict per specialization.
+
+Takes the source file, the Rust translation (text with embedded specialization manifests) and
+the specializations to check; gives, per kernel and specialization, the verdict of comparing
+the Tile IR that cuTile Python produces (`reference.reference_ir`) with the Tile IR that cuTile
+Rust produces for the same specialization (`generated.compile_rust_kernels`, one harness run
+per file), both printed by the same `tileirdisasm` and compared structurally
+(`compare.compare_modules`). Specializations come from `--spec` files, else from the kernel's
+launch sites and the dtypes its host code names (`derive_specs`).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from transpiler.frontend.cutile_py import SourceModule, dotted_name, parse_source, tile_attr
+from transpiler.ircheck.spec import (
+    RUST_ELEMENT_TYPES,
+    ArraySpec,
+    ConstSpec,
+    KernelSpec,
+    ParamSpec,
+    ScalarSpec,
+)
+
+DEFAULT_CONST_INT = 64
+_FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+@dataclass
+class CheckOutcome:
+    kernel: str
+    spec: KernelSpec
+    verdict: str  # PASS | PASS_WITH_NOTES | FAIL | ERROR
+    notes: list[str] = field(default_factory=list)
+    differences: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "specialization": self.spec.label(),
+            "verdict": self.verdict,
+            "notes": self.notes,
+            "differences": self.differences,
+            "error": self.error,
+        }
+
+    def line(self) -> str:
+        head = f"{self.verdict:<16} {self.spec.label()}"
+        if self.error:
+            return f"{head}: {self.error.splitlines()[0]}"
+        if self.verdict == "PASS_WITH_NOTES":
+            return f"{head} ({len(self.notes)} notes)"
+        if self.verdict == "FAIL":
+            return f"{head} ({len(self.differences)} differences)"
+        return head
+
+
+# ---- specializations -----------------------------------------------------------------------
+
+
+def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
+    """The Rust generic arguments (flat strings) that realize `spec` for a manifest."""
+    out: list[str] = []
+    for generic in manifest["generics"]:
+        param = spec.param(generic["params"][0])
+        if generic["kind"] == "type":
+            if not isinstance(param, ArraySpec | ScalarSpec):
+                raise ValueError(f"generic {generic['name']} needs a dtype")
+            out.append(RUST_ELEMENT_TYPES[param.dtype])
+        elif isinstance(param, ConstSpec):
+            value = param.value
+            out.append(("true" if value else "false") if generic["kind"] == "bool"
+                       else str(int(value)))
+        else:
+            raise ValueError(f"generic {generic['name']} needs a constant")
+    return out
+
+
+def load_spec_file(path: Path) -> dict[str, list[KernelSpec]]:
+    """`--spec FILE`: {"kernel": [{"x": {"dtype": "float32", "ndim": 2}, "TILE": 128,
+    "n": {"scalar": "int32"}}, ...]} in parameter order."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, list[KernelSpec]] = {}
+    for kernel, entries in data.items():
+        for entry in entries:
+            params: list[tuple[str, ParamSpec]] = []
+            for name, value in entry.items():
+                params.append((name, _param_from_json(value)))
+            out.setdefault(kernel, []).append(KernelSpec(kernel, tuple(params)))
+    return out
+
+
+def _param_from_json(value: Any) -> ParamSpec:
+    if isinstance(value, dict) and "dtype" in value:
+        return ArraySpec(str(value["dtype"]), int(value["ndim"]))
+    if isinstance(value, dict) and "scalar" in value:
+        return ScalarSpec(str(value["scalar"]))
+    if isinstance(value, bool | int | float):
+        return ConstSpec(value)
+    raise ValueError(f"cannot read specialization value {value!r}")
+
+
+def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelSpec]:
+    """Specializations for a kernel from how its file launches it.
+
+    Constants come from the launch site's arguments when they are literals or host locals /
+    module constants assigned a literal; otherwise `DEFAULT_CONST_INT`. Each launch-time dtype
+    takes, in turn, every float dtype the host code names (float32 when it names none), so
+    the kernel is checked once per element type it is used with.
+    """
+    kernel = str(manifest["kernel"])
+    consts = _launch_constants(source, kernel)
+    dtypes = _host_dtypes(source) or ["float32"]
+    specs: list[KernelSpec] = []
+    for dtype in dtypes:
+        params: list[tuple[str, ParamSpec]] = []
+        for p in manifest["params"]:
+            name = p["name"]
+            if p["kind"] == "array":
+                element = p["element"]
+                concrete = _dtype_of_rust(element)
+                params.append((name, ArraySpec(concrete or dtype, int(p["ndim"]))))
+            elif p["kind"] == "scalar":
+                params.append((name, ScalarSpec(_dtype_of_rust(p["element"]) or "int32")))
+            else:
+                kind = p.get("const_kind")
+                value = consts.get(name)
+                if value is None:
+                    value = {"bool": True, "float": 1.0}.get(kind, DEFAULT_CONST_INT)
+                params.append((name, ConstSpec(value)))
+        spec = KernelSpec(kernel, tuple(params))
+        if spec not in specs:
+            specs.append(spec)
+    return specs
+
+
+def _dtype_of_rust(element: str) -> str | None:
+    for name, rust in RUST_ELEMENT_TYPES.items():
+        if rust == element:
+            return name
+    return None
+
+
+def _host_dtypes(source: SourceModule) -> list[str]:
+    found: list[str] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            name = dotted_name(node)
+            if name is None:
+                return
+            attr = node.attr.value
+            head = name.split(".")[0]
+            is_dtype_module = source.module_aliases.get(head) in ("torch", "numpy") or (
+                tile_attr(source, node) is not None)
+            if is_dtype_module and attr in _FLOAT_DTYPES and attr not in found:
+                found.append(attr)
+
+    for fn_name, fn in source.functions.items():
+        if fn_name not in {k.name for k in source.kernels}:
+            fn.visit(Finder())
+    return found
+
+
+def _launch_constants(source: SourceModule, kernel: str) -> dict[str, object]:
+    fn = next((k.node for k in source.kernels if k.name == kernel), None)
+    if fn is None:
+        return {}
+    names = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    for launch in source.launches:
+        if launch.kernel != kernel or len(launch.args) != len(names):
+            continue
+        host = source.functions.get(launch.host_function or "")
+        values: dict[str, object] = {}
+        for name, arg in zip(names, launch.args, strict=False):
+            value = _literal(source, host, arg)
+            if value is not None:
+                values[name] = value
+        return values
+    return {}
+
+
+def _literal(source: SourceModule, host: cst.FunctionDef | None,
+             node: cst.BaseExpression, depth: int = 0) -> object:
+    if depth > 8:
+        return None
+    if isinstance(node, cst.Integer | cst.Float):
+        return node.evaluated_value
+    if isinstance(node, cst.Name):
+        if node.value in ("True", "False"):
+            return node.value == "True"
+        assigned = _host_assignment(host, node.value) if host is not None else None
+        if assigned is None:
+            assigned = source.constants.get(node.value)
+        if assigned is not None:
+            return _literal(source, host, assigned, depth + 1)
+    if isinstance(node, cst.Call) and dotted_name(node.func) in ("int", "bool", "float"):
+        if node.args:
+            return _literal(source, host, node.args[0].value, depth + 1)
+    return None
+
+
+def _host_assignment(host: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    found: list[cst.BaseExpression] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    found.append(node.value)
+
+    host.visit(Finder())
+    return found[0] if len(found) == 1 else None
+
+
+# ---- running the check ---------------------------------------------------------------------
+
+
+def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
+               specs: dict[str, list[KernelSpec]], keep_ir: Path | None = None,
+               kernel_map: dict[str, str] | None = None) -> list[CheckOutcome]:
+    """Compile every (kernel, spec) on both sides and compare; one outcome each."""
+    from transpiler.ircheck.compare import compare_modules, format_verdict
+    from transpiler.ircheck.generated import compile_rust_kernels
+    from transpiler.ircheck.parse import parse_tileir
+    from transpiler.ircheck.reference import ReferenceIrError, reference_ir
+
+    kernel_map = kernel_map or {}
+    jobs: list[tuple[str, KernelSpec]] = [(k, s) for k, ss in specs.items() for s in ss]
+    requests: list[dict[str, Any]] = []
+    outcomes: list[CheckOutcome | None] = []
+    for kernel, spec in jobs:
+        rs_name = kernel_map.get(kernel, kernel)
+        manifest = manifests.get(rs_name) or manifests.get(kernel)
+        try:
+            if manifest is None:
+                raise ValueError(f"no Rust entry `{rs_name}` with a manifest")
+            generics = generics_for(manifest, spec)
+        except (KeyError, ValueError) as err:
+            outcomes.append(CheckOutcome(kernel, spec, "ERROR", error=str(err)))
+            continue
+        requests.append({"entry": rs_name, "generics": generics, "id": spec.label()})
+        outcomes.append(None)
+    with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
+        compiled = compile_rust_kernels(rust_path, requests, out_dir=tmp) if requests else []
+        results = iter(compiled)
+        final: list[CheckOutcome] = []
+        for (kernel, spec), outcome in zip(jobs, outcomes, strict=False):
+            if outcome is not None:
+                final.append(outcome)
+                continue
+            result = next(results)
+            if not result.ok:
+                final.append(CheckOutcome(kernel, spec, "ERROR",
+                                          error=f"cuTile Rust did not compile it: {result.error}"))
+                continue
+            generated_text = result.disassemble(debug_info=True)
+            try:
+                reference_text = reference_ir(source_path, spec)
+            except ReferenceIrError as err:
+                final.append(CheckOutcome(kernel, spec, "ERROR",
+                                          error=f"cuTile Python did not compile it: {err}"))
+                continue
+            if keep_ir is not None:
+                _keep(keep_ir, spec, reference_text, generated_text)
+            verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text))
+            final.append(CheckOutcome(
+                kernel, spec, verdict.status,
+                notes=[f"{n.rule}: {n.message}" for n in verdict.notes],
+                differences=[_difference_json(d) for d in verdict.differences],
+                text=format_verdict(verdict)))
+    return final
+
+
+def _difference_json(diff: Any) -> dict[str, Any]:
+    return {
+        "kind": diff.kind,
+        "message": diff.message,
+        "reference": diff.reference,
+        "generated": diff.generated,
+        "location": diff.location,
+        "generated_location": getattr(diff, "generated_location", None),
+    }
+
+
+def _keep(folder: Path, spec: KernelSpec, reference: str, generated: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.label())[:150]
+    (folder / f"{stem}.python.tileir").write_text(reference, encoding="utf-8")
+    (folder / f"{stem}.rust.tileir").write_text(generated, encoding="utf-8")
+
+
+def verify_translation(display: str, result: Any, spec_files: list[str],
+                       keep_ir: str | None, quiet: bool = False) -> list[dict[str, Any]]:
+    """`--verify` for one translated file: prints a verdict line per kernel and spec."""
+    from transpiler.driver import read_manifests
+
+    source = parse_source(result.source, display)
+    manifests = read_manifests(result.rust)
+    specs = _collect_specs(source, manifests, spec_files)
+    with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
+        rust_path = Path(tmp) / "translation.rs"
+        rust_path.write_text(result.rust, encoding="utf-8")
+        outcomes = check_file(Path(display), rust_path, manifests, specs,
+                              Path(keep_ir) if keep_ir else None)
+    for outcome in outcomes:
+        if not quiet:
+            print(f"{display}: {outcome.line()}")
+            if outcome.verdict in ("FAIL",) and outcome.text:
+                print(outcome.text)
+    return [o.to_json() for o in outcomes]
+
+
+def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
+                   spec_files: list[str]) -> dict[str, list[KernelSpec]]:
+    specs: dict[str, list[KernelSpec]] = {}
+    for path in spec_files:
+        for kernel, entries in load_spec_file(Path(path)).items():
+            specs.setdefault(kernel, []).extend(entries)
+    for kernel, manifest in manifests.items():
+        if kernel not in specs:
+            specs[kernel] = derive_specs(source, manifest)
+    return specs

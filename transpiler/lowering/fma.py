@@ -1,0 +1,157 @@
+"""Multiply-add contraction: typed `KernelModel` -> the same model with `fma` nodes.
+
+Takes a typed kernel; gives it back with every float `a * b + c` / `a * b - c` (and the mirrored
+forms) whose product has no other use rewritten to `fma`, exactly where cuTile Python's
+compiler contracts them (its `fuse_mul_addsub` rewrite): the add/sub checks its left operand
+for a float multiply first, then its right; both operations must agree on rounding mode and
+flush-to-zero; a subtraction negates the accumulator (`a*b - c` -> fma(a, b, -c)) or the
+product's left factor (`c - a*b` -> fma(-a, b, c)). cuTile Rust never contracts, so the
+translation must say `fma` itself to compute the same (single-rounding) result.
+"""
+
+from __future__ import annotations
+
+from transpiler.model import (
+    DType,
+    KernelModel,
+    ScalarType,
+    TAssign,
+    TEffect,
+    TExpr,
+    TFor,
+    TIf,
+    TileType,
+    TStmt,
+)
+
+_UNRESTRICTED_FLOATS = {"float16", "bfloat16", "float32", "float64"}
+
+
+def contract_fma(model: KernelModel) -> None:
+    uses: dict[int, int] = {}
+    _count_uses(model.body, uses)
+    removed: set[int] = set()
+    _rewrite_block(model.body, uses, removed)
+    model.body[:] = _drop_removed(model.body, removed)
+
+
+def _count_uses(stmts: list[TStmt], uses: dict[int, int]) -> None:
+    for expr in _stmt_exprs(stmts):
+        _count_expr(expr, uses)
+
+
+def _count_expr(expr: TExpr, uses: dict[int, int]) -> None:
+    if expr.op == "var":
+        binding = expr.attrs.get("binding")
+        if binding is not None:
+            uses[id(binding)] = uses.get(id(binding), 0) + 1
+    for arg in expr.args:
+        _count_expr(arg, uses)
+
+
+def _stmt_exprs(stmts: list[TStmt]):
+    for stmt in stmts:
+        if isinstance(stmt, TAssign | TEffect):
+            yield stmt.value
+        elif isinstance(stmt, TFor):
+            yield stmt.start
+            yield stmt.stop
+            yield stmt.step
+            yield from _stmt_exprs(stmt.body)
+        elif isinstance(stmt, TIf):
+            yield stmt.cond
+            yield from _stmt_exprs(stmt.then)
+            yield from _stmt_exprs(stmt.orelse)
+
+
+def _rewrite_block(stmts: list[TStmt], uses: dict[int, int], removed: set[int]) -> None:
+    for stmt in stmts:
+        if isinstance(stmt, TAssign | TEffect):
+            stmt.value = _rewrite(stmt.value, uses, removed)
+        elif isinstance(stmt, TFor):
+            _rewrite_block(stmt.body, uses, removed)
+        elif isinstance(stmt, TIf):
+            _rewrite_block(stmt.then, uses, removed)
+            _rewrite_block(stmt.orelse, uses, removed)
+
+
+def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int]) -> TExpr:
+    expr.args = [_rewrite(a, uses, removed) for a in expr.args]
+    if not _is_float_binary(expr, ("+", "-")):
+        return expr
+    left, right = expr.args
+    product = _product(left, expr, uses, removed)
+    rhs_is_mul = False
+    acc = right
+    if product is None:
+        product = _product(right, expr, uses, removed)
+        rhs_is_mul = True
+        acc = left
+    if product is None:
+        return expr
+    mul, source = product
+    a, b = mul.args
+    if expr.attrs["op"] == "-":
+        if rhs_is_mul:
+            a = TExpr("neg", [a], a.type, a.span)
+        else:
+            acc = TExpr("neg", [acc], acc.type, acc.span)
+    if source is not None:
+        removed.add(id(source))
+    attrs = {"rounding": expr.attrs.get("rounding"), "ftz": expr.attrs.get("ftz")}
+    return TExpr("fma", [a, b, acc], expr.type, expr.span, attrs)
+
+
+def _product(operand: TExpr, consumer: TExpr, uses: dict[int, int],
+             removed: set[int]) -> tuple[TExpr, TAssign | None] | None:
+    """The float multiply feeding `operand`, if it has no other use, with its binding."""
+    source: TAssign | None = None
+    mul = operand
+    if operand.op == "var":
+        binding = operand.attrs.get("binding")
+        if not isinstance(binding, TAssign) or not binding.first or binding.mutable:
+            return None
+        if uses.get(id(binding), 0) != 1 or id(binding) in removed:
+            return None
+        mul, source = binding.value, binding
+    if not _is_float_binary(mul, ("*",)) or mul.type != consumer.type:
+        return None
+    if source is not None and _reads_mutable(mul):
+        # Moving the product to its use could read a reassigned loop variable.
+        return None
+    same_rounding = mul.attrs.get("rounding") == consumer.attrs.get("rounding")
+    same_ftz = bool(mul.attrs.get("ftz")) == bool(consumer.attrs.get("ftz"))
+    if not (same_rounding and same_ftz):
+        return None
+    return mul, source
+
+
+def _reads_mutable(expr: TExpr) -> bool:
+    if expr.op == "var":
+        binding = expr.attrs.get("binding")
+        return binding is None or bool(getattr(binding, "mutable", True))
+    return any(_reads_mutable(a) for a in expr.args)
+
+
+def _is_float_binary(expr: TExpr, ops: tuple[str, ...]) -> bool:
+    if expr.op != "binary" or expr.attrs.get("op") not in ops:
+        return False
+    if not isinstance(expr.type, TileType | ScalarType):
+        return False
+    dtype = expr.type.dtype
+    return isinstance(dtype, DType) and dtype.name in _UNRESTRICTED_FLOATS or not isinstance(
+        dtype, DType)
+
+
+def _drop_removed(stmts: list[TStmt], removed: set[int]) -> list[TStmt]:
+    out: list[TStmt] = []
+    for stmt in stmts:
+        if id(stmt) in removed:
+            continue
+        if isinstance(stmt, TFor):
+            stmt.body = _drop_removed(stmt.body, removed)
+        elif isinstance(stmt, TIf):
+            stmt.then = _drop_removed(stmt.then, removed)
+            stmt.orelse = _drop_removed(stmt.orelse, removed)
+        out.append(stmt)
+    return out
