@@ -55,6 +55,8 @@ class SpecializedKernel:
                 entry["element"] = self.rust_elem(p.type.dtype)
             else:
                 entry["const_kind"] = p.const_kind
+                if p.fixed is not None:
+                    entry["fixed"] = p.fixed
             params.append(entry)
         return {
             "version": MANIFEST_VERSION,
@@ -78,6 +80,9 @@ def specialize(model: KernelModel) -> SpecializedKernel:
         if p.kind == "const" and p.const_kind in ("int", "bool"):
             kind = "i32" if p.const_kind == "int" else "bool"
             const_generics.append(Generic(p.name, kind, f"const({p.name})", (p.name,)))
+        elif p.kind == "const" and p.fixed is not None:
+            notes.append(f"`{p.name}` is a `ct.Constant[float]` that every launch site passes "
+                         f"as {p.fixed!r}: folded into the kernel, as cuTile Python does")
         elif p.kind == "const":
             runtime.append(p.name)
             notes.append(f"`{p.name}` is a `ct.Constant[float]`: cuTile Rust has no float "

@@ -20,6 +20,7 @@ import libcst as cst
 
 from transpiler.diagnostics import Diagnostic, Span, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import KernelDef, SourceModule, dotted_name, tile_attr
+from transpiler.frontend.host_values import launch_constants
 from transpiler.lowering import signatures
 from transpiler.lowering.reserved_names import DSL_FUNCTIONS
 from transpiler.model import (
@@ -112,9 +113,12 @@ class _Scope:
 class KernelAnalyzer:
     """Abstract interpretation of one kernel body (helpers inlined) into typed statements."""
 
-    def __init__(self, source: SourceModule, kernel: KernelDef) -> None:
+    def __init__(self, source: SourceModule, kernel: KernelDef,
+                 allow_holes: bool = False,
+                 launch_values: dict[str, object] | None = None) -> None:
         self.source = source
         self.kernel = kernel
+        self.launch_values = launch_values or {}
         self.path = source.path
         self.dtype_parent: dict[int, int] = {}
         self.forced: dict[int, DType] = {}
@@ -129,6 +133,10 @@ class KernelAnalyzer:
         # Python names that are loop-carried in the innermost region (None: not in a loop).
         self.carried_stack: list[set[str]] = []
         self.written_arrays: set[str] = set()
+        # LLM fallback (llm_fallback/): turn element-wise calls the passes cannot lower into
+        # typed `hole` nodes instead of errors. Off by default: the deterministic path.
+        self.allow_holes = allow_holes
+        self.hole_count = 0
 
     # ---- errors ------------------------------------------------------------------------
 
@@ -222,10 +230,16 @@ class KernelAnalyzer:
                 value: object = DimSym(name) if const_kind == "int" else _ConstParam(name)
                 if const_kind == "float":
                     value = _ConstParam(name, "float")
+                    fixed = self.launch_values.get(name)
+                    if isinstance(fixed, int | float) and not isinstance(fixed, bool):
+                        # cuTile Rust has no float const generics: a value every launch
+                        # site passes is folded, as cuTile Python folds it.
+                        value = float(fixed)
                 if const_kind == "bool":
                     value = _ConstParam(name, "bool")
                 ptype: ValueType = ConstType(value)
-                self.params.append(KernelParam(name, "const", ptype, const_kind, span))
+                self.params.append(KernelParam(name, "const", ptype, const_kind, span,
+                                               fixed=value if isinstance(value, float) else None))
                 self.scope.names[name] = TExpr("const", [], ptype, span)
             elif kind == "scalar":
                 dtype = F32 if const_kind == "float" else I32
@@ -912,10 +926,55 @@ class KernelAnalyzer:
             raise self.error("E0102", bound, node)
         typer = TYPERS.get(name)
         if typer is None:
-            raise self.error("E0101", f"`ct.{name}` is not supported by the deterministic "
+            err = self.error("E0101", f"`ct.{name}` is not supported by the deterministic "
                              "passes yet", node, f"call:ct.{name}")
+            return self.hole(err, bound.values, bound.explicit, node)
         values = {k: self._default_value(v) for k, v in bound.values.items()}
-        return typer(self, values, bound.explicit, node)
+        if not self.allow_holes:
+            return typer(self, values, bound.explicit, node)
+        try:
+            return typer(self, values, bound.explicit, node)
+        except TranslationError as err:
+            if err.unhandled is None or not err.unhandled.construct.startswith("call:ct."):
+                raise
+            return self.hole(err, bound.values, bound.explicit, node)
+
+    # ---- LLM fallback holes (see llm_fallback/) -------------------------------------------
+    # With `allow_holes`, a cuda.tile call that the passes cannot type or lower becomes a
+    # `hole` node when it is element-wise: every explicit argument is a tile, a scalar or a
+    # number, and one at least is a tile. Its operands are converted and broadcast as for a
+    # binary operator, and the result has their promoted dtype and broadcast shape. Any other
+    # call (arrays, dtypes, modes, shapes, flags) keeps its error. The fallback fills the
+    # hole with a checked Rust fragment (`attrs["fragment"]`) before lowering.
+
+    def hole(self, err: TranslationError, values: dict[str, object], explicit: set[str],
+             node: cst.Call) -> TExpr:
+        if not self.allow_holes or err.unhandled is None:
+            raise err
+        operands = [(k, v) for k, v in values.items() if k in explicit]
+        if not operands or not all(isinstance(v, TExpr) and _hole_operand(v)
+                                   for _, v in operands):
+            raise err
+        exprs = [v for _, v in operands if isinstance(v, TExpr)]
+        shapes = [v.type.shape for v in exprs if isinstance(v.type, TileType)]
+        if not shapes:
+            raise err
+        dtype: ElemType | None = None
+        for value in exprs:
+            found = self._dtype_of(value)
+            if found is not None:
+                dtype = found if dtype is None else self.promote(dtype, found, node)
+        assert dtype is not None
+        for value in exprs:
+            if self._dtype_of(value) is None:
+                dtype = self._with_loose(dtype, value)
+        shape = self.broadcast_shapes(shapes, node)
+        self.hole_count += 1
+        attrs: dict[str, object] = {"construct": err.unhandled.construct, "id": self.hole_count,
+                                    "params": [k for k, _ in operands],
+                                    "unhandled": err.unhandled, "diagnostic": err.diagnostic}
+        return TExpr("hole", [self.to_tile(v, dtype, shape, node) for v in exprs],
+                     TileType(dtype, shape), self.span(node), attrs)
 
     def _default_value(self, value: object) -> TExpr:
         if isinstance(value, TExpr):
@@ -1256,6 +1315,14 @@ def _promote_concrete(a: DType, b: DType, analyzer: KernelAnalyzer,
     return a if ra >= rb else b
 
 
+def _hole_operand(value: TExpr) -> bool:
+    """A value an element-wise hole can take: a tile, a scalar, or a plain number."""
+    if isinstance(value.type, TileType | ScalarType):
+        return True
+    v = value.type.value if is_const(value) else None
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
 def _describe(vtype: ValueType) -> str:
     if isinstance(vtype, TileType):
         return f"tile<{_dtype_text(vtype.dtype)}, {_shape_text(vtype.shape)}>"
@@ -1447,5 +1514,7 @@ _EXPR_HANDLERS: dict[type, Callable[[KernelAnalyzer, cst.CSTNode], TExpr]] = {
 }
 
 
-def analyze_kernel(source: SourceModule, kernel: KernelDef) -> KernelModel:
-    return KernelAnalyzer(source, kernel).run()
+def analyze_kernel(source: SourceModule, kernel: KernelDef,
+                   allow_holes: bool = False) -> KernelModel:
+    launch_values = launch_constants(source, kernel.name)
+    return KernelAnalyzer(source, kernel, allow_holes, launch_values).run()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rust_emit import tree as t
@@ -25,9 +26,15 @@ from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstr
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.lowering.fma import contract_fma
 from transpiler.lowering.lower import lower_kernel
+from transpiler.lowering.support import support_function
+from transpiler.model import KernelModel
 
 MAX_SOURCE_BYTES = 2_000_000
 MANIFEST_PREFIX = "transpiler-manifest: "
+# LLM fallback hook (llm_fallback/): given, the analysis leaves element-wise constructs it
+# cannot lower as `hole` nodes, and the hook sees each typed model before lowering (to fill
+# the holes with checked fragments). None: the deterministic path, unchanged.
+HoleHook = Callable[[KernelModel], None]
 
 
 @dataclass
@@ -63,7 +70,8 @@ class TranslationResult:
         return self.diagnostics + [d for k in self.kernels for d in k.diagnostics]
 
 
-def translate_bytes(data: bytes, path: str) -> TranslationResult:
+def translate_bytes(data: bytes, path: str,
+                    hole_hook: HoleHook | None = None) -> TranslationResult:
     if len(data) > MAX_SOURCE_BYTES:
         diag = Diagnostic("E0004", f"the file is {len(data)} bytes; the limit is "
                           f"{MAX_SOURCE_BYTES}", path, None)
@@ -78,10 +86,11 @@ def translate_bytes(data: bytes, path: str) -> TranslationResult:
         diag = Diagnostic("E0002", "the file contains NUL bytes; it is not Python source",
                           path, None)
         return TranslationResult(path, text, None, diagnostics=[diag])
-    return translate_text(text, path, hashlib.sha256(data).hexdigest())
+    return translate_text(text, path, hashlib.sha256(data).hexdigest(), hole_hook)
 
 
-def translate_text(text: str, path: str, digest: str | None = None) -> TranslationResult:
+def translate_text(text: str, path: str, digest: str | None = None,
+                   hole_hook: HoleHook | None = None) -> TranslationResult:
     digest = digest or hashlib.sha256(text.encode("utf-8")).hexdigest()
     result = TranslationResult(path, text, None)
     try:
@@ -94,13 +103,18 @@ def translate_text(text: str, path: str, digest: str | None = None) -> Translati
             "E0003", "no `@ct.kernel` function found (is `cuda.tile` imported?)", path, None))
         return result
     functions: list[t.Function] = []
+    support: set[str] = set()
     for kernel in source.kernels:
         report = KernelReport(kernel.name, "translated")
         try:
-            model = analyze_kernel(source, kernel)
+            model = analyze_kernel(source, kernel, allow_holes=hole_hook is not None)
+            if hole_hook is not None:
+                hole_hook(model)
             contract_fma(model)
             spec = specialize(model)
-            functions.append(lower_kernel(spec, path))
+            function, needed = lower_kernel(spec, path)
+            functions.append(function)
+            support |= needed
             report.manifest = spec.manifest()
             functions[-1] = _with_manifest(functions[-1], spec)
         except TranslationError as err:
@@ -111,7 +125,8 @@ def translate_text(text: str, path: str, digest: str | None = None) -> Translati
         result.kernels.append(report)
     if any(k.status == "failed" for k in result.kernels):
         return result
-    result.rust = format_rust(print_source(_source_file(source, functions, digest)))
+    helpers = [support_function(name) for name in sorted(support)]
+    result.rust = format_rust(print_source(_source_file(source, helpers + functions, digest)))
     return result
 
 

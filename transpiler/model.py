@@ -280,6 +280,7 @@ class KernelParam:
     const_kind: str | None = None  # "int", "bool", "float" for `ct.Constant[...]`
     span: Span | None = None
     written: bool = False  # an array the kernel stores to
+    fixed: object = None  # a `ct.Constant[float]` folded to the value every launch passes
 
 
 @dataclass

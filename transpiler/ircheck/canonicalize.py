@@ -18,6 +18,7 @@ the canonical form with values renamed in definition order.
 
 from __future__ import annotations
 
+import struct
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -73,6 +74,23 @@ RULES: tuple[Rule, ...] = (
          "A load with no padding_value leaves out-of-bounds elements undetermined; a "
          "generated view that pads with a defined value is one of the permitted results. "
          "Applied by compare.py only in that direction (reference without padding)."),
+    Rule("loop-index-bounds",
+         "`bounded<a, b>` on the induction variable of a `for` with constant bounds "
+         "[lo, hi) and step > 0 restates the loop when a <= lo and b >= hi - 1."),
+    Rule("hint-target-key",
+         "Per-op optimization_hints keyed by the compile target (`sm_90`) apply to exactly "
+         "the same compilation as hints keyed `default`; the key is normalized to `default`."),
+    Rule("data-dependence-order",
+         "A memory op that consumes a value computed from an earlier load of the same array "
+         "cannot run before that load; the token edge cuTile Python adds between them orders "
+         "nothing more (checked in compare.py)."),
+    Rule("constant-conversion",
+         "`ftof` (round to nearest even) of a float constant is the constant of the target "
+         "type holding the rounded value; float constants are compared by value, not by "
+         "spelling (`1.0` and `1.000000e+00`, hex and decimal)."),
+    Rule("bound-scalar-argument",
+         "A scalar entry argument that the launch binds to a known constant (a "
+         "`ct.Constant[float]` that cuTile Rust must pass at run time) is that constant."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
 )
@@ -133,6 +151,8 @@ class Value:
     depth: int = 0
     role: str | None = None
     facts: set[str] = field(default_factory=set)
+    # Rule bound-scalar-argument: the constant this entry argument is bound to at launch.
+    bound_literal: str | None = None
 
     @property
     def is_token(self) -> bool:
@@ -161,8 +181,13 @@ class Block:
 
     @property
     def terminator(self) -> Node | None:
+        """The block's terminator; a `continue`/`yield` that passes only tokens counts as
+        none (rule token-threading: a region without data results ends implicitly)."""
         if self.nodes and self.nodes[-1].op.name in TERMINATORS:
-            return self.nodes[-1]
+            last = self.nodes[-1]
+            if last.op.name in ("continue", "yield") and not data_operands(last):
+                return None
+            return last
         return None
 
 
@@ -185,9 +210,18 @@ class CanonicalEntry:
         return _ordered_roots(block)
 
 
-def canonicalize(entry: TileIrEntry, interner: Interner | None = None) -> CanonicalEntry:
-    """Resolve, analyse and key one entry (see the module docstring)."""
-    return _Canonicalizer(entry, interner or Interner()).run()
+def canonicalize(entry: TileIrEntry, interner: Interner | None = None,
+                 bound_args: dict[int, str] | None = None) -> CanonicalEntry:
+    """Resolve, analyse and key one entry (see the module docstring).
+
+    `bound_args` maps entry-argument positions to the constant (`<f32: 1e-05>`) the launch
+    binds them to: a scalar kernel parameter that the other side folded as a constant.
+    """
+    canonicalizer = _Canonicalizer(entry, interner or Interner())
+    for index, literal in (bound_args or {}).items():
+        if 0 <= index < len(canonicalizer.canon.args):
+            canonicalizer.canon.args[index].bound_literal = normal_literal(literal)
+    return canonicalizer.run()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -239,6 +273,31 @@ def _build_node(op: Operation, scope: dict[str, Value], depth: int, nodes: list[
         block.owner = node
         node.blocks.append(block)
     return node
+
+
+def data_operands(node: Node) -> list[Value]:
+    """A region op's or terminator's operands without the tokens it threads (rule
+    token-threading)."""
+    if not node.blocks and node.op.name not in TERMINATORS:
+        return node.operands
+    return [v for v in node.operands if not alias(v).is_token]
+
+
+def _data_index(value: Value) -> int:
+    """The position of a region op's result or block argument among the non-token ones."""
+    node = value.node
+    if node is None or not node.blocks:
+        return value.index
+    if value.kind == "blockarg":
+        block = next((b for b in node.blocks if value in b.args), None)
+        if block is None:
+            return value.index
+        return [a for a in block.args if not a.is_token].index(value) if not value.is_token \
+            else value.index
+    siblings = node.results
+    if value.is_token or value not in siblings:
+        return value.index
+    return [r for r in siblings if not r.is_token].index(value)
 
 
 def alias(value: Value) -> Value:
@@ -336,6 +395,9 @@ class _Canonicalizer:
             if predicate == BOUNDED_NONNEGATIVE and _nonnegative_by_construction(root):
                 self.note("assume-bounded-redundant", _describe_def(root))
                 continue
+            if _loop_index_bound(root, predicate):
+                self.note("loop-index-bounds", _describe_def(root))
+                continue
             if predicate in root.facts:
                 self.note("assume-duplicate", predicate)
             root.facts.add(predicate)
@@ -420,10 +482,13 @@ class _Canonicalizer:
         type_text = value.type.text if value.type is not None else ""
         if value.is_token:
             return ("token",)
+        if value.kind == "arg" and value.bound_literal is not None:
+            self.note("bound-scalar-argument", value.name)
+            return ("splat", value.bound_literal, type_text, facts)
         if value.kind == "arg":
             return ("arg", value.role or f"unused{value.index}", type_text, facts)
         if value.kind == "blockarg":
-            return ("barg", value.depth, value.index, type_text, facts)
+            return ("barg", value.depth, _data_index(value), type_text, facts)
         assert value.node is not None
         splat = splat_literal(value)
         if splat is not None:
@@ -433,7 +498,7 @@ class _Canonicalizer:
         ceildiv = self._ceildiv(value)
         if ceildiv is not None:
             return (*ceildiv, type_text, facts)
-        return ("res", self._node_key(value.node), value.index, facts)
+        return ("res", self._node_key(value.node), _data_index(value), facts)
 
     def _ceildiv(self, value: Value) -> tuple | None:
         parts = ceildiv_parts(value)
@@ -448,7 +513,7 @@ class _Canonicalizer:
         cached = self.node_keys.get(id(node))
         if cached is not None:
             return cached
-        operand_keys = [self.value_key(v) for v in node.operands]
+        operand_keys = [self.value_key(v) for v in data_operands(node)]
         leading = COMMUTATIVE.get(node.op.name, 0)
         if leading:
             ordered = sorted(operand_keys[:leading])
@@ -485,9 +550,20 @@ class _Canonicalizer:
 
     def _template(self, node: Node) -> str:
         op = node.op
-        if "dim_map" not in op.template:
-            return op.template
-        items = tuple(_drop_identity_dim_map(i, self) for i in op.items)
+        items = op.items
+        template = op.template
+        if op.name in LOOP_OPS | {"if"} and any(t.kind == "token" for t in op.result_types):
+            items, defs = _strip_token_iter_values(op)
+            template = make_template(op.name, items, defs)
+            self.note("token-threading", op.name)
+        if TARGET_HINT_KEY in template or EMPTY_HINTS in template:
+            items = _normal_hint_items(items)
+            self.note("hint-target-key", op.name)
+            template = make_template(op.name, items,
+                                     [a.name for a in op.regions[0].args] if op.regions else [])
+        if "dim_map" not in template:
+            return template
+        items = tuple(_drop_identity_dim_map(i, self) for i in items)
         defs = [a.name for a in op.regions[0].args] if op.regions else []
         return make_template(op.name, items, defs)
 
@@ -521,6 +597,102 @@ def _mergeable(node: Node) -> bool:
     return node.op.name in PURE_OPS and not node.blocks and not is_memory_read(node.op)
 
 
+TARGET_HINT_KEY = "<sm_90 = "
+
+
+EMPTY_HINTS = "<default = {}>"
+
+
+def _split_commas(children: tuple[Item, ...]) -> list[list[Item]]:
+    parts: list[list[Item]] = [[]]
+    for child in children:
+        if child.kind == "COMMA":
+            parts.append([])
+        else:
+            parts[-1].append(child)
+    return [p for p in parts if p]
+
+
+def _join_commas(parts: list[list[Item]], kind: str) -> Item:
+    children: list[Item] = []
+    for index, part in enumerate(parts):
+        if index:
+            children.append(Item("COMMA", ","))
+        children.extend(part)
+    return Item(kind, render(tuple(children), kind), tuple(children))
+
+
+def _strip_token_iter_values(op: Operation) -> tuple[tuple[Item, ...], list[str]]:
+    """A region op's header without the tokens it carries (rule token-threading)."""
+    tokens = {i for i, t in enumerate(op.result_types) if t.kind == "token"}
+    defs = [a.name for a in op.regions[0].args] if op.regions else []
+    items = list(op.items)
+    out: list[Item] = []
+    dropped: set[str] = set()
+    index = 0
+    while index < len(items):
+        item = items[index]
+        group = items[index + 1] if index + 1 < len(items) else None
+        if item.kind == "NAME" and item.text == "iter_values" and group is not None \
+                and group.kind == "paren_group":
+            pairs = _split_commas(group.children)
+            dropped.update(p[0].text for k, p in enumerate(pairs) if k in tokens)
+            kept = [p for k, p in enumerate(pairs) if k not in tokens]
+            if kept:
+                out += [item, _join_commas(kept, group.kind)]
+            index += 2
+            continue
+        if item.kind == "ARROW" and group is not None and group.kind == "paren_group":
+            kept = [p for k, p in enumerate(_split_commas(group.children)) if k not in tokens]
+            if kept:
+                out += [item, _join_commas(kept, group.kind)]
+            index += 2
+            continue
+        out.append(item)
+        index += 1
+    return tuple(out), [d for d in defs if d not in dropped]
+
+
+def _normal_hint_items(items: tuple[Item, ...]) -> tuple[Item, ...]:
+    out: list[Item] = []
+    index = 0
+    while index < len(items):
+        item = items[index]
+        window = items[index:index + 3]
+        if (len(window) == 3 and item.kind == "NAME" and item.text == "optimization_hints"
+                and window[2].text == EMPTY_HINTS):
+            index += 3
+            continue
+        out.append(_hint_key_to_default(item))
+        index += 1
+    return tuple(out)
+
+
+def _hint_key_to_default(item: Item) -> Item:
+    if item.kind == "angle_group" and item.text.startswith(TARGET_HINT_KEY):
+        head, *rest = item.children
+        return Item(item.kind, "<default = " + item.text[len(TARGET_HINT_KEY):],
+                    (Item(head.kind, "default", head.children), *rest))
+    return item
+
+
+def _loop_index_bound(value: Value, predicate: str) -> bool:
+    node = value.node
+    if node is None or value.kind != "blockarg" or node.op.name != "for" or value.index != 0:
+        return False
+    if not (predicate.startswith("bounded<") and predicate.endswith(">")):
+        return False
+    parts = [p.strip() for p in predicate[len("bounded<"):-1].split(",")]
+    if len(parts) != 2 or len(node.operands) < 3:
+        return False
+    lower, upper, step = (_int_literal(splat_literal(node.operands[i])) for i in range(3))
+    if lower is None or upper is None or step is None or step <= 0:
+        return False
+    low_ok = parts[0] == "?" or (parts[0].lstrip("-").isdigit() and int(parts[0]) <= lower)
+    high_ok = parts[1] == "?" or (parts[1].lstrip("-").isdigit() and int(parts[1]) >= upper - 1)
+    return low_ok and high_ok
+
+
 def _nonnegative_by_construction(value: Value) -> bool:
     node = value.node
     if node is None:
@@ -540,17 +712,87 @@ def _nonnegative_by_construction(value: Value) -> bool:
 
 
 def splat_literal(value: Value) -> str | None:
-    """`<f32: 1.0>` when the value is a scalar constant, maybe reshaped / broadcast."""
+    """`<f32: 1.0>` when the value is a scalar constant, maybe reshaped / broadcast /
+    converted; float literals are normalized to one spelling of their value."""
     value = alias(value)
     node = value.node
+    if value.kind == "arg" and value.bound_literal is not None:
+        return value.bound_literal
     if value.kind != "result" or node is None:
         return None
     if node.op.name == "constant":
         literal = node.op.attributes.get("value", "")
-        return literal if literal and "[" not in literal else None
+        return normal_literal(literal) if literal and "[" not in literal else None
     if node.op.name in ("broadcast", "reshape") and node.operands:
         return splat_literal(node.operands[0])
+    if node.op.name == "ftof" and node.operands and not node.op.attributes.get("rounding"):
+        # Rule constant-conversion: a float constant converted (round to nearest even) is
+        # the constant of the target type with the rounded value.
+        inner = splat_literal(node.operands[0])
+        target = node.results[0].type.element if node.results[0].type else None
+        if inner is not None and target is not None:
+            return convert_literal(inner, target)
     return None
+
+
+_FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+
+
+def _literal_parts(literal: str) -> tuple[str, str] | None:
+    if ":" not in literal:
+        return None
+    kind, text = literal.strip("<>").split(":", 1)
+    return kind.strip(), text.strip()
+
+
+def _literal_value(kind: str, text: str) -> float | None:
+    if text.lower().startswith("0x"):
+        bits = int(text, 16)
+        formats = {"f32": (">I", ">f"), "f64": (">Q", ">d"), "f16": (">H", ">e")}
+        if kind in formats:
+            packed, unpacked = formats[kind]
+            return struct.unpack(unpacked, struct.pack(packed, bits))[0]
+        if kind == "bf16":
+            return struct.unpack(">f", struct.pack(">I", bits << 16))[0]
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _round_to(kind: str, value: float) -> float:
+    if kind == "f16":
+        return struct.unpack("<e", struct.pack("<e", value))[0]
+    if kind in ("f32", "bf16"):
+        f32 = struct.unpack("<f", struct.pack("<f", value))[0]
+        if kind == "f32":
+            return f32
+        bits = struct.unpack("<I", struct.pack("<f", f32))[0]
+        rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+        return struct.unpack("<f", struct.pack("<I", rounded))[0]
+    return value
+
+
+def normal_literal(literal: str) -> str:
+    """One spelling per float constant value (`<f32: 1.000000e+00>` and `<f32: 1.0>` agree)."""
+    parts = _literal_parts(literal)
+    if parts is None or parts[0] not in _FLOAT_TYPES:
+        return literal
+    value = _literal_value(*parts)
+    if value is None:
+        return literal
+    return f"<{parts[0]}: {_round_to(parts[0], value)!r}>"
+
+
+def convert_literal(literal: str, target: str) -> str | None:
+    parts = _literal_parts(literal)
+    if parts is None or parts[0] not in _FLOAT_TYPES or target not in _FLOAT_TYPES:
+        return None
+    value = _literal_value(*parts)
+    if value is None:
+        return None
+    return f"<{target}: {_round_to(target, value)!r}>"
 
 
 def _int_literal(literal: str | None) -> int | None:

@@ -69,6 +69,14 @@ class CheckOutcome:
 
 def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
     """The Rust generic arguments (flat strings) that realize `spec` for a manifest."""
+    for p in manifest["params"]:
+        fixed = p.get("fixed")
+        if fixed is None:
+            continue
+        asked = spec.param(p["name"])
+        if not isinstance(asked, ConstSpec) or float(asked.value) != float(fixed):
+            raise ValueError(f"the translation folds `{p['name']}` = {fixed!r}; this "
+                             f"specialization asks for {asked}")
     out: list[str] = []
     for generic in manifest["generics"]:
         param = spec.param(generic["params"][0])
@@ -272,13 +280,37 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 continue
             if keep_ir is not None:
                 _keep(keep_ir, spec, reference_text, generated_text)
-            verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text))
+            bound = bound_scalar_args(manifests.get(kernel_map.get(kernel, kernel)) or {}, spec)
+            verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text),
+                                      bound)
             final.append(CheckOutcome(
                 kernel, spec, verdict.status,
                 notes=[f"{n.rule}: {n.message}" for n in verdict.notes],
                 differences=[_difference_json(d) for d in verdict.differences],
                 text=format_verdict(verdict)))
     return final
+
+
+def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, str]:
+    """Entry-argument positions of runtime `f32` parameters that stand for a
+    `ct.Constant[float]`, with the constant the specialization binds them to.
+
+    A `&Tensor` parameter of rank r takes 1 + 2r entry arguments (base, shape, strides); a
+    scalar takes one.
+    """
+    bound: dict[int, str] = {}
+    position = 0
+    for p in manifest.get("params", []):
+        if p["kind"] == "array":
+            position += 1 + 2 * int(p["ndim"])
+        elif p["kind"] == "scalar":
+            position += 1
+        elif p.get("fixed") is None and p.get("const_kind") == "float":
+            value = spec.param(p["name"])
+            if isinstance(value, ConstSpec):
+                bound[position] = f"<f32: {float(value.value)!r}>"
+            position += 1
+    return bound
 
 
 def _difference_json(diff: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from transpiler.ircheck.canonicalize import (
     COMMUTATIVE,
     RULES,
+    TARGET_HINT_KEY,
     Block,
     CanonicalEntry,
     Interner,
@@ -32,6 +33,7 @@ from transpiler.ircheck.canonicalize import (
     alias,
     canonicalize,
     ceildiv_parts,
+    data_operands,
     describe,
     is_identity_list,
     splat_literal,
@@ -93,22 +95,24 @@ class Verdict:
         return self.status != FAIL
 
 
-def compare_modules(reference: TileIrModule, generated: TileIrModule) -> Verdict:
-    """Compare the single entry of each module."""
-    return compare_entries(reference.entry(), generated.entry())
+def compare_modules(reference: TileIrModule, generated: TileIrModule,
+                    bound_args: dict[int, str] | None = None) -> Verdict:
+    """Compare the single entry of each module (`bound_args`: see `canonicalize`)."""
+    return compare_entries(reference.entry(), generated.entry(), bound_args)
 
 
-def compare_entries(reference: TileIrEntry, generated: TileIrEntry) -> Verdict:
+def compare_entries(reference: TileIrEntry, generated: TileIrEntry,
+                    bound_args: dict[int, str] | None = None) -> Verdict:
     interner = Interner()
     ref = canonicalize(reference, interner)
-    gen = canonicalize(generated, interner)
+    gen = canonicalize(generated, interner, bound_args)
     differ = _Differ(ref, gen)
     differ.hints()
     differ.views()
     differ.blocks(ref.body, gen.body)
     differ.load_counts()
     differ.memory_order()
-    notes = _notes(ref, gen)
+    notes = _notes(ref, gen) + _dedupe(differ.notes_extra)
     differences = [d for d in differ.differences if d.kind != REFINEMENT_KIND]
     notes += [Note(REFINEMENT_KIND, f"{d.message} ({d.location or 'reference'})")
               for d in differ.differences if d.kind == REFINEMENT_KIND]
@@ -141,6 +145,14 @@ def format_verdict(verdict: Verdict) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def _dedupe(notes: list[Note]) -> list[Note]:
+    out: list[Note] = []
+    for note in notes:
+        if note not in out:
+            out.append(note)
+    return out
+
+
 def _notes(ref: CanonicalEntry, gen: CanonicalEntry) -> list[Note]:
     notes = []
     for rule in RULES:
@@ -169,6 +181,7 @@ class _Differ:
         self.seen: set[tuple[int, int]] = set()
         self.pairs: dict[int, Node] = {}
         self.combiner_depth = 0
+        self.notes_extra: list[Note] = []
 
     def add(self, kind: str, message: str, r: Node | None, g: Node | None) -> None:
         self.differences.append(Difference(
@@ -277,9 +290,10 @@ class _Differ:
         return False
 
     def _operands(self, r: Node, g: Node) -> bool:
-        if len(r.operands) != len(g.operands):
-            self.add("operand-count", f"`{r.op.name}` has {len(r.operands)} operands in "
-                     f"reference, {len(g.operands)} in generated", r, g)
+        r_ops, g_ops = data_operands(r), data_operands(g)
+        if len(r_ops) != len(g_ops):
+            self.add("operand-count", f"`{r.op.name}` has {len(r_ops)} operands in "
+                     f"reference, {len(g_ops)} in generated", r, g)
             return True
         pairs = self._operand_pairs(r, g)
         rkeys = [self.ref.key(rv) for rv, _ in pairs]
@@ -303,7 +317,7 @@ class _Differ:
         return reported
 
     def _operand_pairs(self, r: Node, g: Node) -> list[tuple[Value, Value]]:
-        pairs = list(zip(r.operands, g.operands, strict=True))
+        pairs = list(zip(data_operands(r), data_operands(g), strict=True))
         if COMMUTATIVE.get(r.op.name, 0) >= 2 and len(pairs) >= 2:
             (r0, g0), (r1, g1) = pairs[0], pairs[1]
             same = self._same
@@ -411,6 +425,10 @@ class _Differ:
         type_diffs: list[tuple[str, str]] = []
         rtypes = r.op.result_types + r.op.signature_types
         gtypes = g.op.result_types + g.op.signature_types
+        if r.blocks:
+            # Rule token-threading: the tokens a region op carries are not compared.
+            rtypes = [t for t in rtypes if t.kind != "token"]
+            gtypes = [t for t in gtypes if t.kind != "token"]
         for rt, gt in zip(rtypes, gtypes, strict=False):
             for diff in _type_diffs(rt, gt, r.op.name):
                 if diff not in type_diffs:
@@ -446,6 +464,14 @@ class _Differ:
                 if ga is None or not _conflict(self.ref, a, b):
                     continue
                 if ga not in gen_deps.before(gb):
+                    if _data_depends(gb, ga):
+                        # The generated op consumes the earlier op's result, so it cannot
+                        # run before it: the token edge adds no ordering.
+                        self.notes_extra.append(Note(
+                            "data-dependence-order",
+                            f"`{b.op.name}` uses the value of `{a.op.name}`, which orders "
+                            "them without a token"))
+                        continue
                     self.add("memory-ordering", f"reference orders `{a.op.name}` before "
                              f"`{b.op.name}` through tokens; generated does not", b, gb)
 
@@ -454,8 +480,28 @@ class _Differ:
 # Helpers
 
 
+def _normal_hints(attributes: dict[str, str]) -> dict[str, str]:
+    """Rules hint-target-key and empty hints: `<sm_90 = {..}>` is `<default = {..}>` for an
+    sm_90 compile, and `<default = {}>` says no more than no hints at all."""
+    value = attributes.get("optimization_hints")
+    if value is None:
+        return attributes
+    out = dict(attributes)
+    if value.startswith(TARGET_HINT_KEY):
+        value = "<default = " + value[len(TARGET_HINT_KEY):]
+    if value in ("<default = {}>", "<>"):
+        del out["optimization_hints"]
+    else:
+        out["optimization_hints"] = value
+    return out
+
+
 def _attribute_diffs(r: Node, g: Node) -> list[tuple[str, str]]:
-    ra, ga = r.op.attributes, g.op.attributes
+    ra, ga = _normal_hints(r.op.attributes), _normal_hints(g.op.attributes)
+    if r.template == g.template and r.op.name in ("for", "loop", "if"):
+        # Region headers equal after token-threading: iter_values differ only in tokens.
+        ra = {k: v for k, v in ra.items() if k != "iter_values"}
+        ga = {k: v for k, v in ga.items() if k != "iter_values"}
     diffs: list[tuple[str, str]] = []
     rflags = {k for k, v in ra.items() if v == ""}
     gflags = {k for k, v in ga.items() if v == ""}
@@ -646,6 +692,24 @@ def _conflict(canon: CanonicalEntry, a: Node, b: Node) -> bool:
         return False
     va, vb = _views_of(canon, a), _views_of(canon, b)
     return va is None or vb is None or bool(va & vb)
+
+
+def _data_depends(node: Node, target: Node, limit: int = 100_000) -> bool:
+    """Whether `node` reads a value computed from one of `target`'s non-token results."""
+    seen: set[int] = set()
+    stack = [v for v in node.operands if not alias(v).is_token]
+    while stack and limit > 0:
+        limit -= 1
+        value = alias(stack.pop())
+        source = value.node
+        if source is None or id(source) in seen:
+            continue
+        if source is target and value.kind == "result":
+            return True
+        seen.add(id(source))
+        if value.kind == "result":
+            stack.extend(v for v in source.operands if not alias(v).is_token)
+    return False
 
 
 class _TokenOrder:

@@ -17,6 +17,7 @@ from rust_emit import tree as t
 from specialization.plan import SpecializedKernel
 from transpiler.analysis import rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
+from transpiler.lowering.support import floordiv_name, mod_name
 from transpiler.model import (
     ArrayType,
     ConstType,
@@ -47,7 +48,7 @@ _REDUCE = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod"
 _CMP = {"<": "lt_tile", "<=": "le_tile", ">": "gt_tile", ">=": "ge_tile", "==": "eq_tile",
         "!=": "ne_tile"}
 _NEEDS_OWN_LET = {"convert", "reduce", "permute", "tile_to_scalar", "convert_scalar", "mma",
-                  "arange", "scan", "load", "full"}
+                  "arange", "scan", "load", "full", "hole"}
 
 
 @dataclass
@@ -70,6 +71,8 @@ class KernelLowerer:
         self.view_order: list[_View] = []
         self.temp_counter = 0
         self.names = {p.name for p in spec.model.params}
+        # Support functions (see `support.py`) the kernel calls, by name.
+        self.support: set[str] = set()
 
     # ---- errors and types --------------------------------------------------------------
 
@@ -487,13 +490,26 @@ def lower_binary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         fn = {"+": "addf", "-": "subf", "*": "mulf", "/": "divf"}[op]
         return t.Call(fn, (left, right, t.Path(f"rounding::{_ROUNDING[rounding]}"),
                            t.Path(f"ftz::{'Enabled' if ftz else 'Disabled'}")))
+    if op in ("//", "%") and not is_float:
+        return _lower_int_floor_op(lw, e, op, left, right)
     if op == "//":
-        if is_float:
-            raise lw.error("E0101", "floor division of floats is not lowered yet", e.span)
-        op = "/"
+        raise lw.error("E0101", "floor division of floats is not lowered yet", e.span)
     if op == "**":
         raise lw.error("E0101", "`**` is not lowered yet", e.span)
     return t.Binary(op, left, right)
+
+
+def _lower_int_floor_op(lw: KernelLowerer, e: TExpr, op: str, left: t.Expr,
+                        right: t.Expr) -> t.Expr:
+    """Python's integer `//` and `%` round toward negative infinity; Rust's truncate."""
+    rust_type = lw.elem(e.type.dtype)
+    if isinstance(e.type, ScalarType):
+        name = floordiv_name(rust_type) if op == "//" else mod_name(rust_type)
+        lw.support.add(name)
+        return t.Call(name, (left, right))
+    if op == "//":
+        return t.Call("divi", (left, right, t.Path("rounding::NegativeInf")))
+    raise lw.error("E0101", "integer `%` on tiles is not lowered yet", e.span)
 
 
 @rule("compare")
@@ -623,7 +639,19 @@ def lower_convert_scalar(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 @rule("splat")
 def lower_splat(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     x = lw.expr(e.args[0], ctx)
-    return t.Call("broadcast_scalar", (x, lw.const_shape(e.attrs["shape"], e.span)))
+    shape = e.attrs["shape"]
+    if all(d == 1 for d in shape):
+        # cuTile Python reshapes a scalar to (1, ..., 1) with no broadcast after it;
+        # `broadcast_scalar` would add a no-op broadcast.
+        assert isinstance(e.type, TileType)
+        name = lw.temp("scalar")
+        elem = lw.elem(e.type.dtype)
+        ctx.stmts.append(t.Let(name, t.Call("scalar_to_tile", (x,)),
+                               t.RType(f"Tile<{elem}, {{ [] }}>")))
+        if not shape:
+            return t.Path(name)
+        return t.MethodCall(t.Path(name), "reshape", (lw.const_shape(shape, e.span),))
+    return t.Call("broadcast_scalar", (x, lw.const_shape(shape, e.span)))
 
 
 @rule("full")
@@ -699,5 +727,39 @@ def lower_const(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
                    e.span)
 
 
-def lower_kernel(spec: SpecializedKernel, path: str) -> t.Function:
-    return KernelLowerer(spec, path).lower()
+# ---- LLM fallback holes (see llm_fallback/) ------------------------------------------------
+
+
+@rule("hole")
+def lower_hole(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    """A construct left to the LLM fallback: its accepted fragment, else a marked placeholder.
+
+    Each operand is bound to a name first (a plain variable keeps its own); the fragment is
+    one expression over those names. The names with their Rust types go to
+    `attrs["inputs"]` and the result type to `attrs["rust_type"]`, for the fallback's prompt.
+    The fragment comes with a provenance comment (`attrs["provenance"]`).
+    """
+    inputs: list[tuple[str, str]] = []
+    for arg in e.args:
+        lowered = lw.expr(arg, ctx)
+        ty = lw.rust_type(arg.type, e.span) or "_"
+        if isinstance(lowered, t.Path) and lowered.text.isidentifier():
+            name = lowered.text
+        else:
+            name = lw.temp("hole_in")
+            ctx.stmts.append(t.Let(name, lowered, t.RType(ty)))
+        inputs.append((name, ty))
+    e.attrs["inputs"] = inputs
+    e.attrs["rust_type"] = lw.rust_type(e.type, e.span)
+    fragment = e.attrs.get("fragment")
+    if fragment is None:
+        ctx.stmts.append(t.Comment(f"HOLE {e.attrs['id']}: {e.attrs['construct']}"))
+        return t.Path(f"__HOLE_{e.attrs['id']}__")
+    ctx.stmts.append(t.Comment(str(e.attrs.get("provenance", "llm-fallback fragment"))))
+    return t.Path(str(fragment))
+
+
+def lower_kernel(spec: SpecializedKernel, path: str) -> tuple[t.Function, set[str]]:
+    """The entry function and the names of the support functions it calls."""
+    lowerer = KernelLowerer(spec, path)
+    return lowerer.lower(), lowerer.support
