@@ -43,6 +43,15 @@ class SpecializedKernel:
             return self.dtype_names[dtype.key]
         return RUST_ELEMENT_TYPES[dtype.name]
 
+    @property
+    def entry_name(self) -> str:
+        """The Rust entry's name: the kernel's, plus the element types of a dtype variant."""
+        variant = self.model.dtype_variant
+        if not variant:
+            return self.model.name
+        elems = sorted({RUST_ELEMENT_TYPES[d] for d in variant.values()})
+        return f"{self.model.name}_{'_'.join(elems)}"
+
     def manifest(self) -> dict[str, object]:
         params = []
         for p in self.model.params:
@@ -58,9 +67,13 @@ class SpecializedKernel:
                 if p.fixed is not None:
                     entry["fixed"] = p.fixed
             params.append(entry)
+        for name, tree in self.model.derived_params:
+            params.append({"name": name, "kind": "derived", "element": "f32", "expr": tree})
         return {
             "version": MANIFEST_VERSION,
             "kernel": self.model.name,
+            "entry": self.entry_name,
+            "dtype_variant": dict(self.model.dtype_variant),
             "generics": [
                 {"name": g.name, "kind": g.kind, "source": g.source, "params": list(g.params)}
                 for g in self.generics
@@ -89,10 +102,16 @@ def specialize(model: KernelModel) -> SpecializedKernel:
                          "const generics, so it is a runtime `f32` parameter")
         else:
             runtime.append(p.name)
+    for name, _tree in model.derived_params:
+        runtime.append(name)
+        notes.append(f"`{name}` is a float expression over `ct.Constant[float]` parameters "
+                     "that cuTile Python folds at compile time; the launcher computes it")
     spec = SpecializedKernel(model, type_generics + const_generics, dtype_names, {}, runtime,
                              "shared-reference outputs with absolute-index stores", notes)
     for p in model.params:
         spec.param_types[p.name] = _param_type(spec, p.type, p.kind)
+    for name, _tree in model.derived_params:
+        spec.param_types[name] = "f32"
     return spec
 
 

@@ -20,7 +20,7 @@ import libcst as cst
 
 from transpiler.diagnostics import Diagnostic, Span, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import KernelDef, SourceModule, dotted_name, tile_attr
-from transpiler.frontend.host_values import launch_constants
+from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.lowering import signatures
 from transpiler.lowering.reserved_names import DSL_FUNCTIONS
 from transpiler.model import (
@@ -115,10 +115,14 @@ class KernelAnalyzer:
 
     def __init__(self, source: SourceModule, kernel: KernelDef,
                  allow_holes: bool = False,
-                 launch_values: dict[str, object] | None = None) -> None:
+                 launch_values: dict[str, object] | None = None,
+                 param_dtypes: dict[str, DType] | None = None) -> None:
         self.source = source
         self.kernel = kernel
         self.launch_values = launch_values or {}
+        # Arrays whose element type is fixed for this variant of the kernel (see
+        # `analyze_kernel_variants`).
+        self.param_dtypes = param_dtypes or {}
         self.path = source.path
         self.dtype_parent: dict[int, int] = {}
         self.forced: dict[int, DType] = {}
@@ -130,6 +134,8 @@ class KernelAnalyzer:
         self.notes: list[str] = []
         self.module_cache: dict[str, TExpr] = {}
         self.array_ranks: dict[str, int] = {}
+        # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
+        self.derived_params: list[tuple[str, object]] = []
         # Python names that are loop-carried in the innermost region (None: not in a loop).
         self.carried_stack: list[set[str]] = []
         self.written_arrays: set[str] = set()
@@ -200,6 +206,7 @@ class KernelAnalyzer:
             body = body[1:]
         self.block(body, top_level=True)
         model = KernelModel(
+            derived_params=list(self.derived_params),
             name=self.kernel.name,
             params=self.params,
             body=self.out,
@@ -248,7 +255,10 @@ class KernelAnalyzer:
                 self.scope.names[name] = TExpr("var", [], ptype, span,
                                                {"name": rust_ident(name)})
             else:
-                ptype = ArrayType(self.new_dtype_var(), -1, name)
+                var = self.new_dtype_var()
+                if name in self.param_dtypes:
+                    self.forced[var.key] = self.param_dtypes[name]
+                ptype = ArrayType(var, -1, name)
                 self.params.append(KernelParam(name, "array", ptype, None, span))
                 self.scope.names[name] = TExpr("array", [], ptype, span,
                                                {"name": rust_ident(name)})
@@ -941,33 +951,25 @@ class KernelAnalyzer:
 
     # ---- LLM fallback holes (see llm_fallback/) -------------------------------------------
     # With `allow_holes`, a cuda.tile call that the passes cannot type or lower becomes a
-    # `hole` node when it is element-wise: every explicit argument is a tile, a scalar or a
-    # number, and one at least is a tile. Its operands are converted and broadcast as for a
+    # `hole` node when it is element-wise: every explicit argument is a runtime tile or
+    # scalar, and one at least is a tile. Its operands are converted and broadcast as for a
     # binary operator, and the result has their promoted dtype and broadcast shape. Any other
-    # call (arrays, dtypes, modes, shapes, flags) keeps its error. The fallback fills the
-    # hole with a checked Rust fragment (`attrs["fragment"]`) before lowering.
+    # call (compile-time arguments: axes, dtypes, modes, shapes, flags, numbers; arrays) keeps
+    # its error. The fallback fills the hole with a checked Rust fragment before lowering.
 
     def hole(self, err: TranslationError, values: dict[str, object], explicit: set[str],
              node: cst.Call) -> TExpr:
         if not self.allow_holes or err.unhandled is None:
             raise err
         operands = [(k, v) for k, v in values.items() if k in explicit]
-        if not operands or not all(isinstance(v, TExpr) and _hole_operand(v)
-                                   for _, v in operands):
-            raise err
-        exprs = [v for _, v in operands if isinstance(v, TExpr)]
+        exprs = [v for _, v in operands if isinstance(v, TExpr) and isinstance(
+            v.type, TileType | ScalarType)]
         shapes = [v.type.shape for v in exprs if isinstance(v.type, TileType)]
-        if not shapes:
+        if not shapes or len(exprs) != len(operands):
             raise err
-        dtype: ElemType | None = None
-        for value in exprs:
-            found = self._dtype_of(value)
-            if found is not None:
-                dtype = found if dtype is None else self.promote(dtype, found, node)
-        assert dtype is not None
-        for value in exprs:
-            if self._dtype_of(value) is None:
-                dtype = self._with_loose(dtype, value)
+        dtype = exprs[0].type.dtype
+        for value in exprs[1:]:
+            dtype = self.promote(dtype, value.type.dtype, node)
         shape = self.broadcast_shapes(shapes, node)
         self.hole_count += 1
         attrs: dict[str, object] = {"construct": err.unhandled.construct, "id": self.hole_count,
@@ -1041,6 +1043,8 @@ class KernelAnalyzer:
             if isinstance(v, _ConstParam):
                 dt = BOOL if v.kind == "bool" else F32
                 return TExpr("const_param", [], ScalarType(dt), value.span, {"name": v.name})
+            if isinstance(v, _Deferred) and _float_expression(v):
+                return self.derived_scalar(v, value.span)
         if isinstance(value.type, TileType) and value.type.rank == 0:
             return TExpr("tile_to_scalar", [value], ScalarType(value.type.dtype), value.span)
         raise self.error("E0107", f"expected a scalar, found {_describe(value.type)}", node)
@@ -1098,6 +1102,8 @@ class KernelAnalyzer:
         if is_const(value):
             v = value.type.value
             if isinstance(v, bool | int | float | DimSym | DimExpr | _ConstParam | _TypedConst):
+                return
+            if isinstance(v, _Deferred) and _float_expression(v):
                 return
         elif isinstance(value.type, TileType | ScalarType):
             return
@@ -1192,7 +1198,7 @@ class KernelAnalyzer:
         """Convert and broadcast a tile, scalar or number to `dtype` and `shape`."""
         if not isinstance(value.type, TileType):
             if is_const(value) and not isinstance(value.type.value, _ConstParam | DimSym
-                                                  | DimExpr):
+                                                  | DimExpr | _Deferred):
                 v = value.type.value
                 if isinstance(v, _TypedConst):
                     v = v.value
@@ -1236,7 +1242,37 @@ class KernelAnalyzer:
         return TExpr("reshape", [value], TileType(value.type.dtype, shape), value.span,
                      {"shape": shape})
 
+    def derived_scalar(self, expr: _Deferred, span: Span | None) -> TExpr:
+        """A compile-time float expression over `ct.Constant[float]` parameters.
+
+        cuTile Python folds it (in double precision) when it compiles the kernel; cuTile Rust
+        has no float const generics, so the launcher computes the same value on the host
+        and passes it as an extra `f32` parameter, recorded in the manifest with the
+        expression.
+        """
+        tree = _expression_tree(expr)
+        for name, known in self.derived_params:
+            if known == tree:
+                return TExpr("const_param", [], ScalarType(F32), span, {"name": name})
+        base = _first_param(expr) or "value"
+        name = rust_ident(f"{base}_derived_{len(self.derived_params) + 1}")
+        self.derived_params.append((name, tree))
+        return TExpr("const_param", [], ScalarType(F32), span, {"name": name})
+
+    def dtype_dependent(self, dtype: ElemType, node: cst.CSTNode, what: str) -> None:
+        """Raise `DtypeDependentError` when `dtype` is a launch-time element type."""
+        found = self.find(dtype)
+        if isinstance(found, DTypeVar):
+            members = [p.name for p in self.params if isinstance(p.type, ArrayType)
+                       and self._root(p.type.dtype.key) == self._root(found.key)]
+            raise DtypeDependentError(members, what, self.span(node))
+
     def _fold(self, op: str, a: object, b: object, node: cst.CSTNode) -> object:
+        if op in ("==", "!=") and (isinstance(a, DTypeVar) or isinstance(b, DTypeVar)):
+            var = a if isinstance(a, DTypeVar) else b
+            other = b if var is a else a
+            if var != other:
+                self.dtype_dependent(var, node, "a comparison of element types")
         if isinstance(a, DimSym | DimExpr) or isinstance(b, DimSym | DimExpr):
             if op in ("+", "-", "*", "//", "%") and all(
                     isinstance(v, int | DimSym | DimExpr) and not isinstance(v, bool)
@@ -1252,6 +1288,17 @@ class KernelAnalyzer:
         except (TypeError, ZeroDivisionError, KeyError) as err:
             raise self.error("E0107", f"cannot evaluate `{op}` on compile-time values: {err}",
                              node) from None
+
+
+class DtypeDependentError(Exception):
+    """The kernel's code depends on an array's launch-time element type (a dtype comparison,
+    `@` whose accumulator type follows the dtype): it is translated once per dtype."""
+
+    def __init__(self, params: list[str], what: str, span: Span | None) -> None:
+        super().__init__(what)
+        self.params = params
+        self.what = what
+        self.span = span
 
 
 # ---- compile-time helper values ------------------------------------------------------------
@@ -1292,6 +1339,46 @@ _PY_OPS: dict[str, Callable[[object, object], object]] = {
 }
 
 
+def _float_expression(value: object) -> bool:
+    """A `_Deferred` tree over float `ct.Constant` parameters, numbers and + - * /."""
+    if isinstance(value, _Deferred):
+        return value.op in ("+", "-", "*", "/") and _float_expression(
+            value.left) and _float_expression(value.right)
+    if isinstance(value, _ConstParam):
+        return value.kind == "float"
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _expression_tree(value: object) -> object:
+    """JSON-ready form of a float expression: ["/", 1.0, ["param", "p"]]."""
+    if isinstance(value, _Deferred):
+        return [value.op, _expression_tree(value.left), _expression_tree(value.right)]
+    if isinstance(value, _ConstParam):
+        return ["param", value.name]
+    return float(value)
+
+
+def _first_param(value: object) -> str | None:
+    if isinstance(value, _ConstParam):
+        return value.name
+    if isinstance(value, _Deferred):
+        return _first_param(value.left) or _first_param(value.right)
+    return None
+
+
+def evaluate_expression(tree: object, values: dict[str, float]) -> float:
+    """The value of an `_expression_tree` for given parameter values (double precision, as
+    cuTile Python folds it)."""
+    if isinstance(tree, list) and tree[0] == "param":
+        return float(values[tree[1]])
+    if isinstance(tree, list):
+        left = evaluate_expression(tree[1], values)
+        right = evaluate_expression(tree[2], values)
+        return {"+": left + right, "-": left - right, "*": left * right}.get(
+            tree[0], left / right if right else math.inf)
+    return float(tree)
+
+
 def _concrete(value: object) -> bool:
     return not isinstance(value, DimSym | DimExpr | _ConstParam | _Deferred)
 
@@ -1313,14 +1400,6 @@ def _promote_concrete(a: DType, b: DType, analyzer: KernelAnalyzer,
     if ra is None or rb is None:
         raise analyzer.error("E0108", f"no implicit promotion between `{a}` and `{b}`", node)
     return a if ra >= rb else b
-
-
-def _hole_operand(value: TExpr) -> bool:
-    """A value an element-wise hole can take: a tile, a scalar, or a plain number."""
-    if isinstance(value.type, TileType | ScalarType):
-        return True
-    v = value.type.value if is_const(value) else None
-    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def _describe(vtype: ValueType) -> str:
@@ -1428,6 +1507,8 @@ def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
                 visit_expr(stmt.cond)
                 visit(stmt.then)
                 visit(stmt.orelse)
+                stmt.results = [(name, fix(vtype), t_name, e_name, first)
+                                for name, vtype, t_name, e_name, first in stmt.results]
 
     for param in model.params:
         param.type = fix(param.type)
@@ -1516,5 +1597,41 @@ _EXPR_HANDLERS: dict[type, Callable[[KernelAnalyzer, cst.CSTNode], TExpr]] = {
 
 def analyze_kernel(source: SourceModule, kernel: KernelDef,
                    allow_holes: bool = False) -> KernelModel:
+    """The kernel's typed model; raises `DtypeDependentError` when the code depends on an
+    element type (use `analyze_kernel_variants`)."""
     launch_values = launch_constants(source, kernel.name)
     return KernelAnalyzer(source, kernel, allow_holes, launch_values).run()
+
+
+MAX_DTYPE_VARIANTS = 8
+DEFAULT_VARIANT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
+                            allow_holes: bool = False) -> list[KernelModel]:
+    """One typed model when the kernel is uniform in its element types; otherwise one per
+    element type the host code names for each array class whose dtype decides the code
+    (cuTile Python compiles only the branch a dtype takes; rustc would check both)."""
+    launch_values = launch_constants(source, kernel.name)
+    pending: list[dict[str, DType]] = [{}]
+    done: list[KernelModel] = []
+    while pending:
+        fixed = pending.pop(0)
+        analyzer = KernelAnalyzer(source, kernel, allow_holes, launch_values, fixed)
+        try:
+            model = analyzer.run()
+        except DtypeDependentError as err:
+            # The dtypes the host code names; without any, the float types cuTile
+            # kernels are launched with.
+            candidates = host_dtypes(source) or list(DEFAULT_VARIANT_DTYPES)
+            for dtype in candidates:
+                variant = dict(fixed)
+                variant.update({p: DType(dtype) for p in err.params})
+                pending.append(variant)
+            if len(pending) + len(done) > MAX_DTYPE_VARIANTS:
+                raise analyzer.error("E0200", "too many element-type variants are needed "
+                                     "for this kernel", None) from None
+            continue
+        model.dtype_variant = {k: v.name for k, v in fixed.items()}
+        done.append(model)
+    return done

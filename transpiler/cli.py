@@ -20,6 +20,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_fallback import add_arguments as add_llm_arguments
+from llm_fallback import session_from_args as llm_session
 from transpiler import __version__
 from transpiler.diagnostics import render
 from transpiler.driver import TranslationResult, translate_bytes
@@ -60,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-ir", metavar="DIR",
                         help="with --verify, write both IR texts of each check to DIR")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    add_llm_arguments(parser)
     parser.add_argument("--version", action="version", version=f"transpiler {__version__}")
     return parser
 
@@ -116,12 +119,15 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     status = EXIT_OK
     report: list[dict[str, object]] = []
     show_progress = len(jobs) > 1 and not args.quiet and sys.stderr.isatty()
+    llm = llm_session(args)
     for index, job in enumerate(jobs, start=1):
         if show_progress:
             print(f"\r[{index}/{len(jobs)}] {job.display}"[:120].ljust(80), end="",
                   file=sys.stderr, flush=True)
         data = sys.stdin.buffer.read() if job.source is None else job.source.read_bytes()
         result = translate_bytes(data, job.display)
+        if llm is not None and result.unhandled:
+            result = llm.repair(data, job.display, result)
         entry: dict[str, object] = {
             "path": job.display,
             "output": str(job.output) if job.output else None,
@@ -143,11 +149,19 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
                 entry["verify"] = verdicts
                 if any(v["verdict"] == "FAIL" or v["verdict"] == "ERROR" for v in verdicts):
                     status = EXIT_ERRORS
+        if llm is not None and llm.file_json(job.display) is not None:
+            entry["llm"] = llm.file_json(job.display)
         report.append(entry)
     if show_progress:
         print(file=sys.stderr)
+    summary = llm.summary_line() if llm is not None else None
+    if summary and not args.quiet:
+        print(summary, file=sys.stderr)
     if args.json:
-        print(json.dumps({"version": __version__, "files": report}, indent=2))
+        doc: dict[str, object] = {"version": __version__, "files": report}
+        if llm is not None and llm.files:
+            doc["llm"] = llm.report_json()
+        print(json.dumps(doc, indent=2))
     return status
 
 

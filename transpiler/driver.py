@@ -21,7 +21,7 @@ from rust_emit.printer import print_source
 from rust_emit.rustfmt import format_rust
 from specialization.plan import SpecializedKernel, specialize
 from transpiler import __version__
-from transpiler.analysis import analyze_kernel
+from transpiler.analysis import analyze_kernel_variants
 from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.lowering.fma import contract_fma
@@ -43,6 +43,8 @@ class KernelReport:
     status: str  # "translated" | "failed"
     diagnostics: list[Diagnostic] = field(default_factory=list)
     manifest: dict[str, object] | None = None
+    # One manifest per Rust entry: several when the kernel is translated per element type.
+    variants: list[dict[str, object]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -50,6 +52,7 @@ class KernelReport:
             "status": self.status,
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "manifest": self.manifest,
+            "variants": self.variants,
         }
 
 
@@ -107,16 +110,17 @@ def translate_text(text: str, path: str, digest: str | None = None,
     for kernel in source.kernels:
         report = KernelReport(kernel.name, "translated")
         try:
-            model = analyze_kernel(source, kernel, allow_holes=hole_hook is not None)
-            if hole_hook is not None:
-                hole_hook(model)
-            contract_fma(model)
-            spec = specialize(model)
-            function, needed = lower_kernel(spec, path)
-            functions.append(function)
-            support |= needed
-            report.manifest = spec.manifest()
-            functions[-1] = _with_manifest(functions[-1], spec)
+            for model in analyze_kernel_variants(source, kernel,
+                                                 allow_holes=hole_hook is not None):
+                if hole_hook is not None:
+                    hole_hook(model)
+                contract_fma(model)
+                spec = specialize(model)
+                function, needed = lower_kernel(spec, path)
+                functions.append(_with_manifest(function, spec))
+                support |= needed
+                report.variants.append(spec.manifest())
+            report.manifest = report.variants[0]
         except TranslationError as err:
             report.status = "failed"
             report.diagnostics.append(err.diagnostic)
@@ -174,11 +178,12 @@ def _module_doc(source: SourceModule) -> tuple[str, ...]:
 
 
 def read_manifests(rust_text: str) -> dict[str, dict[str, object]]:
-    """The specialization manifests embedded in a generated Rust file, by kernel name."""
+    """The specialization manifests embedded in a generated Rust file, by Rust entry name
+    (each names its Python kernel under "kernel")."""
     out: dict[str, dict[str, object]] = {}
     for line in rust_text.splitlines():
         stripped = line.strip()
         if stripped.startswith("// " + MANIFEST_PREFIX):
             data = json.loads(stripped[len("// " + MANIFEST_PREFIX):])
-            out[str(data["kernel"])] = data
+            out[str(data.get("entry", data["kernel"]))] = data
     return out

@@ -296,3 +296,7 @@ class KernelModel:
     # Which concrete dtype, if any, the body forces on a dtype class.
     forced_dtypes: dict[int, DType] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # Extra runtime f32 parameters standing for folded float expressions: (name, tree).
+    derived_params: list[tuple[str, object]] = field(default_factory=list)
+    # Array parameter -> cuda.tile dtype this variant is translated for (empty: generic).
+    dtype_variant: dict[str, str] = field(default_factory=dict)

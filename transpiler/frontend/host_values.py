@@ -127,3 +127,29 @@ def _single_assignment(host: cst.FunctionDef, name: str) -> cst.BaseExpression |
 def _is_parameter(host: cst.FunctionDef, name: str) -> bool:
     return any(p.name.value == name for p in
                (*host.params.posonly_params, *host.params.params, *host.params.kwonly_params))
+
+
+_FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def host_dtypes(source: SourceModule) -> list[str]:
+    """The float dtypes the host code names (`torch.float16`, `np.float32`, `ct.bfloat16`),
+    in order of first mention."""
+    found: list[str] = []
+    kernels = {k.name for k in source.kernels}
+
+    class Finder(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            name = dotted_name(node)
+            attr = node.attr.value
+            if name is None or attr not in _FLOAT_DTYPES or attr in found:
+                return
+            head = name.split(".")[0]
+            module = source.module_aliases.get(head)
+            if module in ("torch", "numpy") or head in source.tile_aliases:
+                found.append(attr)
+
+    for fn_name, fn in source.functions.items():
+        if fn_name not in kernels:
+            fn.visit(Finder())
+    return found

@@ -91,6 +91,13 @@ RULES: tuple[Rule, ...] = (
     Rule("bound-scalar-argument",
          "A scalar entry argument that the launch binds to a known constant (a "
          "`ct.Constant[float]` that cuTile Rust must pass at run time) is that constant."),
+    Rule("if-passthrough",
+         "An `if` result that every branch yields from the same value defined before the "
+         "`if` is that value; the result and its yields are dropped (cuTile Rust yields "
+         "loop-carried variables through an `if` that does not change them)."),
+    Rule("identity-bitcast",
+         "`bitcast` or `ftof` between identical Tile IR types (i32 -> i32: Tile IR integers "
+         "are signless, the Rust side changes only the signedness of its type) is its operand."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
 )
@@ -277,10 +284,15 @@ def _build_node(op: Operation, scope: dict[str, Value], depth: int, nodes: list[
 
 def data_operands(node: Node) -> list[Value]:
     """A region op's or terminator's operands without the tokens it threads (rule
-    token-threading)."""
+    token-threading) and, for an `if`'s yields, without the values it passes through
+    unchanged (rule if-passthrough)."""
     if not node.blocks and node.op.name not in TERMINATORS:
         return node.operands
-    return [v for v in node.operands if not alias(v).is_token]
+    skip: set[int] = set()
+    owner = node.parent.owner if node.op.name == "yield" and node.parent else None
+    if owner is not None:
+        skip = _passthrough_positions(owner)
+    return [v for i, v in enumerate(node.operands) if not alias(v).is_token and i not in skip]
 
 
 def _data_index(value: Value) -> int:
@@ -295,16 +307,69 @@ def _data_index(value: Value) -> int:
         return [a for a in block.args if not a.is_token].index(value) if not value.is_token \
             else value.index
     siblings = node.results
-    if value.is_token or value not in siblings:
+    hidden = hidden_results(node)
+    if value.index in hidden or value not in siblings:
         return value.index
-    return [r for r in siblings if not r.is_token].index(value)
+    return [r for r in siblings if r.index not in hidden].index(value)
 
 
 def alias(value: Value) -> Value:
-    """The value an `assume` chain starts from."""
-    while value.kind == "result" and value.node is not None and value.node.op.name == "assume":
-        value = value.node.operands[0]
+    """The value an `assume` chain starts from; an `if` result that every branch yields from
+    the same outer value is that value (rule if-passthrough)."""
+    while value.kind == "result" and value.node is not None:
+        if value.node.op.name == "assume":
+            value = value.node.operands[0]
+            continue
+        if value.node.op.name in ("bitcast", "ftof") and value.node.operands and \
+                value.node.operands[0].type is not None and value.type is not None and \
+                value.node.operands[0].type.text == value.type.text:
+            # Rule identity-bitcast: Tile IR integers are signless; i32 -> u32 is a no-op;
+            # likewise a float conversion to its own type.
+            value = value.node.operands[0]
+            continue
+        if value.node.op.name == "if":
+            outer = passthrough_source(value.node, value.index)
+            if outer is not None:
+                value = outer
+                continue
+        break
     return value
+
+
+def passthrough_source(node: Node, index: int) -> Value | None:
+    """The outer value an `if` yields unchanged at result `index` from every branch."""
+    if len(node.blocks) < 2:
+        return None
+    sources: list[Value] = []
+    for block in node.blocks:
+        last = block.nodes[-1] if block.nodes else None
+        if last is None or last.op.name != "yield" or index >= len(last.operands):
+            return None
+        sources.append(last.operands[index])
+    first = sources[0]
+    if any(v is not first for v in sources[1:]) or first.is_token:
+        return None
+    if _defined_inside(first, node):
+        return None
+    return first
+
+
+def _defined_inside(value: Value, region_op: Node) -> bool:
+    node = value.node
+    block = node.parent if node is not None and value.kind == "result" else None
+    if value.kind == "blockarg":
+        return value.node is region_op
+    while block is not None:
+        if block.owner is region_op:
+            return True
+        block = block.owner.parent if block.owner is not None else None
+    return False
+
+
+def _passthrough_positions(node: Node) -> set[int]:
+    if node.op.name != "if":
+        return set()
+    return {i for i in range(len(node.results)) if passthrough_source(node, i) is not None}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -552,8 +617,15 @@ class _Canonicalizer:
         op = node.op
         items = op.items
         template = op.template
-        if op.name in LOOP_OPS | {"if"} and any(t.kind == "token" for t in op.result_types):
-            items, defs = _strip_token_iter_values(op)
+        owner = node.parent.owner if op.name == "yield" and node.parent else None
+        if owner is not None and _passthrough_positions(owner):
+            kept = data_operands(node)
+            types = ", ".join(v.type.text if v.type else "?" for v in kept)
+            uses = ", ".join(f"${i}" for i in range(len(kept)))
+            return f"yield {uses}: {types}" if kept else "yield"
+        skip = hidden_results(node)
+        if skip:
+            items, defs = _strip_token_iter_values(op, skip)
             template = make_template(op.name, items, defs)
             self.note("token-threading", op.name)
         if TARGET_HINT_KEY in template or EMPTY_HINTS in template:
@@ -622,9 +694,18 @@ def _join_commas(parts: list[list[Item]], kind: str) -> Item:
     return Item(kind, render(tuple(children), kind), tuple(children))
 
 
-def _strip_token_iter_values(op: Operation) -> tuple[tuple[Item, ...], list[str]]:
-    """A region op's header without the tokens it carries (rule token-threading)."""
-    tokens = {i for i, t in enumerate(op.result_types) if t.kind == "token"}
+def hidden_results(node: Node) -> set[int]:
+    """Result positions of a region op that are not compared: tokens (rule token-threading)
+    and pass-through values of an `if` (rule if-passthrough)."""
+    if not node.blocks:
+        return set()
+    tokens = {i for i, t in enumerate(node.op.result_types) if t.kind == "token"}
+    return tokens | _passthrough_positions(node)
+
+
+def _strip_token_iter_values(op: Operation, tokens: set[int]
+                             ) -> tuple[tuple[Item, ...], list[str]]:
+    """A region op's header without the results at `tokens` (their iter_values and types)."""
     defs = [a.name for a in op.regions[0].args] if op.regions else []
     items = list(op.items)
     out: list[Item] = []

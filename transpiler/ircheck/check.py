@@ -19,6 +19,7 @@ from typing import Any
 
 import libcst as cst
 
+from transpiler.analysis import evaluate_expression
 from transpiler.frontend.cutile_py import SourceModule, dotted_name, parse_source, tile_attr
 from transpiler.ircheck.spec import (
     RUST_ELEMENT_TYPES,
@@ -246,13 +247,17 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
     jobs: list[tuple[str, KernelSpec]] = [(k, s) for k, ss in specs.items() for s in ss]
     requests: list[dict[str, Any]] = []
     outcomes: list[CheckOutcome | None] = []
+    chosen: list[dict[str, Any] | None] = []
     for kernel, spec in jobs:
         rs_name = kernel_map.get(kernel, kernel)
-        manifest = manifests.get(rs_name) or manifests.get(kernel)
+        manifest = select_manifest(manifests, rs_name, spec)
+        chosen.append(manifest)
         try:
             if manifest is None:
-                raise ValueError(f"no Rust entry `{rs_name}` with a manifest")
+                raise ValueError(f"no Rust entry for `{rs_name}` with a manifest that fits "
+                                 "this specialization")
             generics = generics_for(manifest, spec)
+            rs_name = str(manifest.get("entry", rs_name))
         except (KeyError, ValueError) as err:
             outcomes.append(CheckOutcome(kernel, spec, "ERROR", error=str(err)))
             continue
@@ -280,7 +285,7 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 continue
             if keep_ir is not None:
                 _keep(keep_ir, spec, reference_text, generated_text)
-            bound = bound_scalar_args(manifests.get(kernel_map.get(kernel, kernel)) or {}, spec)
+            bound = bound_scalar_args(manifest or {}, spec)
             verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text),
                                       bound)
             final.append(CheckOutcome(
@@ -289,6 +294,20 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 differences=[_difference_json(d) for d in verdict.differences],
                 text=format_verdict(verdict)))
     return final
+
+
+def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
+                    spec: KernelSpec) -> dict[str, Any] | None:
+    """The manifest of the Rust entry that translates `kernel` for `spec`'s dtypes: the
+    generic entry, or the dtype variant whose fixed element types the spec matches."""
+    for manifest in manifests.values():
+        if manifest.get("kernel") != kernel and manifest.get("entry") != kernel:
+            continue
+        variant = manifest.get("dtype_variant") or {}
+        if all(isinstance(spec.param(p), ArraySpec) and spec.param(p).dtype == d
+               for p, d in variant.items()):
+            return manifest
+    return None
 
 
 def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, str]:
@@ -300,10 +319,15 @@ def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, s
     """
     bound: dict[int, str] = {}
     position = 0
+    consts = {name: p.value for name, p in spec.params if isinstance(p, ConstSpec)}
     for p in manifest.get("params", []):
         if p["kind"] == "array":
             position += 1 + 2 * int(p["ndim"])
         elif p["kind"] == "scalar":
+            position += 1
+        elif p["kind"] == "derived":
+            value = evaluate_expression(p["expr"], consts)
+            bound[position] = f"<f32: {value!r}>"
             position += 1
         elif p.get("fixed") is None and p.get("const_kind") == "float":
             value = spec.param(p["name"])
@@ -358,7 +382,12 @@ def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
     for path in spec_files:
         for kernel, entries in load_spec_file(Path(path)).items():
             specs.setdefault(kernel, []).extend(entries)
-    for kernel, manifest in manifests.items():
+    for manifest in manifests.values():
+        kernel = str(manifest["kernel"])
         if kernel not in specs:
-            specs[kernel] = derive_specs(source, manifest)
+            specs[kernel] = []
+        if manifest.get("dtype_variant") or not specs[kernel]:
+            for spec in derive_specs(source, manifest):
+                if spec not in specs[kernel]:
+                    specs[kernel].append(spec)
     return specs

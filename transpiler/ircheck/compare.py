@@ -34,6 +34,7 @@ from transpiler.ircheck.canonicalize import (
     canonicalize,
     ceildiv_parts,
     data_operands,
+    hidden_results,
     describe,
     is_identity_list,
     splat_literal,
@@ -426,9 +427,12 @@ class _Differ:
         rtypes = r.op.result_types + r.op.signature_types
         gtypes = g.op.result_types + g.op.signature_types
         if r.blocks:
-            # Rule token-threading: the tokens a region op carries are not compared.
-            rtypes = [t for t in rtypes if t.kind != "token"]
-            gtypes = [t for t in gtypes if t.kind != "token"]
+            # Rules token-threading and if-passthrough: those results are not compared.
+            rhide, ghide = hidden_results(r), hidden_results(g)
+            rtypes = [t for i, t in enumerate(rtypes)
+                      if t.kind != "token" and i not in rhide]
+            gtypes = [t for i, t in enumerate(gtypes)
+                      if t.kind != "token" and i not in ghide]
         for rt, gt in zip(rtypes, gtypes, strict=False):
             for diff in _type_diffs(rt, gt, r.op.name):
                 if diff not in type_diffs:

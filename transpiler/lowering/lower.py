@@ -125,8 +125,9 @@ class KernelLowerer:
         params = tuple(t.Param(_ident(p.name), t.RType(self.spec.param_types[p.name]))
                        for p in model.params if p.kind != "const" or p.name in
                        self.spec.runtime_params)
+        params += tuple(t.Param(name, t.RType("f32")) for name, _ in model.derived_params)
         return t.Function(
-            name=model.name,
+            name=self.spec.entry_name,
             params=params,
             body=t.BlockExpr(tuple(body)),
             generics=tuple(generics),
@@ -626,14 +627,48 @@ def lower_permute(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.Call("permute", (x, axes))
 
 
+_INT_BITS = {"i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64,
+             "u64": 64}
+
+
+def _int_conversion(lw: KernelLowerer, source: TExpr, target: TExpr) -> str | None:
+    """`bitcast`/`exti` for an integer-to-integer conversion, else None (not int to int)."""
+    src, dst = lw.elem(source.type.dtype), lw.elem(target.type.dtype)
+    if src not in _INT_BITS or dst not in _INT_BITS:
+        return None
+    if _INT_BITS[src] == _INT_BITS[dst]:
+        # Tile IR integers are signless: only the Rust type changes.
+        return "bitcast"
+    if _INT_BITS[src] < _INT_BITS[dst]:
+        return "exti"
+    raise lw.error("E0110", f"narrowing `{src}` to `{dst}` needs `trunci`, which cuTile Rust "
+                   "0.5.0 cannot serialize (missing overflow attribute)", target.span)
+
+
 @rule("convert")
 def lower_convert(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    return t.Call("convert_tile", (lw.expr(e.args[0], ctx),))
+    source = e.args[0]
+    value = lw.expr(source, ctx)
+    op = _int_conversion(lw, source, e)
+    return t.Call(op or "convert_tile", (value,))
 
 
 @rule("convert_scalar")
 def lower_convert_scalar(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    return t.Call("convert_scalar", (lw.expr(e.args[0], ctx),))
+    source = e.args[0]
+    value = lw.expr(source, ctx)
+    op = _int_conversion(lw, source, e)
+    if op is None:
+        return t.Call("convert_scalar", (value,))
+    # Integer scalars convert through 0-d tiles (`convert_scalar` has no int-to-int form).
+    src, dst = lw.elem(source.type.dtype), lw.elem(e.type.dtype)
+    tile_in = lw.temp("as_tile")
+    ctx.stmts.append(t.Let(tile_in, t.Call("scalar_to_tile", (value,)),
+                           t.RType(f"Tile<{src}, {{ [] }}>")))
+    tile_out = lw.temp("converted")
+    ctx.stmts.append(t.Let(tile_out, t.Call(op, (t.Path(tile_in),)),
+                           t.RType(f"Tile<{dst}, {{ [] }}>")))
+    return t.Call("tile_to_scalar", (t.Path(tile_out),))
 
 
 @rule("splat")
@@ -654,17 +689,40 @@ def lower_splat(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.Call("broadcast_scalar", (x, lw.const_shape(shape, e.span)))
 
 
+def _float_constant(value: object, dtype: DType, lw: KernelLowerer) -> t.Expr:
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        sign = "" if value > 0 else "NEG_"
+        return t.Path(f"{lw.elem(dtype)}::{sign}INFINITY")
+    return literal(value, dtype, lw)
+
+
 @rule("full")
 def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     assert isinstance(e.type, TileType)
     dtype = e.type.dtype
     value = e.attrs["value"]
     shape = lw.const_shape(e.attrs["shape"], e.span)
-    if not isinstance(dtype, DType):
-        if value == 0:
-            return t.Call("constant", (t.Path(f"{lw.elem(dtype)}::ZERO"), shape))
-        raise lw.error("E0101", "a non-zero literal in a launch-time element type is not "
-                       "lowered yet", e.span)
+    rust = lw.elem(dtype)
+    if not isinstance(dtype, DType) or rust in ("f16", "bf16", "tf32"):
+        # Rust has no literals of these types: an f32 constant converted (round to nearest
+        # even) holds the same value cuTile Python's constant holds.
+        if value == 0 and not isinstance(dtype, DType):
+            return t.Call("constant", (t.Path(f"{rust}::ZERO"), shape))
+        name = lw.temp("f32_const")
+        f32_value = _float_constant(value, DType("float32"), lw)
+        ctx.stmts.append(t.Let(name, t.Call("constant", (f32_value, shape)),
+                               t.RType(f"Tile<f32, {lw.shape_type(e.attrs['shape'], e.span)}>")))
+        return t.Call("convert_tile", (t.Path(name),))
+    if rust in ("u32", "u64") and isinstance(value, int) and value >= 2 ** (_INT_BITS[rust] - 1):
+        # cuTile Rust 0.5.0 compiles an unsigned constant above the signed maximum to 0:
+        # write the same bits as a signed constant and reinterpret them.
+        bits = _INT_BITS[rust]
+        signed = "i32" if bits == 32 else "i64"
+        name = lw.temp("bits")
+        ctx.stmts.append(t.Let(name, t.Call("constant", (t.Lit(f"{value - 2 ** bits}{signed}"),
+                                                         shape)),
+                               t.RType(f"Tile<{signed}, {lw.shape_type(e.attrs['shape'], e.span)}>")))
+        return t.Call("bitcast", (t.Path(name),))
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         sign = "" if value > 0 else "NEG_"
         return t.Call("constant", (t.Path(f"{lw.elem(dtype)}::{sign}INFINITY"), shape))

@@ -521,10 +521,9 @@ def matmul_rule(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Cal
 def matmul(an: KernelAnalyzer, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
     a, b = _tile(an, x, node), _tile(an, y, node)
     dtype = an.unify(a.type.dtype, b.type.dtype, node)
-    if not isinstance(dtype, DType):
-        raise an.error("E0101", "`matmul`/`@` on a launch-time element type needs the "
-                       "accumulator type; use ct.mma with an explicit accumulator", node,
-                       "call:ct.matmul_generic")
+    # The accumulator type of `@` follows the operand dtype (f16 accumulates in f16).
+    an.dtype_dependent(dtype, node, "the accumulator type of `@`")
+    assert isinstance(dtype, DType)
     acc_dtype = DType(_MMA_ACC.get(dtype.name, ("float32",))[0])
     shape = (*a.type.shape[:-1], b.type.shape[-1])
     zero = an.to_tile(TExpr("const", [], ConstType(0)), acc_dtype, shape, node)

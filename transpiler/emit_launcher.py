@@ -1,0 +1,1136 @@
+"""Launcher generator: `ct.launch` sites -> Rust C-ABI launchers and a Python drop-in wrapper.
+
+Takes a cuTile Python file's `SourceModule` and the Rust text the transpiler generated for it
+(each kernel's `// transpiler-manifest:` comment gives its generics and parameters). Gives:
+
+- `emit_rust_launchers(source, rust)`: Rust host code (`launcher.rs` of the crate that
+  `launcher/build.sh` builds). Per launch site and kernel, an `extern "C"` function that takes
+  the caller's `CUstream`, the device ordinal, one `TensorDesc` per array parameter and the
+  scalars and constants (in the kernel's parameter order); computes the grid the way the
+  Python host code does (the grid expression is evaluated symbolically over a small subset
+  of host Python; when it depends on anything else the function takes `grid_x, grid_y,
+  grid_z` instead, and its doc comment says why); sets the generics from the constants and
+  the dtypes; launches on the caller's stream; returns a `TL_*` code. A `..__grid` twin
+  returns the translated grid without launching.
+- `emit_pywrapper(source, rust)`: a Python module with the file's host functions, copied,
+  whose `ct.launch(...)` calls go to the built library instead of cuTile Python: a
+  torch-callable drop-in for each host function (same arguments, same result).
+- `emit_result` / `emit_path`: the `--emit` glue for `transpiler.cli`.
+
+Nothing is imported or run: host code is read with libcst. The C ABI (`TensorDesc`, dtype
+codes, error codes) is defined by `launcher/template/src/runtime.rs`.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from transpiler.driver import read_manifests
+from transpiler.frontend.cutile_py import LaunchSite, SourceModule, dotted_name, tile_attr
+from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
+
+if TYPE_CHECKING:
+    from transpiler.driver import TranslationResult
+
+#: Element types each dispatched dtype generic is built for (cutile names).
+DEFAULT_ELEMENT_TYPES: tuple[str, ...] = ("f32", "f16", "bf16")
+
+#: `DT_*` codes of runtime.rs, by cutile element name.
+DTYPE_CODES: dict[str, int] = {
+    "bool": 0, "u8": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "f16": 6, "bf16": 7,
+    "f32": 8, "f64": 9, "u16": 10, "u32": 11, "u64": 12,
+}
+
+#: torch dtype attribute -> cutile element name (host code that names a dtype).
+TORCH_DTYPES: dict[str, str] = {
+    "float32": "f32", "float": "f32", "float16": "f16", "half": "f16", "bfloat16": "bf16",
+    "float64": "f64", "double": "f64", "int8": "i8", "int16": "i16", "int32": "i32",
+    "int": "i32", "int64": "i64", "long": "i64", "uint8": "u8", "bool": "bool",
+    "uint16": "u16", "uint32": "u32", "uint64": "u64",
+}
+
+_RUST_SCALAR_C = {"f32": "f32", "f64": "f64", "i32": "i32", "i64": "i64", "u32": "u32",
+                  "u64": "u64", "i16": "i16", "i8": "i8", "u8": "u8", "u16": "u16",
+                  "bool": "bool"}
+_RESERVED = {"stream", "device", "context", "grid", "grid_x", "grid_y", "grid_z", "out",
+             "generics", "key", "op", "self", "Self", "crate", "super"}
+_MAX_INLINE_DEPTH = 6
+
+
+# ---- kernel signatures ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamSig:
+    """One kernel parameter as the manifest records it."""
+
+    name: str
+    kind: str  # "array" | "scalar" | "const"
+    ndim: int = 0
+    element: str = ""  # Rust element type or generic name (arrays, scalars)
+    const_kind: str = ""  # "int" | "bool" | "float" (constants)
+    fixed: bool = False  # a float constant folded into the kernel
+
+    @property
+    def ident(self) -> str:
+        """The Rust/C identifier of this parameter in generated code."""
+        name = self.name
+        if keyword.iskeyword(name) or name in _RESERVED or name in _RUST_KEYWORDS:
+            return name + "_arg"
+        return name
+
+    @property
+    def is_generic_const(self) -> bool:
+        return self.kind == "const" and self.const_kind in ("int", "bool")
+
+    @property
+    def c_type(self) -> str:
+        """The Rust type of the C parameter (arrays: a descriptor pointer)."""
+        if self.kind == "array":
+            return "*const TensorDesc"
+        if self.kind == "scalar":
+            return _RUST_SCALAR_C.get(self.element, self.element)
+        return {"int": "i32", "bool": "bool"}.get(self.const_kind, "f64")
+
+
+_RUST_KEYWORDS = {
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "do", "dyn", "else",
+    "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "static",
+    "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield", "abstract", "become", "final",
+}
+
+
+@dataclass(frozen=True)
+class GenericSig:
+    name: str
+    kind: str  # "type" | "i32" | "bool"
+    params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KernelSig:
+    """What the launcher needs of one Rust entry translating a Python kernel."""
+
+    name: str  # the Python kernel
+    rust_fn: str  # the Rust entry
+    params: tuple[ParamSig, ...]
+    generics: tuple[GenericSig, ...]
+    variant: tuple[tuple[str, str], ...] = ()  # (array param, element) a dtype variant fixes
+    derived: tuple[tuple[str, object], ...] = ()  # f32 params computed from float constants
+
+    def param(self, name: str) -> ParamSig:
+        return next(p for p in self.params if p.name == name)
+
+    @property
+    def rust_args(self) -> tuple[ParamSig | str, ...]:
+        """Arguments of the Rust entry, in order: parameters (int/bool constants are
+        generics, fixed float constants are folded), then derived values (by name)."""
+        kept: list[ParamSig | str] = [p for p in self.params
+                                      if not p.is_generic_const and not p.fixed]
+        return (*kept, *(name for name, _ in self.derived))
+
+
+def kernel_signatures(rust: str) -> tuple[str, dict[str, list[KernelSig]]]:
+    """The `#[cutile::module]` name of a generated file and, per Python kernel, the
+    signatures of its Rust entries (several when dtype variants split it)."""
+    module = re.search(r"#\[cutile::module\]\s*pub mod (\w+)", rust)
+    if module is None:
+        raise ValueError("the Rust text has no `#[cutile::module] pub mod`")
+    sigs: dict[str, list[KernelSig]] = {}
+    for entry, data in read_manifests(rust).items():
+        sig = _signature(data, str(data.get("entry") or _rust_fn_after(rust, entry)))
+        sigs.setdefault(sig.name, []).append(sig)
+    return module.group(1), sigs
+
+
+def _rust_fn_after(rust: str, kernel: str) -> str:
+    start = rust.find(f'"kernel":{json.dumps(kernel)}')
+    found = re.compile(r"\bfn (\w+)").search(rust, max(start, 0))
+    return found.group(1) if found else kernel
+
+
+def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
+    raw = list(data["params"])  # type: ignore[call-overload]
+    params = tuple(
+        ParamSig(str(p["name"]), str(p["kind"]), int(p.get("ndim", 0) or 0),
+                 str(p.get("element", "") or ""), str(p.get("const_kind", "") or ""),
+                 p.get("fixed") is not None)
+        for p in raw if p["kind"] != "derived"
+    )
+    derived = tuple((str(p["name"]), p["expr"]) for p in raw if p["kind"] == "derived")
+    generics = tuple(
+        GenericSig(str(g["name"]), str(g["kind"]), tuple(str(x) for x in g["params"]))
+        for g in data["generics"]  # type: ignore[attr-defined]
+    )
+    variant = tuple((str(k), RUST_ELEMENT_TYPES.get(str(v), str(v)))
+                    for k, v in dict(data.get("dtype_variant") or {}).items())  # type: ignore[call-overload]
+    return KernelSig(str(data["kernel"]), rust_fn, params, generics, variant, derived)
+
+
+# ---- host values ---------------------------------------------------------------------------
+# Host code is evaluated symbolically: each name is bound to a value; integers are kept as
+# expressions over tensor shapes, literals and other bindings, and are turned into Rust over
+# the launcher's own inputs only at the launch site.
+
+
+@dataclass(frozen=True)
+class Lit:
+    value: int
+
+
+@dataclass(frozen=True)
+class Var:
+    binding: Binding
+
+
+@dataclass(frozen=True)
+class Dim:
+    tensor: TensorInfo
+    axis: int
+
+
+@dataclass(frozen=True)
+class Numel:
+    tensor: TensorInfo
+
+
+@dataclass(frozen=True)
+class NDim:
+    tensor: TensorInfo
+
+
+@dataclass(frozen=True)
+class Bin:
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Fn:
+    name: str  # cdiv | min | max | abs | neg | bit_length
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class DeviceSMs:
+    """`torch.cuda.get_device_properties(d).multi_processor_count`."""
+
+
+Expr = Lit | Var | Dim | Numel | NDim | Bin | Fn | DeviceSMs
+
+
+@dataclass(eq=False)
+class TensorInfo:
+    """One tensor object of the host code and what is known of it."""
+
+    origin: str
+    shape: tuple[Expr, ...] | None = None
+    same_shape: TensorInfo | None = None
+    same_numel: TensorInfo | None = None
+    dtype_of: TensorInfo | None = None
+    dtype: str | None = None  # cutile element name when the host code fixes it
+
+
+@dataclass(frozen=True)
+class IntVal:
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class ShapeVal:
+    tensor: TensorInfo
+
+
+@dataclass(frozen=True)
+class TupleVal:
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class KernelVal:
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DTypeVal:
+    tensor: TensorInfo | None = None
+    fixed: str | None = None
+
+
+@dataclass(frozen=True)
+class DevicePropsVal:
+    pass
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    """A host-function parameter: a tensor or a number, as its use decides."""
+
+    binding: Binding
+
+
+@dataclass(frozen=True)
+class Opaque:
+    reason: str
+
+
+Value = (IntVal | TensorInfo | ShapeVal | TupleVal | KernelVal | DTypeVal | DevicePropsVal
+         | ParamRef | Opaque)
+
+
+@dataclass(eq=False)
+class Binding:
+    name: str
+    value: Value
+    tensor: TensorInfo | None = None  # for host parameters used as tensors
+
+
+def _as_int(value: Value) -> Expr | None:
+    if isinstance(value, IntVal):
+        return value.expr
+    if isinstance(value, ParamRef):
+        return Var(value.binding)
+    return None
+
+
+def _as_tensor(value: Value) -> TensorInfo | None:
+    if isinstance(value, TensorInfo):
+        return value
+    if isinstance(value, ParamRef):
+        binding = value.binding
+        if binding.tensor is None:
+            binding.tensor = TensorInfo(f"host parameter `{binding.name}`")
+        return binding.tensor
+    return None
+
+
+def _why(value: Value) -> str:
+    return value.reason if isinstance(value, Opaque) else f"a {type(value).__name__}"
+
+
+# ---- host evaluation -----------------------------------------------------------------------
+
+_LIKE_FACTORIES = {"empty_like", "zeros_like", "ones_like", "full_like", "rand_like",
+                   "randn_like"}
+_SHAPE_FACTORIES = {"empty", "zeros", "ones", "full", "rand", "randn"}
+_SAME_TENSOR_METHODS = {"contiguous", "clone", "detach"}
+_NUMEL_METHODS = {"reshape", "view", "flatten"}
+_NEW_METHODS = {"new_empty", "new_zeros", "new_ones", "new_full"}
+_INT_BINOPS: dict[type, str] = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//",
+    cst.Modulo: "%", cst.LeftShift: "<<", cst.RightShift: ">>", cst.Power: "**",
+    cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^",
+}
+
+
+class HostEvaluator:
+    """Evaluates the straight-line host code before a launch into symbolic values."""
+
+    def __init__(self, source: SourceModule) -> None:
+        self.source = source
+        self.kernel_names = {k.name for k in source.kernels}
+        self.module_env: dict[str, Binding] = {}
+        self.depth = 0
+
+    # -- environments --
+
+    def module_binding(self, name: str) -> Binding | None:
+        if name in self.module_env:
+            return self.module_env[name]
+        node = self.source.constants.get(name)
+        if node is None:
+            return None
+        binding = Binding(name, Opaque(f"module constant `{name}` is being evaluated"))
+        self.module_env[name] = binding
+        binding.value = self.eval(node, {})
+        return binding
+
+    def env_at(self, site: LaunchSite) -> dict[str, Binding]:
+        """Bindings of the host function's names at the launch (module scope outside one)."""
+        env: dict[str, Binding] = {}
+        host = self.source.functions.get(site.host_function or "")
+        if host is None:
+            return env
+        for param in (*host.params.posonly_params, *host.params.params,
+                      *host.params.kwonly_params):
+            binding = Binding(param.name.value, Opaque(""))
+            binding.value = ParamRef(binding)
+            env[param.name.value] = binding
+        self._walk(host.body.body, env, site)
+        return env
+
+    def _walk(self, stmts: object, env: dict[str, Binding], site: LaunchSite) -> bool:
+        """Applies statements up to the one holding the launch; True once it is reached."""
+        for stmt in stmts:  # type: ignore[attr-defined]
+            if self._contains(stmt, site):
+                self._enter(stmt, env, site)
+                return True
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._apply(small, env)
+            else:
+                for name in _assigned_names(stmt):
+                    env[name] = Binding(name, Opaque(f"`{name}` is assigned in a block"))
+        return False
+
+    def _enter(self, stmt: cst.CSTNode, env: dict[str, Binding], site: LaunchSite) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return
+        if isinstance(stmt, cst.For | cst.While):
+            for name in _assigned_names(stmt):
+                env[name] = Binding(name, Opaque(f"`{name}` changes in a loop"))
+        for block in _blocks(stmt):
+            if self._walk(block, env, site):
+                return
+
+    def _contains(self, node: cst.CSTNode, site: LaunchSite) -> bool:
+        span = self.source.span(node)
+        if span is None or span.end_line is None:
+            return False
+        start = (span.line, span.col)
+        end = (span.end_line, span.end_col or 0)
+        point = (site.span.line, site.span.col)
+        return start <= point < end
+
+    def _apply(self, small: cst.BaseSmallStatement, env: dict[str, Binding]) -> None:
+        if isinstance(small, cst.Assign):
+            value = self.eval(small.value, env)
+            for target in small.targets:
+                self._bind(target.target, value, env)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._bind(small.target, self.eval(small.value, env), env)
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            op = _aug_op(small.operator)
+            left = _as_int(self.eval(small.target, env))
+            right = _as_int(self.eval(small.value, env))
+            name = small.target.value
+            value: Value = (IntVal(Bin(op, left, right)) if op and left and right
+                            else Opaque(f"`{name} {op or '?'}=` is not an integer update"))
+            env[name] = Binding(name, value)
+
+    def _bind(self, target: cst.BaseAssignTargetExpression, value: Value,
+              env: dict[str, Binding]) -> None:
+        if isinstance(target, cst.Name):
+            env[target.value] = Binding(target.value, value)
+            return
+        if not isinstance(target, cst.Tuple | cst.List):
+            return
+        items = self._unpack(value, len(target.elements))
+        for element, item in zip(target.elements, items, strict=True):
+            if isinstance(element, cst.StarredElement):
+                self._bind(element.value, Opaque("starred unpacking"), env)
+            else:
+                self._bind(element.value, item, env)
+
+    def _unpack(self, value: Value, count: int) -> list[Value]:
+        if isinstance(value, TupleVal) and len(value.items) == count:
+            return list(value.items)
+        if isinstance(value, ShapeVal):
+            return [IntVal(Dim(value.tensor, i)) for i in range(count)]
+        return [Opaque(f"cannot unpack {_why(value)}") for _ in range(count)]
+
+    # -- expressions --
+
+    def eval(self, node: cst.BaseExpression, env: dict[str, Binding]) -> Value:
+        method = getattr(self, "_eval_" + type(node).__name__, None)
+        if method is None:
+            return Opaque(f"`{_code(node)}` is outside the translated host subset")
+        return method(node, env)
+
+    def _eval_Integer(self, node: cst.Integer, env: dict[str, Binding]) -> Value:
+        return IntVal(Lit(int(node.evaluated_value)))
+
+    def _eval_Name(self, node: cst.Name, env: dict[str, Binding]) -> Value:
+        name = node.value
+        if name in ("True", "False"):
+            return IntVal(Lit(int(name == "True")))
+        binding = env.get(name) or self.module_binding(name)
+        if binding is not None:
+            if isinstance(binding.value, IntVal):
+                return IntVal(Var(binding))
+            return binding.value
+        if name in self.kernel_names:
+            return KernelVal((name,))
+        return Opaque(f"`{name}` is not a host value the launcher can compute")
+
+    def _eval_Tuple(self, node: cst.Tuple, env: dict[str, Binding]) -> Value:
+        return self._sequence(node.elements, env)
+
+    def _eval_List(self, node: cst.List, env: dict[str, Binding]) -> Value:
+        return self._sequence(node.elements, env)
+
+    def _sequence(self, elements: object, env: dict[str, Binding]) -> Value:
+        items: list[Value] = []
+        for element in elements:  # type: ignore[attr-defined]
+            if isinstance(element, cst.StarredElement):
+                return Opaque("a starred element")
+            items.append(self.eval(element.value, env))
+        return TupleVal(tuple(items))
+
+    def _eval_BinaryOperation(self, node: cst.BinaryOperation,
+                              env: dict[str, Binding]) -> Value:
+        op = _INT_BINOPS.get(type(node.operator))
+        left = _as_int(self.eval(node.left, env))
+        right = _as_int(self.eval(node.right, env))
+        if op is None or left is None or right is None:
+            return Opaque(f"`{_code(node)}` is not integer arithmetic on known values")
+        return IntVal(Bin(op, left, right))
+
+    def _eval_UnaryOperation(self, node: cst.UnaryOperation,
+                             env: dict[str, Binding]) -> Value:
+        operand = _as_int(self.eval(node.expression, env))
+        if operand is None:
+            return Opaque(f"`{_code(node)}` has an unknown operand")
+        if isinstance(node.operator, cst.Minus):
+            return IntVal(Fn("neg", (operand,)))
+        if isinstance(node.operator, cst.Plus):
+            return IntVal(operand)
+        return Opaque(f"`{_code(node)}`: unsupported unary operator")
+
+    def _eval_IfExp(self, node: cst.IfExp, env: dict[str, Binding]) -> Value:
+        body, orelse = self.eval(node.body, env), self.eval(node.orelse, env)
+        if isinstance(body, KernelVal) and isinstance(orelse, KernelVal):
+            return KernelVal(body.names + tuple(n for n in orelse.names if n not in body.names))
+        if _as_tensor(body) is not None or _as_tensor(orelse) is not None:
+            return TensorInfo(f"`{_code(node)}`")
+        return Opaque(f"`{_code(node)}` depends on a host condition")
+
+    def _eval_Subscript(self, node: cst.Subscript, env: dict[str, Binding]) -> Value:
+        base = self.eval(node.value, env)
+        index = _literal_index(node)
+        if index is None:
+            return Opaque(f"`{_code(node)}`: only constant integer indices are translated")
+        if isinstance(base, ShapeVal):
+            return IntVal(Dim(base.tensor, index))
+        if isinstance(base, TupleVal) and -len(base.items) <= index < len(base.items):
+            return base.items[index]
+        return Opaque(f"`{_code(node)}` indexes {_why(base)}")
+
+    def _eval_Attribute(self, node: cst.Attribute, env: dict[str, Binding]) -> Value:
+        attr = node.attr.value
+        name = dotted_name(node)
+        if name is not None and self._is_torch(name.split(".")[0]) and attr in TORCH_DTYPES:
+            return DTypeVal(fixed=TORCH_DTYPES[attr])
+        base = self.eval(node.value, env)
+        if isinstance(base, DevicePropsVal) and attr == "multi_processor_count":
+            return IntVal(DeviceSMs())
+        tensor = _as_tensor(base)
+        if tensor is not None and attr == "shape":
+            return ShapeVal(tensor)
+        if tensor is not None and attr == "dtype":
+            return DTypeVal(tensor=tensor)
+        if tensor is not None and attr == "ndim":
+            return IntVal(NDim(tensor))
+        return Opaque(f"`{_code(node)}` is outside the translated host subset")
+
+    def _is_torch(self, head: str) -> bool:
+        return self.source.module_aliases.get(head, "").split(".")[0] == "torch"
+
+    def _eval_Call(self, node: cst.Call, env: dict[str, Binding]) -> Value:
+        if tile_attr(self.source, node.func) == "cdiv":
+            return self._int_fn("cdiv", node, env, 2)
+        if isinstance(node.func, cst.Name):
+            return self._call_name(node, node.func.value, env)
+        if isinstance(node.func, cst.Attribute):
+            return self._call_attribute(node, node.func, env)
+        return Opaque(f"`{_code(node)}` is outside the translated host subset")
+
+    def _call_name(self, node: cst.Call, name: str, env: dict[str, Binding]) -> Value:
+        if name in ("min", "max", "abs") and name not in env:
+            return self._int_fn(name, node, env, None if name != "abs" else 1)
+        if name == "int" and len(node.args) == 1 and name not in env:
+            value = self.eval(node.args[0].value, env)
+            return value if isinstance(value, IntVal) else Opaque(f"`{_code(node)}`")
+        if name == "len" and len(node.args) == 1 and name not in env:
+            value = self.eval(node.args[0].value, env)
+            if isinstance(value, ShapeVal):
+                return IntVal(NDim(value.tensor))
+            tensor = _as_tensor(value)
+            return IntVal(Dim(tensor, 0)) if tensor else Opaque(f"`{_code(node)}`")
+        if name in self.source.functions and name not in self.kernel_names:
+            return self._inline(node, name, env)
+        return self._torch_call(node, self.source.module_aliases.get(name, ""), env)
+
+    def _call_attribute(self, node: cst.Call, func: cst.Attribute,
+                        env: dict[str, Binding]) -> Value:
+        name = dotted_name(func)
+        head = name.split(".")[0] if name else ""
+        if name and self._is_torch(head) and head not in env:
+            full = self.source.module_aliases[head] + name[len(head):]
+            return self._torch_call(node, full, env)
+        base = self.eval(func.value, env)
+        method = func.attr.value
+        if method == "bit_length" and not node.args and _as_int(base) is not None:
+            return IntVal(Fn("bit_length", (_as_int(base),)))  # type: ignore[arg-type]
+        tensor = _as_tensor(base)
+        if tensor is None:
+            return Opaque(f"`{_code(node)}` is outside the translated host subset")
+        return self._tensor_method(node, tensor, method, env)
+
+    def _tensor_method(self, node: cst.Call, tensor: TensorInfo, method: str,
+                       env: dict[str, Binding]) -> Value:
+        args = [a.value for a in node.args if a.keyword is None]
+        if method == "size" and not args:
+            return ShapeVal(tensor)
+        if method == "size" and len(args) == 1:
+            axis = _int_literal(args[0])
+            return IntVal(Dim(tensor, axis)) if axis is not None else Opaque("size(axis)")
+        if method == "numel" and not args:
+            return IntVal(Numel(tensor))
+        if method == "dim" and not args:
+            return IntVal(NDim(tensor))
+        origin = f"`{_code(node)}`"
+        if method in _SAME_TENSOR_METHODS:
+            return TensorInfo(origin, same_shape=tensor, dtype_of=tensor)
+        if method in _NUMEL_METHODS:
+            return TensorInfo(origin, shape=self._reshape(args, tensor, env),
+                              same_numel=tensor, dtype_of=tensor)
+        if method in _NEW_METHODS:
+            shape = self._shape_arg(args, env)
+            return self._with_dtype(TensorInfo(origin, shape=shape, dtype_of=tensor), node, env)
+        return TensorInfo(origin)
+
+    def _reshape(self, args: list[cst.BaseExpression], tensor: TensorInfo,
+                 env: dict[str, Binding]) -> tuple[Expr, ...] | None:
+        if len(args) == 1 and _int_literal(args[0]) == -1:
+            return (Numel(tensor),)
+        shape = self._shape_arg(args, env)
+        if shape is None or any(d == Lit(-1) for d in shape):
+            return None
+        return shape
+
+    def _shape_arg(self, args: list[cst.BaseExpression],
+                   env: dict[str, Binding]) -> tuple[Expr, ...] | None:
+        if len(args) == 1:
+            value = self.eval(args[0], env)
+            if isinstance(value, ShapeVal):
+                return None
+            if isinstance(value, TupleVal):
+                return _int_tuple(value.items)
+            single = _as_int(value)
+            return (single,) if single is not None else None
+        return _int_tuple(tuple(self.eval(a, env) for a in args))
+
+    def _torch_call(self, node: cst.Call, full: str, env: dict[str, Binding]) -> Value:
+        parts = full.split(".")
+        if parts[:1] != ["torch"]:
+            return Opaque(f"`{_code(node)}` is not a host function the launcher can run")
+        func = parts[-1]
+        args = [a.value for a in node.args if a.keyword is None]
+        origin = f"`{_code(node)}`"
+        if full == "torch.cuda.get_device_properties":
+            return DevicePropsVal()
+        if func in _LIKE_FACTORIES and args:
+            like = _as_tensor(self.eval(args[0], env))
+            if like is None:
+                return TensorInfo(origin)
+            return self._with_dtype(TensorInfo(origin, same_shape=like, dtype_of=like),
+                                    node, env)
+        if func in _SHAPE_FACTORIES:
+            shape_args = args[:1] if func == "full" else args
+            return self._with_dtype(TensorInfo(origin, shape=self._shape_arg(shape_args, env),
+                                               dtype="f32"), node, env)
+        return TensorInfo(origin) if func != "cdiv" else Opaque(origin)
+
+    def _with_dtype(self, tensor: TensorInfo, node: cst.Call,
+                    env: dict[str, Binding]) -> TensorInfo:
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype":
+                value = self.eval(arg.value, env)
+                known = isinstance(value, DTypeVal)
+                tensor.dtype = value.fixed if known else None  # type: ignore[union-attr]
+                tensor.dtype_of = value.tensor if known else None  # type: ignore[union-attr]
+        return tensor
+
+    def _int_fn(self, name: str, node: cst.Call, env: dict[str, Binding],
+                arity: int | None) -> Value:
+        args = [_as_int(self.eval(a.value, env)) for a in node.args if a.keyword is None]
+        if any(a is None for a in args) or not args or (arity and len(args) != arity):
+            return Opaque(f"`{_code(node)}` has arguments the launcher cannot compute")
+        if len(args) == 1 and name in ("min", "max"):
+            return Opaque(f"`{_code(node)}`: min/max over an iterable")
+        return IntVal(Fn(name, tuple(args)))  # type: ignore[arg-type]
+
+    def _inline(self, node: cst.Call, name: str, env: dict[str, Binding]) -> Value:
+        fn = self.source.functions[name]
+        body = _single_return(fn)
+        params = [p.name.value for p in fn.params.params]
+        if body is None or self.depth >= _MAX_INLINE_DEPTH or len(node.args) > len(params):
+            return Opaque(f"`{name}(..)` is not a one-line helper the launcher can inline")
+        if any(a.keyword is not None for a in node.args):
+            return Opaque(f"`{_code(node)}`: keyword arguments to a helper")
+        inner: dict[str, Binding] = {}
+        for pname, arg in zip(params, node.args, strict=False):
+            inner[pname] = Binding(pname, self.eval(arg.value, env))
+        self.depth += 1
+        try:
+            return self.eval(body, inner)
+        finally:
+            self.depth -= 1
+
+
+def _aug_op(operator: cst.BaseAugOp) -> str | None:
+    names = {"AddAssign": "+", "SubtractAssign": "-", "MultiplyAssign": "*",
+             "FloorDivideAssign": "//", "ModuloAssign": "%", "LeftShiftAssign": "<<",
+             "RightShiftAssign": ">>", "PowerAssign": "**"}
+    return names.get(type(operator).__name__)
+
+
+def _int_tuple(items: tuple[Value, ...]) -> tuple[Expr, ...] | None:
+    exprs = tuple(_as_int(v) for v in items)
+    return None if any(e is None for e in exprs) else exprs  # type: ignore[return-value]
+
+
+def _int_literal(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
+            and isinstance(node.expression, cst.Integer)):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def _literal_index(node: cst.Subscript) -> int | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    return _int_literal(node.slice[0].slice.value)
+
+
+def _single_return(fn: cst.FunctionDef) -> cst.BaseExpression | None:
+    stmts = list(fn.body.body)
+    if stmts and _is_docstring(stmts[0]):
+        stmts = stmts[1:]
+    if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine):
+        return None
+    small = stmts[0].body[0]
+    return small.value if isinstance(small, cst.Return) and small.value is not None else None
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.SimpleString | cst.ConcatenatedString))
+
+
+def _blocks(stmt: cst.CSTNode) -> list[object]:
+    """The statement lists of a compound statement, in source order."""
+    out: list[object] = []
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        out.append(body.body)
+    orelse = getattr(stmt, "orelse", None)
+    if isinstance(orelse, cst.If):
+        out.extend(_blocks(orelse))
+    elif isinstance(orelse, cst.Else):
+        out.append(orelse.body.body)
+    for handler in getattr(stmt, "handlers", ()) or ():
+        out.append(handler.body.body)
+    final = getattr(stmt, "finalbody", None)
+    if isinstance(final, cst.Finally):
+        out.append(final.body.body)
+    return out
+
+
+def _assigned_names(node: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+
+    class Finder(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            names.update(_target_names(target.target))
+
+        def visit_AnnAssign(self, assign: cst.AnnAssign) -> None:
+            names.update(_target_names(assign.target))
+
+        def visit_AugAssign(self, assign: cst.AugAssign) -> None:
+            names.update(_target_names(assign.target))
+
+        def visit_For(self, loop: cst.For) -> None:
+            names.update(_target_names(loop.target))
+
+        def visit_AsName(self, alias: cst.AsName) -> None:
+            names.update(_target_names(alias.name))
+
+        def visit_FunctionDef(self, fn: cst.FunctionDef) -> bool:
+            names.add(fn.name.value)
+            return False
+
+    node.visit(Finder())
+    return names
+
+
+def _target_names(node: cst.CSTNode) -> set[str]:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.Tuple | cst.List):
+        out: set[str] = set()
+        for element in node.elements:
+            out |= _target_names(element.value)
+        return out
+    if isinstance(node, cst.StarredElement):
+        return _target_names(node.value)
+    return set()
+
+
+def _code(node: cst.CSTNode) -> str:
+    text = cst.Module(body=[]).code_for_node(node)
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---- launch plans --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GenericPlan:
+    """How a launcher obtains one element-type generic."""
+
+    name: str
+    mode: str  # "dispatch" | "same" | "fixed"
+    other: str = ""  # "same": the generic it equals; "fixed": the element type
+    why: str = ""
+
+
+@dataclass
+class KernelLaunch:
+    """One kernel launched at one site: everything the Rust and Python emitters need."""
+
+    site_index: int
+    site: LaunchSite
+    entries: list[KernelSig]  # the Rust entries of the kernel (dtype variants: several)
+    symbol: str
+    grid: tuple[str, str, str] | None
+    grid_note: str
+    generics: dict[str, dict[str, GenericPlan]] = field(default_factory=dict)  # by entry
+
+    @property
+    def kernel(self) -> KernelSig:
+        """The first entry; every entry of a kernel has the same Python parameters."""
+        return self.entries[0]
+
+
+@dataclass
+class LaunchPlan:
+    """Every launch site of a file, or the reason a site has no launcher."""
+
+    path: str
+    module: str
+    launches: list[KernelLaunch]
+    skipped: list[tuple[LaunchSite, str]]
+    sites: list[LaunchSite]
+    element_types: tuple[str, ...]
+
+
+def plan_launches(source: SourceModule, rust: str,
+                  element_types: tuple[str, ...] = DEFAULT_ELEMENT_TYPES) -> LaunchPlan:
+    """Resolves every launch site of `source` against the kernels translated in `rust`."""
+    module, sigs = kernel_signatures(rust)
+    evaluator = HostEvaluator(source)
+    plan = LaunchPlan(source.path, module, [], [], list(source.launches), element_types)
+    used: set[str] = set()
+    for index, site in enumerate(source.launches):
+        env = evaluator.env_at(site)
+        kernels = _site_kernels(evaluator, site, env)
+        if isinstance(kernels, str):
+            plan.skipped.append((site, kernels))
+            continue
+        for name in kernels:
+            if name not in sigs:
+                plan.skipped.append((site, f"kernel `{name}` has no translation"))
+                continue
+            launch = _plan_kernel(evaluator, env, site, index, sigs[name], module, used)
+            if isinstance(launch, str):
+                plan.skipped.append((site, launch))
+            else:
+                plan.launches.append(launch)
+    return plan
+
+
+def _site_kernels(evaluator: HostEvaluator, site: LaunchSite,
+                  env: dict[str, Binding]) -> list[str] | str:
+    if site.kernel in evaluator.kernel_names:
+        return [site.kernel]  # type: ignore[list-item]
+    if site.kernel is None:
+        return "the launched kernel is not a name"
+    value = evaluator.eval(cst.parse_expression(site.kernel), env)
+    if isinstance(value, KernelVal):
+        return list(value.names)
+    return f"`{site.kernel}` is not a kernel the launcher can name ({_why(value)})"
+
+
+def _plan_kernel(evaluator: HostEvaluator, env: dict[str, Binding], site: LaunchSite,
+                 index: int, entries: list[KernelSig], module: str,
+                 used: set[str]) -> KernelLaunch | str:
+    sig = entries[0]
+    if len(site.args) != len(sig.params):
+        return (f"`{sig.name}` takes {len(sig.params)} arguments, the launch passes "
+                f"{len(site.args)}")
+    values = [evaluator.eval(arg, env) for arg in site.args]
+    infos: dict[str, TensorInfo | None] = {}
+    ints: dict[int, ParamSig] = {}
+    for param, arg, value in zip(sig.params, site.args, values, strict=True):
+        if param.kind == "array":
+            infos[param.name] = _as_tensor(value)
+        elif isinstance(arg, cst.Name):
+            binding = env.get(arg.value) or evaluator.module_binding(arg.value)
+            if binding is not None:
+                ints[id(binding)] = param
+    resolver = Resolver(sig, infos, ints)
+    grid, note = _plan_grid(evaluator, env, site, resolver)
+    launch = KernelLaunch(index, site, entries, _symbol(module, site, sig, used), grid, note)
+    launch.generics = {e.rust_fn: plan_generics(e, infos) for e in entries}
+    return launch
+
+
+def _symbol(module: str, site: LaunchSite, sig: KernelSig, used: set[str]) -> str:
+    base = f"tl_{module}__{site.host_function or 'module'}__{sig.name}"
+    symbol, n = base, 1
+    while symbol in used:
+        n += 1
+        symbol = f"{base}__{n}"
+    used.add(symbol)
+    return symbol
+
+
+def _plan_grid(evaluator: HostEvaluator, env: dict[str, Binding], site: LaunchSite,
+               resolver: Resolver) -> tuple[tuple[str, str, str] | None, str]:
+    value = evaluator.eval(site.grid, env)
+    items: tuple[Value, ...]
+    if _as_int(value) is not None:
+        items = (value,)
+    elif isinstance(value, TupleVal) and 1 <= len(value.items) <= 3:
+        items = value.items
+    else:
+        return None, f"the grid `{_code(site.grid)}` is {_why(value)}"
+    out: list[str] = []
+    for item in items:
+        expr = _as_int(item)
+        if expr is None:
+            return None, f"a grid entry is {_why(item)}"
+        rust = resolver.rust(expr)
+        if isinstance(rust, Failure):
+            return None, rust.reason
+        out.append(rust)
+    out.extend(["1i64"] * (3 - len(out)))
+    return (out[0], out[1], out[2]), f"translated from `{_code(site.grid)}`"
+
+
+@dataclass(frozen=True)
+class Failure:
+    reason: str
+
+
+class Resolver:
+    """Turns symbolic host integers into Rust over one launcher's parameters: descriptor
+    shapes of the array arguments, the integer arguments, literals and the device."""
+
+    def __init__(self, sig: KernelSig, infos: dict[str, TensorInfo | None],
+                 ints: dict[int, ParamSig]) -> None:
+        self.params = {id(i): sig.param(n) for n, i in infos.items() if i is not None}
+        self.args = [i for i in infos.values() if i is not None]
+        self.ints = ints
+        self.depth = 0
+
+    def rust(self, expr: Expr) -> str | Failure:
+        self.depth += 1
+        try:
+            if self.depth > 64:
+                return Failure("the grid expression is too deep")
+            return self._rust(expr)
+        finally:
+            self.depth -= 1
+
+    def _rust(self, expr: Expr) -> str | Failure:
+        if isinstance(expr, Lit):
+            return f"{expr.value}i64"
+        if isinstance(expr, Var):
+            return self._var(expr.binding)
+        if isinstance(expr, Dim):
+            return self._dim(expr.tensor, expr.axis, frozenset())
+        if isinstance(expr, Numel):
+            return self._numel(expr.tensor, frozenset())
+        if isinstance(expr, NDim):
+            ndim = self.ndim(expr.tensor, frozenset())
+            return f"{ndim}i64" if ndim is not None else Failure("a tensor rank is unknown")
+        if isinstance(expr, DeviceSMs):
+            return "multiprocessor_count(device)?"
+        operands = (expr.left, expr.right) if isinstance(expr, Bin) else expr.args
+        parts = [self.rust(a) for a in operands]
+        failed = next((p for p in parts if isinstance(p, Failure)), None)
+        return failed if failed is not None else _rust_op(expr, parts)  # type: ignore[arg-type]
+
+    def _var(self, binding: Binding) -> str | Failure:
+        param = self.ints.get(id(binding))
+        if param is not None:
+            if param.c_type in ("f32", "f64"):
+                return Failure(f"`{binding.name}` is a float")
+            return f"i64::from({param.ident})"
+        if isinstance(binding.value, IntVal):
+            return self.rust(binding.value.expr)
+        if isinstance(binding.value, ParamRef):
+            return Failure(f"host parameter `{binding.name}` is not passed to the kernel")
+        return Failure(_why(binding.value))
+
+    def _related(self, tensor: TensorInfo, numel: bool) -> list[TensorInfo]:
+        """Tensors with the same shape (or, with `numel`, the same element count)."""
+        out = [t for t in (tensor.same_shape, tensor.same_numel if numel else None) if t]
+        for arg in self.args:
+            if arg.same_shape is tensor or (numel and arg.same_numel is tensor):
+                out.append(arg)
+        return out
+
+    def ndim(self, tensor: TensorInfo, seen: frozenset[int]) -> int | None:
+        if id(tensor) in self.params:
+            return self.params[id(tensor)].ndim
+        if tensor.shape is not None:
+            return len(tensor.shape)
+        for other in self._related(tensor, numel=False):
+            if id(other) not in seen:
+                found = self.ndim(other, seen | {id(tensor)})
+                if found is not None:
+                    return found
+        return None
+
+    def _dim(self, tensor: TensorInfo, axis: int, seen: frozenset[int]) -> str | Failure:
+        ndim = self.ndim(tensor, frozenset())
+        if ndim is not None and axis < 0:
+            axis += ndim
+        if ndim is not None and not 0 <= axis < ndim:
+            return Failure(f"axis {axis} is out of range for {tensor.origin}")
+        if id(tensor) in self.params:
+            return f"{self.params[id(tensor)].ident}.dim({axis})"
+        if tensor.shape is not None:
+            return self.rust(tensor.shape[axis])
+        for other in self._related(tensor, numel=False):
+            if id(other) not in seen:
+                found = self._dim(other, axis, seen | {id(tensor)})
+                if not isinstance(found, Failure):
+                    return found
+        return Failure(f"the shape of {tensor.origin} is not known from the kernel's arguments")
+
+    def _numel(self, tensor: TensorInfo, seen: frozenset[int]) -> str | Failure:
+        if id(tensor) in self.params:
+            return f"{self.params[id(tensor)].ident}.numel()"
+        if tensor.shape is not None:
+            dims = [self.rust(d) for d in tensor.shape]
+            failed = next((d for d in dims if isinstance(d, Failure)), None)
+            return failed or "(" + " * ".join(["1i64", *dims]) + ")"  # type: ignore[list-item]
+        for other in self._related(tensor, numel=True):
+            if id(other) not in seen:
+                found = self._numel(other, seen | {id(tensor)})
+                if not isinstance(found, Failure):
+                    return found
+        return Failure(f"the size of {tensor.origin} is not known from the kernel's arguments")
+
+
+def _rust_op(expr: Bin | Fn, parts: list[str]) -> str:
+    if isinstance(expr, Bin):
+        left, right = parts
+        checked = {"//": "floordiv", "%": "pymod", "<<": "shl", ">>": "shr", "**": "ipow"}
+        if expr.op in checked:
+            return f"{checked[expr.op]}({left}, {right})?"
+        return f"({left} {expr.op} {right})"
+    if expr.name == "cdiv":
+        return f"cdiv({parts[0]}, {parts[1]})?"
+    if expr.name in ("min", "max"):
+        out = parts[0]
+        for part in parts[1:]:
+            out = f"{out}.{expr.name}({part})"
+        return out
+    if expr.name == "abs":
+        return f"{parts[0]}.abs()"
+    if expr.name == "neg":
+        return f"(-{parts[0]})"
+    return f"bit_length({parts[0]})"
+
+
+# ---- element-type generics -----------------------------------------------------------------
+
+
+def plan_generics(sig: KernelSig, infos: dict[str, TensorInfo | None]) -> dict[str, GenericPlan]:
+    """Element-type generics: dispatched at run time over the built element types, or tied
+    by the host code to another generic or a fixed dtype (`torch.empty_like(x)`,
+    `dtype=x.dtype`, `dtype=torch.float32`), which saves dispatch arms."""
+    type_generics = [g for g in sig.generics if g.kind == "type"]
+    owner = {p: g.name for g in type_generics for p in g.params}
+    roots = {name: _dtype_root(info) for name, info in infos.items()}
+    ties: dict[str, tuple[str, str]] = {}
+    for generic in type_generics:
+        for param in generic.params:
+            tie = _tie_for(param, roots, owner, sig)
+            if tie is not None and tie != ("same", generic.name):
+                ties[generic.name] = tie
+                break
+    return _resolve_ties([g.name for g in type_generics], ties)
+
+
+def _dtype_root(info: TensorInfo | None) -> tuple[str, object] | None:
+    """The fixed dtype of a host tensor, or the tensor its dtype comes from."""
+    seen: set[int] = set()
+    while info is not None and id(info) not in seen:
+        seen.add(id(info))
+        if info.dtype is not None:
+            return ("fixed", info.dtype)
+        if info.dtype_of is None:
+            return ("root", id(info))
+        info = info.dtype_of
+    return None
+
+
+def _tie_for(param: str, roots: dict[str, tuple[str, object] | None], owner: dict[str, str],
+             sig: KernelSig) -> tuple[str, str] | None:
+    root = roots.get(param)
+    if root is None:
+        return None
+    if root[0] == "fixed":
+        return ("fixed", str(root[1]))
+    for other, other_root in roots.items():
+        if other == param or other_root != root:
+            continue
+        if other in owner:
+            if owner[other] != owner.get(param):
+                return ("same", owner[other])
+        else:
+            return ("fixed", sig.param(other).element)
+    return None
+
+
+def _resolve_ties(names: list[str], ties: dict[str, tuple[str, str]]) -> dict[str, GenericPlan]:
+    plans: dict[str, GenericPlan] = {}
+    pending = list(names)
+    while pending:
+        progress = False
+        for name in list(pending):
+            plan = _generic_plan(name, ties.get(name, ("dispatch", "")), plans)
+            if plan is not None:
+                plans[name] = plan
+                pending.remove(name)
+                progress = True
+        if not progress:
+            plans[pending[0]] = GenericPlan(pending[0], "dispatch")
+            pending.pop(0)
+    return plans
+
+
+def _generic_plan(name: str, tie: tuple[str, str],
+                  plans: dict[str, GenericPlan]) -> GenericPlan | None:
+    mode, other = tie
+    if mode == "fixed":
+        return GenericPlan(name, "fixed", other, "the host code fixes this dtype")
+    if mode == "dispatch":
+        return GenericPlan(name, "dispatch")
+    root = plans.get(other)
+    if root is None:
+        return None
+    if root.mode == "fixed":
+        return GenericPlan(name, "fixed", root.other, root.why)
+    target = root.other if root.mode == "same" else other
+    return GenericPlan(name, "same", target, f"the host code gives it the dtype of `{target}`")
