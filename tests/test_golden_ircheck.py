@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from golden_specs import GOLDEN_SPECS
+
 from transpiler.driver import read_manifests
 from transpiler.ircheck import toolchain
 from transpiler.ircheck.check import check_file

@@ -34,8 +34,8 @@ from transpiler.ircheck.canonicalize import (
     canonicalize,
     ceildiv_parts,
     data_operands,
-    hidden_results,
     describe,
+    hidden_results,
     is_identity_list,
     splat_literal,
 )

@@ -719,9 +719,10 @@ def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         bits = _INT_BITS[rust]
         signed = "i32" if bits == 32 else "i64"
         name = lw.temp("bits")
-        ctx.stmts.append(t.Let(name, t.Call("constant", (t.Lit(f"{value - 2 ** bits}{signed}"),
-                                                         shape)),
-                               t.RType(f"Tile<{signed}, {lw.shape_type(e.attrs['shape'], e.span)}>")))
+        shape_type = lw.shape_type(e.attrs["shape"], e.span)
+        bits_literal = t.Lit(f"{value - 2 ** bits}{signed}")
+        ctx.stmts.append(t.Let(name, t.Call("constant", (bits_literal, shape)),
+                               t.RType(f"Tile<{signed}, {shape_type}>")))
         return t.Call("bitcast", (t.Path(name),))
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         sign = "" if value > 0 else "NEG_"
