@@ -12,16 +12,31 @@ from pathlib import Path
 
 import pytest
 
+from transpiler.diagnostics import render
 from transpiler.driver import translate_bytes
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 SOURCES = sorted(GOLDEN.glob("*.py"))
 
 
+# Diagnostics a golden input may end in: constructs cuTile Rust itself cannot express.
+EXPRESSIBILITY_GAPS = {"E0110"}
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_golden_translation(source: Path, update_golden: bool) -> None:
     result = translate_bytes(source.read_bytes(), f"golden/{source.name}")
-    assert result.ok, "\n".join(d.message for d in result.all_diagnostics())
+    errors_path = source.with_suffix(".err")
+    if not result.ok:
+        rendered = "\n".join(render(d, result.source) for d in result.all_diagnostics()) + "\n"
+        codes = {d.code for d in result.all_diagnostics()}
+        assert codes <= EXPRESSIBILITY_GAPS, rendered
+        if update_golden:
+            errors_path.write_text(rendered, encoding="utf-8")
+        assert errors_path.exists(), rendered
+        assert rendered == errors_path.read_text(encoding="utf-8")
+        return
+    assert not errors_path.exists(), f"{errors_path.name} is stale: the file translates now"
     expected_path = source.with_suffix(".rs")
     if update_golden:
         expected_path.write_text(result.rust, encoding="utf-8")
@@ -37,7 +52,8 @@ def test_translation_is_deterministic(source: Path) -> None:
 
 
 def test_golden_corpus_is_large_enough() -> None:
-    assert len(SOURCES) >= 25
+    translated = [s for s in SOURCES if s.with_suffix(".rs").exists()]
+    assert len(translated) >= 25
 
 
 @pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")

@@ -136,6 +136,7 @@ class KernelAnalyzer:
         self.array_ranks: dict[str, int] = {}
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
+        self.concrete_required: list[tuple[ElemType, cst.CSTNode, str]] = []
         # Python names that are loop-carried in the innermost region (None: not in a loop).
         self.carried_stack: list[set[str]] = []
         self.written_arrays: set[str] = set()
@@ -205,6 +206,8 @@ class KernelAnalyzer:
         if doc is not None:
             body = body[1:]
         self.block(body, top_level=True)
+        for dtype, node, what in self.concrete_required:
+            self.dtype_dependent(dtype, node, what)
         model = KernelModel(
             derived_params=list(self.derived_params),
             name=self.kernel.name,
@@ -218,6 +221,7 @@ class KernelAnalyzer:
             notes=self.notes,
         )
         _resolve_types(model, self)
+        _prune_unused_if_results(model.body)
         return model
 
     def _root(self, key: int) -> int:
@@ -1259,6 +1263,11 @@ class KernelAnalyzer:
         self.derived_params.append((name, tree))
         return TExpr("const_param", [], ScalarType(F32), span, {"name": name})
 
+    def require_concrete(self, dtype: ElemType, node: cst.CSTNode, what: str) -> None:
+        """Like `dtype_dependent`, checked when the body is done: later code may still fix
+        the element type (an array read as indices becomes int32)."""
+        self.concrete_required.append((dtype, node, what))
+
     def dtype_dependent(self, dtype: ElemType, node: cst.CSTNode, what: str) -> None:
         """Raise `DtypeDependentError` when `dtype` is a launch-time element type."""
         found = self.find(dtype)
@@ -1514,6 +1523,47 @@ def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
         param.type = fix(param.type)
         param.written = param.name in analyzer.written_arrays
     visit(model.body)
+
+
+def _prune_unused_if_results(body: list[TStmt]) -> None:
+    """Drop `if` results no later code reads (a name both arms assign but nothing uses).
+
+    A result is live when an expression reads it, or when it is what an arm of an
+    enclosing `if` yields (names an arm yields are passed down as `tail`)."""
+    used: set[tuple[int, str]] = set()
+
+    def visit_expr(expr: TExpr) -> None:
+        if expr.op == "var" and expr.attrs.get("binding") is not None:
+            used.add((id(expr.attrs["binding"]), expr.attrs["name"]))
+        for arg in expr.args:
+            visit_expr(arg)
+
+    def visit(stmts: list[TStmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, TAssign | TEffect):
+                visit_expr(stmt.value)
+            elif isinstance(stmt, TFor):
+                for e in (stmt.start, stmt.stop, stmt.step):
+                    visit_expr(e)
+                visit(stmt.body)
+            elif isinstance(stmt, TIf):
+                visit_expr(stmt.cond)
+                visit(stmt.then)
+                visit(stmt.orelse)
+
+    visit(body)
+
+    def prune(stmts: list[TStmt], tail: set[str]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, TIf):
+                stmt.results = [r for r in stmt.results
+                                if not r[4] or (id(stmt), r[0]) in used or r[0] in tail]
+                prune(stmt.then, {r[2] for r in stmt.results})
+                prune(stmt.orelse, {r[3] for r in stmt.results})
+            elif isinstance(stmt, TFor):
+                prune(stmt.body, set())
+
+    prune(body, set())
 
 
 def _skip_identity_convert(expr: TExpr) -> TExpr:

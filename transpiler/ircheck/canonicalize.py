@@ -283,11 +283,10 @@ def _build_node(op: Operation, scope: dict[str, Value], depth: int, nodes: list[
 
 
 def data_operands(node: Node) -> list[Value]:
-    """A region op's or terminator's operands without the tokens it threads (rule
-    token-threading) and, for an `if`'s yields, without the values it passes through
-    unchanged (rule if-passthrough)."""
+    """An op's operands without the tokens it threads (rule token-threading) and, for an
+    `if`'s yields, without the values it passes through unchanged (rule if-passthrough)."""
     if not node.blocks and node.op.name not in TERMINATORS:
-        return node.operands
+        return [v for v in node.operands if not alias(v).is_token]
     skip: set[int] = set()
     owner = node.parent.owner if node.op.name == "yield" and node.parent else None
     if owner is not None:
@@ -623,6 +622,10 @@ class _Canonicalizer:
             types = ", ".join(v.type.text if v.type else "?" for v in kept)
             uses = ", ".join(f"${i}" for i in range(len(kept)))
             return f"yield {uses}: {types}" if kept else "yield"
+        if "token" in op.attributes and not node.blocks:
+            items = _strip_token_keyword(items)
+            template = make_template(op.name, items,
+                                     [a.name for a in op.regions[0].args] if op.regions else [])
         skip = hidden_results(node)
         if skip:
             items, defs = _strip_token_iter_values(op, skip)
@@ -692,6 +695,21 @@ def _join_commas(parts: list[list[Item]], kind: str) -> Item:
             children.append(Item("COMMA", ","))
         children.extend(part)
     return Item(kind, render(tuple(children), kind), tuple(children))
+
+
+def _strip_token_keyword(items: tuple[Item, ...]) -> tuple[Item, ...]:
+    """An op header without its `token = %t` input (rule token-threading)."""
+    out: list[Item] = []
+    index = 0
+    while index < len(items):
+        window = items[index:index + 3]
+        if (len(window) == 3 and window[0].kind == "NAME" and window[0].text == "token"
+                and window[1].kind == "EQUAL" and window[2].kind == "VALUE"):
+            index += 3
+            continue
+        out.append(items[index])
+        index += 1
+    return tuple(out)
 
 
 def hidden_results(node: Node) -> set[int]:

@@ -233,7 +233,15 @@ class KernelLowerer:
     def effect(self, e: TExpr, ctx: _Context) -> t.Expr:
         if e.op == "store":
             return lower_store(self, e, ctx)
+        if e.op == "scatter":
+            return lower_scatter(self, e, ctx)
         return self.expr(e, ctx, top=True)
+
+    def let(self, ctx: _Context, hint: str, value: t.Expr, ty: str) -> t.Path:
+        """Bind `value` to a fresh annotated local and return its path."""
+        name = self.temp(hint)
+        ctx.stmts.append(t.Let(name, value, t.RType(ty)))
+        return t.Path(name)
 
     # ---- views -------------------------------------------------------------------------
 
@@ -456,6 +464,97 @@ def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         t.Path("scope::TileBlock"), _latency_arg(lw, e.attrs.get("latency"), e.span),
         _tma_arg(e.attrs.get("allow_tma"))))
     return t.BlockExpr((), call, unsafe=True)
+
+
+def _pointer_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> tuple[t.Path, t.Expr]:
+    """The pointer tile and the mask of a gather/scatter, built the way cuTile Python builds
+    them: 64-bit element offsets (index times the unit stride), and, with `check_bounds`,
+    an unsigned `index < extent` test combined with the user's mask."""
+    array, index = e.args[0], e.args[1]
+    shape = e.attrs["shape"]
+    shape_ty = lw.shape_type(shape, e.span)
+    elem = lw.elem(array.type.dtype)
+    name = _ident(array.attrs["name"])
+    idx: t.Expr = lw.expr(index, ctx)
+    if lw.elem(index.type.dtype) != "i64":
+        idx = lw.let(ctx, "index64", t.Call("exti", (idx,)), f"Tile<i64, {shape_ty}>")
+    one = lw.let(ctx, "unit_stride", t.Call("constant", (t.Lit("1i64"), lw.const_shape(
+        shape, e.span))), f"Tile<i64, {shape_ty}>")
+    offsets = lw.let(ctx, "offsets", t.Binary("*", idx, one), f"Tile<i64, {shape_ty}>")
+    mask: t.Expr = t.Path("None")
+    masks: list[t.Expr] = []
+    if e.attrs["check_bounds"]:
+        extent = lw.let(ctx, "extent", t.Call("get_shape_dim", (
+            t.MethodCall(t.Path(name), "shape", ()), t.Lit("0i32"))), "i32")
+        extent_tile = lw.let(ctx, "extent_tile", t.Call("scalar_to_tile", (extent,)),
+                             "Tile<i32, { [] }>")
+        extent64 = lw.let(ctx, "extent64", t.Call("exti", (extent_tile,)), "Tile<i64, { [] }>")
+        ones = lw.const_shape((1,) * len(shape), e.span)
+        bound = lw.let(ctx, "bound", t.MethodCall(t.MethodCall(extent64, "reshape", (ones,)),
+                                                  "broadcast", (lw.const_shape(shape, e.span),)),
+                       f"Tile<i64, {shape_ty}>")
+        # Unsigned comparison: a negative index is out of bounds too.
+        idx_u = lw.let(ctx, "index_u", t.Call("bitcast", (idx,)), f"Tile<u64, {shape_ty}>")
+        bound_u = lw.let(ctx, "bound_u", t.Call("bitcast", (bound,)), f"Tile<u64, {shape_ty}>")
+        masks.append(lw.let(ctx, "in_bounds", t.Call("lt_tile", (idx_u, bound_u)),
+                            f"Tile<bool, {shape_ty}>"))
+    if e.attrs["has_mask"]:
+        masks.append(lw.expr(e.args[-1], ctx))
+    if masks:
+        combined = masks[0] if len(masks) == 1 else t.Binary("&", masks[0], masks[1])
+        mask = t.Call("Some", (lw.let(ctx, "mask", combined, f"Tile<bool, {shape_ty}>"),))
+    ones_shape = lw.const_shape((1,) * len(shape), e.span)
+    ones_ty = lw.shape_type((1,) * len(shape), e.span)
+    base = lw.let(ctx, "base", t.Call("get_tensor_base", (t.Path(name),)),
+                  f"PointerTile<*mut {elem}, {{ [] }}>")
+    base1 = lw.let(ctx, "base", t.MethodCall(base, "reshape", (ones_shape,)),
+                   f"PointerTile<*mut {elem}, {ones_ty}>")
+    spread = lw.let(ctx, "base", t.MethodCall(base1, "broadcast", (lw.const_shape(shape,
+                                                                                 e.span),)),
+                    f"PointerTile<*mut {elem}, {shape_ty}>")
+    pointers = lw.let(ctx, "pointers", t.MethodCall(spread, "offset_tile", (offsets,)),
+                      f"PointerTile<*mut {elem}, {shape_ty}>")
+    return pointers, mask
+
+
+def _latency_type(lw: KernelLowerer, latency: object, span: Span | None) -> t.Expr:
+    value = 0 if latency is None else latency
+    text = str(value) if isinstance(value, int) else lw.dim(value, span, False)
+    return t.Path(f"Latency::<{text}>")
+
+
+@rule("gather")
+def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    pointers, mask = _pointer_tile(lw, e, ctx)
+    assert isinstance(e.type, TileType)
+    dtype = e.type.dtype
+    elem = lw.elem(dtype)
+    padding = e.attrs["padding"]
+    if elem in ("f16", "bf16"):
+        pad_f32 = lw.let(ctx, "padding", literal(float(padding), DType("float32"), lw), "f32")
+        pad: t.Expr = lw.let(ctx, "padding", t.Call("convert_scalar", (pad_f32,)), elem)
+    else:
+        pad = lw.let(ctx, "padding", _float_constant(padding, dtype, lw)
+                     if isinstance(padding, float) else literal(padding, dtype, lw), elem)
+    shape_ty = lw.shape_type(e.attrs["shape"], e.span)
+    loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
+        pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
+        t.Call("Some", (pad,)), t.Path("None"),
+        _latency_type(lw, e.attrs.get("latency"), e.span))), unsafe=True)
+    name = lw.temp("gathered")
+    ctx.stmts.append(t.Let(f"({name}, _)", loaded, t.RType(f"(Tile<{elem}, {shape_ty}>, Token)")))
+    return t.Path(name)
+
+
+def lower_scatter(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    pointers, mask = _pointer_tile(lw, e, ctx)
+    value_index = 2
+    value = lw.expr(e.args[value_index], ctx)
+    if not isinstance(value, t.Path):
+        value = lw.let(ctx, "values", value, lw.rust_type(e.args[value_index].type, e.span) or "_")
+    return t.BlockExpr((), t.Call("store_ptr_tko", (
+        pointers, value, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
+        t.Path("None"), _latency_type(lw, e.attrs.get("latency"), e.span))), unsafe=True)
 
 
 @rule("fma")

@@ -248,6 +248,86 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
     return TExpr("store", [array, *index, tile], ConstType(None), an.span(node), attrs)
 
 
+def _index_tiles(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> list[TExpr]:
+    items = value.args if value.op == "tuple" else [value]
+    if isinstance(value.type, ConstType) and isinstance(value.type.value, tuple):
+        items = [TExpr("const", [], ConstType(v), value.span) for v in value.type.value]
+    out = []
+    for item in items:
+        if isinstance(item.type, ConstType):
+            item = an.to_scalar(item, node)
+        if isinstance(item.type, ScalarType):
+            item = TExpr("scalar_to_tile", [item], TileType(item.type.dtype, ()), item.span)
+        if not isinstance(item.type, TileType):
+            raise an.error("E0107", "gather/scatter indices must be integer tiles", node)
+        dtype = an.find(item.type.dtype)
+        if not isinstance(dtype, DType):
+            # An index tile loaded from a launch-time-typed array: indices are int32.
+            dtype = an.unify(dtype, I32, node)
+            an.notes.append("an array read as gather/scatter indices is taken to be int32")
+        if not dtype.is_int:
+            raise an.error("E0107", "gather/scatter indices must be integer tiles", node)
+        out.append(item)
+    return out
+
+
+def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
+                    value: TExpr | None) -> tuple[TExpr, list[TExpr], TExpr | None, tuple]:
+    array = _array(an, v["array"], node)
+    indices = _index_tiles(an, v["indices"], node)
+    _note_rank(an, array, len(indices), node)
+    if len(indices) != 1:
+        # Element offsets along a dimension other than the last need the array's stride,
+        # which a cuTile Rust kernel cannot read (`Tensor` exposes base, shape and token).
+        raise an.error("E0110", "gather/scatter on a multi-dimensional array needs the "
+                       "array's strides inside the kernel, which cuTile Rust 0.5.0 does not "
+                       "expose", node, "call:ct.gather_nd")
+    shapes = [i.type.shape for i in indices]
+    mask = v.get("mask")
+    if mask is not None and not (isinstance(mask.type, ConstType) and mask.type.value is None):
+        if not isinstance(mask.type, TileType):
+            raise an.error("E0107", "`mask` must be a boolean tile", node)
+        shapes.append(mask.type.shape)
+    else:
+        mask = None
+    if value is not None and isinstance(value.type, TileType):
+        shapes.append(value.type.shape)
+    shape = an.broadcast_shapes(shapes, node)
+    indices = [an.broadcast_to(i, shape, node) for i in indices]
+    if mask is not None:
+        mask = an.broadcast_to(an.convert(mask, BOOL, node), shape, node)
+    return array, indices, mask, shape
+
+
+@rule("gather")
+def gather(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    array, indices, mask, shape = _pointer_access(an, v, node, None)
+    check = bool(an.const_value(v["check_bounds"], node, "`check_bounds`"))
+    padding = an.const_value(v["padding_value"], node, "`padding_value`")
+    if not isinstance(padding, int | float) or isinstance(padding, bool):
+        padding = getattr(padding, "value", padding)
+    # The padding is a scalar of the array's element type, which Rust can only write for
+    # a concrete type: a launch-time element type is translated per dtype.
+    an.require_concrete(array.type.dtype, node, "the padding value of `ct.gather`")
+    args = [array, *indices] + ([mask] if mask is not None else [])
+    attrs = {"check_bounds": check, "padding": padding, "has_mask": mask is not None,
+             "latency": _latency(an, v["latency"], node), "shape": shape}
+    return TExpr("gather", args, TileType(array.type.dtype, shape), an.span(node), attrs)
+
+
+@rule("scatter")
+def scatter(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    value = v["value"]
+    array, indices, mask, shape = _pointer_access(an, v, node, value)
+    check = bool(an.const_value(v["check_bounds"], node, "`check_bounds`"))
+    tile = an.to_tile(value, an.find(array.type.dtype), shape, node)
+    args = [array, *indices, tile] + ([mask] if mask is not None else [])
+    attrs = {"check_bounds": check, "has_mask": mask is not None,
+             "latency": _latency(an, v["latency"], node), "shape": shape}
+    an.written_arrays.add(array.type.param)
+    return TExpr("scatter", args, ConstType(None), an.span(node), attrs)
+
+
 # ---- creation ------------------------------------------------------------------------------
 
 
