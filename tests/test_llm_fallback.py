@@ -395,3 +395,15 @@ def test_cli_report_tokens_and_provenance(
                        "kernel(s); 2 request(s), 0 from cache; 3301 input + 18 output tokens"]
     everything = stdout + err + text + "".join(p.read_text() for p in cache.rglob("*.json"))
     assert FAKE_KEY not in everything
+
+
+def test_signature_table_is_current_and_relevant() -> None:
+    from llm_fallback import cutile_api
+
+    names = [item.name for item in cutile_api.relevant("atan2")]
+    assert names[0] == "atan2" and "divi" in [i.name for i in cutile_api.relevant("cdiv")]
+    core = cutile_api.default_core_rs()
+    if core is None:
+        pytest.skip("cutile-0.5.0 sources are not in the cargo registry")
+    assert tuple(cutile_api.extract(core.read_text(encoding="utf-8"))) == \
+        cutile_api.load_table(), "regenerate with `python -m llm_fallback.cutile_api`"

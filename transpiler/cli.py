@@ -25,6 +25,7 @@ from llm_fallback import session_from_args as llm_session
 from transpiler import __version__
 from transpiler.diagnostics import render
 from transpiler.driver import TranslationResult, translate_bytes
+from transpiler.emit_launcher import EMIT_KINDS, emit_path, emit_result
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="check each translation's Tile IR against cuTile Python's")
     parser.add_argument("--spec", action="append", default=[],
                         help="JSON file of extra specializations for --verify")
+    parser.add_argument("--emit", choices=EMIT_KINDS, default="kernels",
+                        help="kernels: the Rust kernels (default); launcher: their C-ABI "
+                        "launchers; pywrapper: a Python drop-in for the host functions")
     parser.add_argument("--keep-ir", metavar="DIR",
                         help="with --verify, write both IR texts of each check to DIR")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
@@ -102,16 +106,16 @@ def plan_jobs(args: argparse.Namespace) -> list[Job]:
         if out_dir.exists() and not out_dir.is_dir():
             raise UsageError(f"`{out_dir}` exists and is not a folder")
         files = sorted(p for p in src.rglob("*.py") if p.is_file())
-        return [Job(p, out_dir / p.relative_to(src).with_suffix(".rs"), str(p)) for p in files]
+        return [Job(p, emit_path(out_dir / p.relative_to(src), args.emit), str(p)) for p in files]
     if not src.exists():
         raise UsageError(f"`{src}` does not exist")
     if args.output in (None, "-"):
         if args.check or args.diff:
-            return [Job(src, src.with_suffix(".rs"), str(src))]
+            return [Job(src, emit_path(src, args.emit), str(src))]
         return [Job(src, None, str(src))]
     out = Path(args.output)
     if out.is_dir():
-        out = out / src.with_suffix(".rs").name
+        out = out / emit_path(src, args.emit).name
     return [Job(src, out, str(src))]
 
 
@@ -140,7 +144,7 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
         if not result.ok:
             status = EXIT_ERRORS
         else:
-            outcome = deliver(job, result, args)
+            outcome = deliver(job, emit_result(result, args.emit), args)
             entry["changed"] = outcome
             if args.check and outcome:
                 status = EXIT_ERRORS

@@ -1,0 +1,194 @@
+"""`python -m transpiler verify SOURCE.py RUST.rs`: check any Rust translation against its source.
+
+Takes a cuTile Python file and a cuTile Rust file (ours, edited by hand, or written elsewhere);
+gives one IR verdict per kernel and specialization, exit status 0 (all PASS/PASS_WITH_NOTES),
+1 (any FAIL) or 2 (cannot run: no matching entry, the Rust does not compile, a generic that
+cannot be bound). Each `@ct.kernel` pairs with the `#[cutile::entry]` of the same name
+(`--map py=rs` otherwise). Specializations come from `--spec`, else from the file's launch
+sites. Generics are bound from the manifest when the file carries ours, else from the Rust
+signature itself (element-type generics through the tensors that use them, const generics and
+scalars by name).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from transpiler.driver import read_manifests, translate_bytes
+from transpiler.frontend.cutile_py import parse_source
+
+EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m transpiler verify",
+        description="Check that a cuTile Rust file computes what its cuTile Python source "
+        "computes, by comparing their Tile IR.",
+        epilog="Exit status: 0 all PASS/PASS_WITH_NOTES, 1 any FAIL, 2 cannot run.")
+    parser.add_argument("source", help="the cuTile Python file")
+    parser.add_argument("rust", help="the cuTile Rust file")
+    parser.add_argument("--spec", action="append", default=[],
+                        help="JSON file of specializations (see README)")
+    parser.add_argument("--map", action="append", default=[], metavar="PY=RS",
+                        help="pair Python kernel PY with Rust entry RS")
+    parser.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+    parser.add_argument("--keep-ir", metavar="DIR", help="write both IR texts of each check")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return EXIT_OK if exit_.code in (0, None) else EXIT_CANNOT_RUN
+    source_path, rust_path = Path(args.source), Path(args.rust)
+    for path in (source_path, rust_path):
+        if not path.is_file():
+            print(f"error: `{path}` does not exist", file=sys.stderr)
+            return EXIT_CANNOT_RUN
+    try:
+        kernel_map = dict(m.split("=", 1) for m in args.map)
+    except ValueError:
+        print("error: --map takes PY_NAME=RS_NAME", file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    try:
+        outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir)
+    except VerifyError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    for outcome in outcomes:
+        print(f"{source_path}: {outcome.line()}", file=sys.stderr if args.json else sys.stdout)
+        if outcome.verdict == "FAIL" and not args.json:
+            print(outcome.text)
+    if args.json:
+        print(json.dumps({"source": str(source_path), "rust": str(rust_path),
+                          "verdicts": [o.to_json() for o in outcomes]}, indent=2))
+    if any(o.verdict == "ERROR" for o in outcomes):
+        return EXIT_CANNOT_RUN
+    return EXIT_FAIL if any(o.verdict == "FAIL" for o in outcomes) else EXIT_OK
+
+
+class VerifyError(Exception):
+    """The check cannot run; the message says why."""
+
+
+def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
+               kernel_map: dict[str, str], keep_ir: str | None) -> list[Any]:
+    from transpiler.ircheck.check import _collect_specs, check_file
+    from transpiler.ircheck.generated import HarnessError, cargo_check_files
+
+    rust_text = rust_path.read_text(encoding="utf-8")
+    errors = [d for d in cargo_check_files([rust_path]) if d.is_error]
+    if errors:
+        raise VerifyError(f"the Rust file does not compile:\n{errors[0].rendered}")
+    source_text = source_path.read_text(encoding="utf-8")
+    source = parse_source(source_text, str(source_path))
+    manifests = read_manifests(rust_text)
+    if not manifests:
+        try:
+            manifests = manifests_from_signature(source_path, rust_path, kernel_map)
+        except HarnessError as err:
+            raise VerifyError(f"cannot read the Rust file's entries: {err}") from None
+    python_manifests = _python_manifests(source_path)
+    spec_source = {**python_manifests, **{k: v for k, v in manifests.items()
+                                          if k not in python_manifests}}
+    specs = _collect_specs(source, spec_source, spec_files)
+    kernels = {k.name for k in source.kernels}
+    specs = {k: v for k, v in specs.items() if k in kernels}
+    for kernel in kernels:
+        rs = kernel_map.get(kernel, kernel)
+        if not any(m.get("kernel") == rs or m.get("entry") == rs for m in manifests.values()):
+            raise VerifyError(f"no `#[cutile::entry]` named `{rs}` for kernel `{kernel}` "
+                              "(use --map PY=RS)")
+        if not specs.get(kernel):
+            raise VerifyError(f"no specialization for `{kernel}`: pass --spec FILE")
+    return check_file(source_path, rust_path, manifests, specs,
+                      Path(keep_ir) if keep_ir else None, kernel_map)
+
+
+def _python_manifests(source_path: Path) -> dict[str, dict[str, Any]]:
+    """The manifests our own translation of the source would carry (for spec derivation)."""
+    result = translate_bytes(source_path.read_bytes(), str(source_path))
+    out: dict[str, dict[str, Any]] = {}
+    for report in result.kernels:
+        for variant in report.variants:
+            out[str(variant.get("entry", report.name))] = variant
+    return out
+
+
+def manifests_from_signature(source_path: Path, rust_path: Path,
+                             kernel_map: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Manifests for hand-written Rust, bound through the entry signatures."""
+    from transpiler.ircheck.generated import list_kernels
+
+    listing = list_kernels(rust_path)
+    source = parse_source(source_path.read_text(encoding="utf-8"), str(source_path))
+    python_params = {k.name: _python_params(k.node) for k in source.kernels}
+    reverse = {rs: py for py, rs in kernel_map.items()}
+    out: dict[str, dict[str, Any]] = {}
+    for module in listing.get("modules", []):
+        for entry in module.get("entries", []):
+            kernel = reverse.get(entry["name"], entry["name"])
+            if kernel not in python_params:
+                continue
+            out[entry["name"]] = _entry_manifest(kernel, entry, python_params[kernel])
+    return out
+
+
+def _python_params(fn: Any) -> dict[str, str]:
+    """Python parameter name -> `array`, `scalar`, or the `ct.Constant` kind."""
+    kinds: dict[str, str] = {}
+    for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+        ann = param.annotation.annotation if param.annotation else None
+        text = ann.__class__.__name__ if ann is None else _annotation_text(ann)
+        if "Constant" in text or "Const" in text:
+            kinds[param.name.value] = "const_float" if "float" in text.lower() else "const"
+        elif text in ("int", "float", "bool"):
+            kinds[param.name.value] = "scalar"
+        else:
+            kinds[param.name.value] = "array"
+    return kinds
+
+
+def _annotation_text(node: Any) -> str:
+    import libcst as cst
+
+    return cst.Module([]).code_for_node(node)
+
+
+def _entry_manifest(kernel: str, entry: dict[str, Any],
+                    python: dict[str, str]) -> dict[str, Any]:
+    params: list[dict[str, Any]] = []
+    tensor_of_type: dict[str, str] = {}
+    for p in entry["params"]:
+        name = p["name"]
+        if p["kind"] == "tensor":
+            params.append({"name": name, "kind": "array", "ndim": p["rank"]})
+            element = p["ty"].replace(" ", "").split("Tensor<", 1)[-1].split(",", 1)[0]
+            tensor_of_type.setdefault(element, name)
+        elif python.get(name) == "const_float":
+            params.append({"name": name, "kind": "const", "const_kind": "float"})
+        else:
+            params.append({"name": name, "kind": "scalar"})
+    generics: list[dict[str, Any]] = []
+    for g in entry["generics"]:
+        if g["kind"] == "type":
+            source = tensor_of_type.get(g["name"])
+            if source is None:
+                raise _unbound(g["name"], "no tensor parameter has it as element type")
+            generics.append({"name": g["name"], "kind": "type", "params": [source]})
+        elif g["name"] in python and g.get("arity", 1) == 1:
+            generics.append({"name": g["name"], "kind": g["kind"], "params": [g["name"]]})
+        else:
+            raise _unbound(g["name"], "no `ct.Constant` parameter of that name in the source")
+    return {"kernel": kernel, "entry": entry["name"], "generics": generics, "params": params}
+
+
+def _unbound(name: str, why: str) -> Exception:
+    return VerifyError(f"cannot bind generic `{name}` of the Rust entry: {why}")
