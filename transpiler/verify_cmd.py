@@ -89,12 +89,15 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
         raise VerifyError(f"the Rust file does not compile:\n{errors[0].rendered}")
     source_text = source_path.read_text(encoding="utf-8")
     source = parse_source(source_text, str(source_path))
-    manifests = read_manifests(rust_text)
-    if not manifests:
-        try:
+    try:
+        entries = _entry_names(rust_path)
+        # A manifest is trusted only while its entry is still in the file (a hand edit may
+        # have renamed or removed it); otherwise bind from the signatures.
+        manifests = {k: m for k, m in read_manifests(rust_text).items() if k in entries}
+        if not manifests:
             manifests = manifests_from_signature(source_path, rust_path, kernel_map)
-        except HarnessError as err:
-            raise VerifyError(f"cannot read the Rust file's entries: {err}") from None
+    except HarnessError as err:
+        raise VerifyError(f"cannot read the Rust file's entries: {err}") from None
     python_manifests = _python_manifests(source_path)
     spec_source = {**python_manifests, **{k: v for k, v in manifests.items()
                                           if k not in python_manifests}}
@@ -110,6 +113,13 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
             raise VerifyError(f"no specialization for `{kernel}`: pass --spec FILE")
     return check_file(source_path, rust_path, manifests, specs,
                       Path(keep_ir) if keep_ir else None, kernel_map)
+
+
+def _entry_names(rust_path: Path) -> set[str]:
+    from transpiler.ircheck.generated import list_kernels
+
+    listing = list_kernels(rust_path)
+    return {e["name"] for m in listing.get("modules", []) for e in m.get("entries", [])}
 
 
 def _python_manifests(source_path: Path) -> dict[str, dict[str, Any]]:
