@@ -33,7 +33,7 @@ fi
 # tileirdisasm ships in the assembler wheel; its dependencies (nvcc, nvvm) are only needed to
 # make cubins, so they are left out.
 .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.lock
-.venv/bin/python -m pip install -q --no-deps -e .
+.venv/bin/python -m pip install -q --no-deps -e . --config-settings editable_mode=compat
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust stable (>= 1.89) with rustfmt" >&2
