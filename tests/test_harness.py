@@ -6,7 +6,6 @@ Needs the harness binary (`cargo build --release --manifest-path harness/Cargo.t
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -14,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from transpiler.ircheck import generated, toolchain
+from transpiler.ircheck.compare import compare_modules
+from transpiler.ircheck.parse import parse_tileir
 from transpiler.ircheck.spec import Layout
 
 EXAMPLES = toolchain.HARNESS_DIR / "examples_ir"
-REFERENCE_DIR = Path("/work/shared/reference")
+REFERENCE_DIR = Path(__file__).resolve().parent / "ircheck_kernels" / "samples"
 
 
 def _harness_missing_reason() -> str | None:
@@ -40,15 +41,10 @@ NOISE_OPS = {"assume", "constant", "make_token", "get_tile_block_id", "entry", "
 
 
 def _meaningful(ir: str) -> list[str]:
-    """Op lines without SSA names, noise ops dropped: what must match across front ends."""
-    lines = []
-    for line in ir.splitlines():
-        stripped = line.strip()
-        ops = generated.ir_ops(stripped)
-        if not ops or ops[0] in NOISE_OPS:
-            continue
-        lines.append(re.sub(r"%[\w#:\-]+", "%", stripped))
-    return lines
+    """Op templates (SSA names abstracted), noise ops dropped: what must match across front
+    ends."""
+    module = parse_tileir(ir)
+    return [op.template for op in generated.walk_ops(module) if op.name not in NOISE_OPS]
 
 
 def _compile(file: str, entry: str, generics: list[str], **extra: object) -> str:
@@ -227,21 +223,6 @@ RESEARCH_PAIRS = {
     "split_heads": ("split_heads", ["4", "16", "64", "256"]),
 }
 
-_SAME_TYPE_NOOP = re.compile(r"^% = (broadcast|bitcast) % : (tile<[^>]*>) -> (tile<[^>]*>)$")
-
-
-def _canonical(ir: str) -> list[str]:
-    """Meaningful op lines, sorted, with the known cross-front-end noise removed."""
-    out = []
-    for line in _meaningful(ir):
-        line = re.sub(r"optimization_hints = <sm_\d+ = ", "optimization_hints = <default = ", line)
-        noop = _SAME_TYPE_NOOP.match(line)
-        if noop and noop.group(2) == noop.group(3):
-            continue
-        out.append(line)
-    return sorted(out)
-
-
 @pytest.fixture(scope="module")
 def python_research_ir(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     pytest.importorskip("cuda.tile")
@@ -272,6 +253,8 @@ def test_research_translations_match_python(
         rust = result.disassemble()
         assert result.checks["in_place"] == 0 and result.checks["hoisted"] == 0, entry
         assert "assert " not in rust, entry
-        if _canonical(rust) != _canonical(python_research_ir[RESEARCH_PAIRS[entry][0]]):
+        python = python_research_ir[RESEARCH_PAIRS[entry][0]]
+        verdict = compare_modules(parse_tileir(python), parse_tileir(rust))
+        if not verdict.passed:
             mismatched.append(entry)
     assert mismatched == []

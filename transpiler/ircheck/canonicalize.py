@@ -95,9 +95,10 @@ RULES: tuple[Rule, ...] = (
          "An `if` result that every branch yields from the same value defined before the "
          "`if` is that value; the result and its yields are dropped (cuTile Rust yields "
          "loop-carried variables through an `if` that does not change them)."),
-    Rule("identity-bitcast",
-         "`bitcast` or `ftof` between identical Tile IR types (i32 -> i32: Tile IR integers "
-         "are signless, the Rust side changes only the signedness of its type) is its operand."),
+    Rule("identity-conversion",
+         "`bitcast`, `ftof` or `broadcast` to the operand's own Tile IR type (i32 -> i32: "
+         "Tile IR integers are signless and the Rust side changes only the signedness of its "
+         "type; a broadcast of 1x1 to 1x1) is its operand."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
 )
@@ -319,10 +320,10 @@ def alias(value: Value) -> Value:
         if value.node.op.name == "assume":
             value = value.node.operands[0]
             continue
-        if value.node.op.name in ("bitcast", "ftof") and value.node.operands and \
+        if value.node.op.name in ("bitcast", "ftof", "broadcast") and value.node.operands and \
                 value.node.operands[0].type is not None and value.type is not None and \
                 value.node.operands[0].type.text == value.type.text:
-            # Rule identity-bitcast: Tile IR integers are signless; i32 -> u32 is a no-op;
+            # Rule identity-conversion: Tile IR integers are signless; i32 -> u32 is a no-op;
             # likewise a float conversion to its own type.
             value = value.node.operands[0]
             continue

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -257,20 +256,27 @@ def list_kernels(rs_path: str | os.PathLike[str], timeout: float = 120.0) -> dic
     return doc
 
 
-_OP_RE = re.compile(r"^\s*(?:%[\w#:\-]+(?:\s*,\s*%[\w#:\-]+)*\s*=\s*)?([a-z_][\w.]*)")
-
-
 def ir_ops(ir_text: str) -> list[str]:
-    """Operation names of a `tileirdisasm` listing, in order (e.g. `load_view_tko`, `mmaf`)."""
-    ops: list[str] = []
-    for line in ir_text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("}", "(", "//")):
-            continue
-        match = _OP_RE.match(stripped)
-        if match:
-            ops.append(match.group(1))
-    return ops
+    """Operation names of a `tileirdisasm` listing (every entry, nested regions included), in
+    order (e.g. `load_view_tko`, `mmaf`), read with the Tile IR grammar."""
+    from transpiler.ircheck.parse import parse_tileir
+
+    return [op.name for op in walk_ops(parse_tileir(ir_text))]
+
+
+def walk_ops(module: Any) -> list[Any]:
+    """Every operation of a parsed module, depth first."""
+    out: list[Any] = []
+
+    def visit(ops: list[Any]) -> None:
+        for op in ops:
+            out.append(op)
+            for region in op.regions:
+                visit(region.ops)
+
+    for entry in module.entries:
+        visit(entry.ops)
+    return out
 
 
 def cargo_check_files(
