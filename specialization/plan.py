@@ -69,6 +69,9 @@ class SpecializedKernel:
             params.append(entry)
         for name, tree in self.model.derived_params:
             params.append({"name": name, "kind": "derived", "element": "f32", "expr": tree})
+        for name, array, dim in self.model.stride_params:
+            params.append({"name": name, "kind": "stride", "element": "i32", "array": array,
+                           "dim": dim})
         return {
             "version": MANIFEST_VERSION,
             "kernel": self.model.name,
@@ -102,6 +105,10 @@ def specialize(model: KernelModel) -> SpecializedKernel:
                          "const generics, so it is a runtime `f32` parameter")
         else:
             runtime.append(p.name)
+    for name, array, dim in model.stride_params:
+        runtime.append(name)
+        notes.append(f"`{name}` is the stride of `{array}` along dim {dim}, which a cuTile "
+                     "Rust kernel cannot read from the tensor: the launcher passes it")
     for name, _tree in model.derived_params:
         runtime.append(name)
         notes.append(f"`{name}` is a float expression over `ct.Constant[float]` parameters "
@@ -112,6 +119,8 @@ def specialize(model: KernelModel) -> SpecializedKernel:
         spec.param_types[p.name] = _param_type(spec, p.type, p.kind)
     for name, _tree in model.derived_params:
         spec.param_types[name] = "f32"
+    for name, _array, _dim in model.stride_params:
+        spec.param_types[name] = "i32"
     return spec
 
 

@@ -138,3 +138,96 @@ def test_huge_file(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert b"error[E0004]" in proc.stderr
     assert b"Traceback" not in proc.stderr
+
+
+# ---- the JSON report's unhandled-construct records, and start-up cost -----------------------
+
+UNHANDLED = ROOT / "tests" / "llm_fixtures" / "polar_angle.py"  # ct.atan2: an E0101 record
+
+MIXED = '''import cuda.tile as ct
+
+
+@ct.kernel
+def copy_kernel(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+
+
+@ct.kernel
+def angle_kernel(y, x, out, TILE: ct.Constant[int]):
+    yt = ct.load(y, index=(ct.bid(0),), shape=(TILE,))
+    xt = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(out, index=(ct.bid(0),), tile=ct.atan2(yt, xt))
+'''
+
+
+def test_json_report_carries_the_unhandled_construct_records(tmp_path: Path) -> None:
+    from transpiler.driver import translate_bytes
+
+    proc = run(str(UNHANDLED), "-o", str(tmp_path / "op.rs"), "--json", "--no-llm")
+    assert proc.returncode == 1
+    entry = json.loads(proc.stdout)["files"][0]
+    (record,) = entry["unhandled"]
+    (expected,) = translate_bytes(UNHANDLED.read_bytes(), str(UNHANDLED)).unhandled
+    assert record == {
+        "kernel": "polar_angle_kernel", "construct": "call:ct.atan2", "code": "E0101",
+        "message": expected.message, "line": 10, "col": 13, "end_line": 10, "end_col": 29,
+        "source_text": "ct.atan2(yt, xt)", "context": expected.context,
+    }
+    assert record["context"]["yt"].startswith("tile<")
+    # The same position as the kernel's diagnostic, which is 1-based too.
+    (kernel,) = entry["kernels"]
+    (diag,) = kernel["diagnostics"]
+    assert (diag["line"], diag["col"], diag["code"]) == (record["line"], record["col"], "E0101")
+    assert kernel["unhandled"] == record
+    line = UNHANDLED.read_text().splitlines()[record["line"] - 1]
+    assert line[record["col"] - 1:record["end_col"] - 1] == record["source_text"]
+
+
+def test_json_unhandled_records_belong_to_their_kernel(tmp_path: Path) -> None:
+    src = tmp_path / "mixed.py"
+    src.write_text(MIXED)
+    proc = run(str(src), "-o", str(tmp_path / "mixed.rs"), "--json", "--no-llm")
+    entry = json.loads(proc.stdout)["files"][0]
+    assert [u["kernel"] for u in entry["unhandled"]] == ["angle_kernel"]
+    kernels = {k["name"]: k for k in entry["kernels"]}
+    assert kernels["copy_kernel"]["status"] == "translated"
+    assert kernels["copy_kernel"]["unhandled"] is None
+    assert kernels["angle_kernel"]["unhandled"]["construct"] == "call:ct.atan2"
+    assert kernels["angle_kernel"]["unhandled"]["line"] == 14
+
+
+def test_json_report_of_a_clean_file_has_no_unhandled_records(tmp_path: Path) -> None:
+    proc = run(str(GOOD), "-o", str(tmp_path / "op.rs"), "--json", "--no-llm")
+    entry = json.loads(proc.stdout)["files"][0]
+    assert entry["unhandled"] == []
+    assert all(k["unhandled"] is None for k in entry["kernels"])
+
+
+_LOADED = '''
+import sys
+from transpiler.cli import main
+status = main(sys.argv[1:])
+print(status, "transpiler.emit_launcher" in sys.modules)
+'''
+
+
+@pytest.mark.parametrize("emit, loaded", [("kernels", False), ("launcher", True),
+                                          ("pywrapper", True)])
+def test_the_launcher_generator_is_imported_only_when_emitted(
+        emit: str, loaded: bool, tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", _LOADED, str(GOOD), "--emit", emit, "-q",
+                           "--no-llm", "-o", str(tmp_path)], capture_output=True, env=env,
+                          cwd=ROOT, check=False)
+    assert proc.stdout.decode().split() == ["0", str(loaded)], proc.stderr.decode()
+    suffix = {"kernels": ".rs", "launcher": "_launcher.rs", "pywrapper": "_wrapper.py"}[emit]
+    assert (tmp_path / f"vector_add{suffix}").read_text().strip()
+
+
+def test_emit_kinds_are_the_launcher_generators() -> None:
+    from transpiler import emit_kinds, emit_launcher
+
+    assert emit_launcher.EMIT_KINDS is emit_kinds.EMIT_KINDS
+    assert emit_launcher.emit_path is emit_kinds.emit_path
+    assert emit_kinds.emit_path(Path("a/op.py"), "launcher") == Path("a/op_launcher.rs")

@@ -80,7 +80,7 @@ MEANING_CHANGES = [
     ("matmul", "for kt in 0i32..k_tiles {", "for kt in 1i32..k_tiles {", "loop-bounds"),
     ("transpose", "                perm_3,\n                [bj, bi],",
      "                perm_3,\n                [bi, bj],", "operand-order"),
-    ("masked_copy_tail", "Some(mask_8),", "None,", "operand-count"),
+    ("masked_copy_tail", "Some(in_range),", "None,", "operand-count"),
     ("vector_add", "padding::Zero", "padding::NegInf", "padding-value"),
 ]
 

@@ -137,6 +137,8 @@ class KernelAnalyzer:
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
         self.concrete_required: list[tuple[ElemType, cst.CSTNode, str]] = []
+        # Extra `i32` parameters for array strides a gather/scatter needs: (name, array, dim).
+        self.stride_params: list[tuple[str, str, int]] = []
         # Python names that are loop-carried in the innermost region (None: not in a loop).
         self.carried_stack: list[set[str]] = []
         self.written_arrays: set[str] = set()
@@ -210,6 +212,7 @@ class KernelAnalyzer:
             self.dtype_dependent(dtype, node, what)
         model = KernelModel(
             derived_params=list(self.derived_params),
+            stride_params=list(self.stride_params),
             name=self.kernel.name,
             params=self.params,
             body=self.out,
@@ -1245,6 +1248,15 @@ class KernelAnalyzer:
             return value
         return TExpr("reshape", [value], TileType(value.type.dtype, shape), value.span,
                      {"shape": shape})
+
+    def stride_param(self, array: str, dim: int) -> str:
+        """The name of the extra `i32` parameter that carries `array`'s stride along `dim`."""
+        for name, known_array, known_dim in self.stride_params:
+            if (known_array, known_dim) == (array, dim):
+                return name
+        name = rust_ident(f"{array}_stride_{dim}")
+        self.stride_params.append((name, array, dim))
+        return name
 
     def derived_scalar(self, expr: _Deferred, span: Span | None) -> TExpr:
         """A compile-time float expression over `ct.Constant[float]` parameters.

@@ -23,9 +23,9 @@ from pathlib import Path
 from llm_fallback import add_arguments as add_llm_arguments
 from llm_fallback import session_from_args as llm_session
 from transpiler import __version__
-from transpiler.diagnostics import render
+from transpiler.diagnostics import UnhandledConstruct, render
 from transpiler.driver import TranslationResult, translate_bytes
-from transpiler.emit_launcher import EMIT_KINDS, emit_path, emit_result
+from transpiler.emit_kinds import EMIT_KINDS, emit_path
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -138,13 +138,15 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
             "status": "ok" if result.ok else "error",
             "kernels": [k.to_json() for k in result.kernels],
             "diagnostics": [d.to_json() for d in result.diagnostics],
+            "unhandled": [unhandled_json(u) for u in result.unhandled],
         }
+        _attach_unhandled(entry, result.unhandled)
         for diag in result.all_diagnostics():
             print(render(diag, result.source), file=sys.stderr)
         if not result.ok:
             status = EXIT_ERRORS
         else:
-            outcome = deliver(job, emit_result(result, args.emit), args)
+            outcome = deliver(job, emit_output(result, args.emit), args)
             entry["changed"] = outcome
             if args.check and outcome:
                 status = EXIT_ERRORS
@@ -167,6 +169,46 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
             doc["llm"] = llm.report_json()
         print(json.dumps(doc, indent=2))
     return status
+
+
+def emit_output(result: TranslationResult, kind: str) -> TranslationResult:
+    """The `--emit` output of a translation; the launcher generator (a large module) is
+    imported only when something other than the kernels is asked for."""
+    if kind == "kernels":
+        return result
+    from transpiler.emit_launcher import emit_result
+
+    return emit_result(result, kind)
+
+
+def unhandled_json(record: UnhandledConstruct) -> dict[str, object]:
+    """An unhandled-construct record as the `--json` report gives it: the fields of
+    `UnhandledConstruct`, the span as `line`/`col` (1-based, like the diagnostics) and
+    `end_line`/`end_col` (1-based, `end_col` one past the last column), or nulls."""
+    span = record.span
+    return {
+        "kernel": record.kernel,
+        "construct": record.construct,
+        "code": record.code,
+        "message": record.message,
+        "line": span.line if span else None,
+        "col": span.col + 1 if span else None,
+        "end_line": span.end_line if span else None,
+        "end_col": span.end_col + 1 if span and span.end_col is not None else None,
+        "source_text": record.source_text,
+        "context": dict(record.context),
+    }
+
+
+def _attach_unhandled(entry: dict[str, object], records: list[UnhandledConstruct]) -> None:
+    """Each kernel entry also carries its own record (or null), so that a consumer keyed by
+    kernel (`bench/corpus.py`) finds it without a second translation."""
+    by_kernel: dict[str, dict[str, object]] = {}
+    for record in records:
+        by_kernel.setdefault(record.kernel, unhandled_json(record))
+    for kernel in entry["kernels"]:  # type: ignore[attr-defined]
+        if isinstance(kernel, dict) and "name" in kernel:
+            kernel.setdefault("unhandled", by_kernel.get(str(kernel["name"])))
 
 
 def deliver(job: Job, result: TranslationResult, args: argparse.Namespace) -> bool:

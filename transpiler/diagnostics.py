@@ -39,6 +39,7 @@ CODES: dict[str, str] = {
     "E0111": "a keyword argument or mode value that is not supported",
     "E0200": "specialization needs a value the source does not give",
     "W0001": "a construct translated with a documented difference",
+    "E9000": "an internal error of the translator (a bug)",
 }
 
 

@@ -126,6 +126,13 @@ def translate_text(text: str, path: str, digest: str | None = None,
             report.diagnostics.append(err.diagnostic)
             if err.unhandled is not None:
                 result.unhandled.append(err.unhandled)
+        except Exception as err:  # noqa: BLE001 - a bug must be a diagnostic, not a crash
+            report.status = "failed"
+            span = source.span(kernel.node.name)
+            report.diagnostics.append(Diagnostic(
+                "E9000", f"internal error while translating `{kernel.name}`: "
+                f"{type(err).__name__}: {err}", path, span, kernel=kernel.name,
+                notes=["this is a bug in the translator; please report it with the file"]))
         result.kernels.append(report)
     if any(k.status == "failed" for k in result.kernels):
         return result

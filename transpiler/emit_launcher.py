@@ -15,7 +15,9 @@ Takes a cuTile Python file's `SourceModule` and the Rust text the transpiler gen
 - `emit_pywrapper(source, rust)`: a Python module with the file's host functions, copied,
   whose `ct.launch(...)` calls go to the built library instead of cuTile Python: a
   torch-callable drop-in for each host function (same arguments, same result).
-- `emit_result` / `emit_path`: the `--emit` glue for `transpiler.cli`.
+- `emit_result`: the `--emit` glue for `transpiler.cli` (`EMIT_KINDS` and `emit_path`, which
+  the command line needs before it knows whether to emit anything else, live in
+  `transpiler.emit_kinds` and are re-exported here).
 
 Nothing is imported or run: host code is read with libcst. The C ABI (`TensorDesc`, dtype
 codes, error codes) is defined by `launcher/template/src/runtime.rs`.
@@ -27,12 +29,13 @@ import json
 import keyword
 import re
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from transpiler.driver import read_manifests
+from transpiler.emit_kinds import EMIT_KINDS as EMIT_KINDS  # re-exported
+from transpiler.emit_kinds import emit_path as emit_path  # re-exported
 from transpiler.frontend.cutile_py import LaunchSite, SourceModule, dotted_name, tile_attr
 from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
 
@@ -1780,15 +1783,6 @@ def _decorator_func(deco: cst.Decorator) -> cst.BaseExpression:
 
 
 # ---- command line --------------------------------------------------------------------------
-
-EMIT_KINDS = ("kernels", "launcher", "pywrapper")
-_EMIT_SUFFIX = {"kernels": ".rs", "launcher": "_launcher.rs", "pywrapper": "_wrapper.py"}
-
-
-def emit_path(path: Path, kind: str) -> Path:
-    """Where `--emit KIND` writes the output for source `path` by default."""
-    return path.with_name(path.stem + _EMIT_SUFFIX[kind])
-
 
 def emit_result(result: TranslationResult, kind: str) -> TranslationResult:
     """`result` with its text replaced by the `--emit` output (kernels: unchanged)."""

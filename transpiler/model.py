@@ -298,5 +298,7 @@ class KernelModel:
     notes: list[str] = field(default_factory=list)
     # Extra runtime f32 parameters standing for folded float expressions: (name, tree).
     derived_params: list[tuple[str, object]] = field(default_factory=list)
+    # Extra runtime i32 parameters carrying array strides: (name, array, dim).
+    stride_params: list[tuple[str, str, int]] = field(default_factory=list)
     # Array parameter -> cuda.tile dtype this variant is translated for (empty: generic).
     dtype_variant: dict[str, str] = field(default_factory=dict)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import struct
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from transpiler.ircheck.parse import (
     Item,
@@ -99,6 +99,14 @@ RULES: tuple[Rule, ...] = (
          "`bitcast`, `ftof` or `broadcast` to the operand's own Tile IR type (i32 -> i32: "
          "Tile IR integers are signless and the Rust side changes only the signedness of its "
          "type; a broadcast of 1x1 to 1x1) is its operand."),
+    Rule("argument-alias",
+         "A scalar argument that the launcher fills with another argument's value (a "
+         "tensor's stride, which a cuTile Rust kernel cannot read from the tensor) is that "
+         "argument."),
+    Rule("select-padding",
+         "`select(m, load_ptr_tko(p, m), pad)`, the load's value used nowhere else, is the "
+         "padded load `load_ptr_tko(p, m, pad)`: masked-off lanes take `pad` either way "
+         "(cuTile Rust 0.5.0 cannot pass a padding to loads of rank >= 2)."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
 )
@@ -161,6 +169,8 @@ class Value:
     facts: set[str] = field(default_factory=set)
     # Rule bound-scalar-argument: the constant this entry argument is bound to at launch.
     bound_literal: str | None = None
+    # An argument only the generated side has (bound or aliased parameters).
+    extra: bool = False
 
     @property
     def is_token(self) -> bool:
@@ -179,6 +189,8 @@ class Node:
     live: bool = False
     key: int = -1
     template: str = ""
+    # Rule select-padding: this `select` is the padded load it was folded into.
+    folded_into: Value | None = None
 
 
 @dataclass(eq=False)
@@ -219,16 +231,27 @@ class CanonicalEntry:
 
 
 def canonicalize(entry: TileIrEntry, interner: Interner | None = None,
-                 bound_args: dict[int, str] | None = None) -> CanonicalEntry:
+                 bound_args: dict[int, str] | None = None,
+                 arg_aliases: dict[int, int] | None = None) -> CanonicalEntry:
     """Resolve, analyse and key one entry (see the module docstring).
 
     `bound_args` maps entry-argument positions to the constant (`<f32: 1e-05>`) the launch
     binds them to: a scalar kernel parameter that the other side folded as a constant.
+    `arg_aliases` maps an argument position to another whose value the launch passes again
+    (a tensor stride passed as a separate parameter): uses of the first are uses of the
+    second (rule argument-alias).
     """
     canonicalizer = _Canonicalizer(entry, interner or Interner())
+    canonicalizer.fold_select_padding()
+    args = canonicalizer.canon.args
     for index, literal in (bound_args or {}).items():
-        if 0 <= index < len(canonicalizer.canon.args):
-            canonicalizer.canon.args[index].bound_literal = normal_literal(literal)
+        if 0 <= index < len(args):
+            args[index].bound_literal = normal_literal(literal)
+            args[index].extra = True
+    for alias_index, target in (arg_aliases or {}).items():
+        if 0 <= alias_index < len(args) and 0 <= target < len(args):
+            canonicalizer.replace_uses(args[alias_index], args[target])
+            args[alias_index].extra = True
     return canonicalizer.run()
 
 
@@ -319,6 +342,9 @@ def alias(value: Value) -> Value:
     while value.kind == "result" and value.node is not None:
         if value.node.op.name == "assume":
             value = value.node.operands[0]
+            continue
+        if value.node.folded_into is not None:
+            value = value.node.folded_into
             continue
         if value.node.op.name in ("bitcast", "ftof", "broadcast") and value.node.operands and \
                 value.node.operands[0].type is not None and value.type is not None and \
@@ -445,6 +471,35 @@ class _Canonicalizer:
         self._record_dead_and_duplicates()
         return self.canon
 
+    def fold_select_padding(self) -> None:
+        """Rule select-padding: `select(m, load_ptr_tko(p, m), pad)` is the padded load
+        `load_ptr_tko(p, m, pad)`; the padded form is written into the load."""
+        uses: dict[int, int] = {}
+        for node in self.canon.nodes:
+            for v in node.operands:
+                uses[id(v)] = uses.get(id(v), 0) + 1
+        for node in self.canon.nodes:
+            if node.op.name != "select" or len(node.operands) != 3:
+                continue
+            mask, loaded, padding = node.operands
+            load = loaded.node
+            if loaded.kind != "result" or load is None or loaded.index != 0:
+                continue
+            if load.op.name != "load_ptr_tko" or uses.get(id(loaded), 0) != 1:
+                continue
+            data = [v for v in load.operands if not v.is_token]
+            if len(data) != 2 or alias(data[1]) is not alias(mask):
+                continue
+            _add_padding_operand(load, padding)
+            node.folded_into = loaded
+            self.note("select-padding", "load_ptr_tko")
+
+    def replace_uses(self, old: Value, new: Value) -> None:
+        for node in self.canon.nodes:
+            if any(v is old for v in node.operands):
+                node.operands = [new if v is old else v for v in node.operands]
+                self.note("argument-alias", old.name)
+
     def note(self, rule: str, what: str, count: int = 1) -> None:
         self.canon.applied[rule][what] += count
 
@@ -480,12 +535,16 @@ class _Canonicalizer:
                 root.role = f"view{k}.{label or 'base'}"
 
     def _scalar_roles(self) -> None:
-        used = {id(alias(v)) for n in self.canon.nodes if n.live for v in n.operands}
-        count = 0
+        # Arguments no tensor view names are named by position: both front ends lay out
+        # an entry's arguments in parameter order (a tensor as base, shape, strides). Only
+        # arguments the generated side adds (bound constants, aliased strides) are skipped.
+        position = 0
         for arg in self.canon.args:
-            if arg.role is None and id(arg) in used:
-                arg.role = f"scalar{count}"
-                count += 1
+            if arg.extra:
+                continue
+            if arg.role is None:
+                arg.role = f"arg{position}"
+            position += 1
 
     # -- liveness -------------------------------------------------------------------------
 
@@ -696,6 +755,38 @@ def _join_commas(parts: list[list[Item]], kind: str) -> Item:
             children.append(Item("COMMA", ","))
         children.extend(part)
     return Item(kind, render(tuple(children), kind), tuple(children))
+
+
+def _add_padding_operand(load: Node, padding: Value) -> None:
+    """Rewrite `load_ptr_tko weak %p, %m ...: P, M -> R` as `... %p, %m, %pad ...: P, M, R`."""
+    op = load.op
+    items = list(op.items)
+    values = [i for i, item in enumerate(items) if item.kind == "VALUE"]
+    colon = next(i for i, item in enumerate(items) if item.kind == "COLON")
+    arrow = next(i for i, item in enumerate(items) if item.kind == "ARROW")
+    result_type = items[arrow + 1:arrow + 3]
+    pad_type = [Item("COMMA", ","), *result_type]
+    mask_type_end = colon + 1
+    commas = 0
+    for i in range(colon + 1, arrow):
+        if items[i].kind == "COMMA":
+            commas += 1
+            if commas == 2:
+                mask_type_end = i
+                break
+    else:
+        mask_type_end = arrow
+    items[mask_type_end:mask_type_end] = pad_type
+    insert_at = values[1] + 1
+    items[insert_at:insert_at] = [Item("COMMA", ","), Item("VALUE", padding.name)]
+    token_index = next((i for i, v in enumerate(load.operands) if v.is_token),
+                       len(load.operands))
+    load.operands.insert(token_index, padding)
+    load.op = replace(op, items=tuple(items), operands=[
+        *op.operands[:token_index], padding.name, *op.operands[token_index:]],
+        operand_labels=[*op.operand_labels[:token_index], "",
+                        *op.operand_labels[token_index:]],
+        template=make_template(op.name, items, []))
 
 
 def _strip_token_keyword(items: tuple[Item, ...]) -> tuple[Item, ...]:

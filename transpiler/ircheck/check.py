@@ -267,7 +267,7 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
         compiled = compile_rust_kernels(rust_path, requests, out_dir=tmp) if requests else []
         results = iter(compiled)
         final: list[CheckOutcome] = []
-        for (kernel, spec), outcome in zip(jobs, outcomes, strict=False):
+        for (kernel, spec), outcome, manifest in zip(jobs, outcomes, chosen, strict=True):
             if outcome is not None:
                 final.append(outcome)
                 continue
@@ -287,7 +287,7 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 _keep(keep_ir, spec, reference_text, generated_text)
             bound = bound_scalar_args(manifest or {}, spec)
             verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text),
-                                      bound)
+                                      bound, aliased_args(manifest or {}))
             final.append(CheckOutcome(
                 kernel, spec, verdict.status,
                 notes=[f"{n.rule}: {n.message}" for n in verdict.notes],
@@ -310,31 +310,51 @@ def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
     return None
 
 
-def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, str]:
-    """Entry-argument positions of runtime `f32` parameters that stand for a
-    `ct.Constant[float]`, with the constant the specialization binds them to.
-
-    A `&Tensor` parameter of rank r takes 1 + 2r entry arguments (base, shape, strides); a
-    scalar takes one.
-    """
-    bound: dict[int, str] = {}
+def entry_arg_positions(manifest: dict[str, Any]) -> dict[str, int]:
+    """Where each Rust parameter's entry arguments start: a `&Tensor` of rank r takes
+    1 + 2r (base, shape, strides), a scalar one; const generics take none."""
+    positions: dict[str, int] = {}
     position = 0
-    consts = {name: p.value for name, p in spec.params if isinstance(p, ConstSpec)}
     for p in manifest.get("params", []):
+        positions[p["name"]] = position
         if p["kind"] == "array":
             position += 1 + 2 * int(p["ndim"])
-        elif p["kind"] == "scalar":
-            position += 1
-        elif p["kind"] == "derived":
-            value = evaluate_expression(p["expr"], consts)
-            bound[position] = f"<f32: {value!r}>"
+        elif p["kind"] in ("scalar", "derived", "stride"):
             position += 1
         elif p.get("fixed") is None and p.get("const_kind") == "float":
+            position += 1
+    return positions
+
+
+def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, str]:
+    """Entry-argument positions of runtime `f32` parameters that stand for a
+    `ct.Constant[float]` (or an expression over them), with the constant the specialization
+    binds them to."""
+    positions = entry_arg_positions(manifest)
+    consts = {name: p.value for name, p in spec.params if isinstance(p, ConstSpec)}
+    bound: dict[int, str] = {}
+    for p in manifest.get("params", []):
+        if p["kind"] == "derived":
+            bound[positions[p["name"]]] = f"<f32: {evaluate_expression(p['expr'], consts)!r}>"
+        elif p["kind"] == "const" and p.get("fixed") is None and p.get(
+                "const_kind") == "float":
             value = spec.param(p["name"])
             if isinstance(value, ConstSpec):
-                bound[position] = f"<f32: {float(value.value)!r}>"
-            position += 1
+                bound[positions[p["name"]]] = f"<f32: {float(value.value)!r}>"
     return bound
+
+
+def aliased_args(manifest: dict[str, Any]) -> dict[int, int]:
+    """Entry-argument positions of stride parameters -> the position of the tensor's own
+    stride argument they carry (the launcher passes the same value)."""
+    positions = entry_arg_positions(manifest)
+    arrays = {p["name"]: p for p in manifest.get("params", []) if p["kind"] == "array"}
+    aliases: dict[int, int] = {}
+    for p in manifest.get("params", []):
+        if p["kind"] == "stride" and p["array"] in arrays:
+            ndim = int(arrays[p["array"]]["ndim"])
+            aliases[positions[p["name"]]] = positions[p["array"]] + 1 + ndim + int(p["dim"])
+    return aliases
 
 
 def _difference_json(diff: Any) -> dict[str, Any]:

@@ -97,16 +97,19 @@ class Verdict:
 
 
 def compare_modules(reference: TileIrModule, generated: TileIrModule,
-                    bound_args: dict[int, str] | None = None) -> Verdict:
-    """Compare the single entry of each module (`bound_args`: see `canonicalize`)."""
-    return compare_entries(reference.entry(), generated.entry(), bound_args)
+                    bound_args: dict[int, str] | None = None,
+                    arg_aliases: dict[int, int] | None = None) -> Verdict:
+    """Compare the single entry of each module (`bound_args`, `arg_aliases`: facts about the
+    generated entry's arguments, see `canonicalize`)."""
+    return compare_entries(reference.entry(), generated.entry(), bound_args, arg_aliases)
 
 
 def compare_entries(reference: TileIrEntry, generated: TileIrEntry,
-                    bound_args: dict[int, str] | None = None) -> Verdict:
+                    bound_args: dict[int, str] | None = None,
+                    arg_aliases: dict[int, int] | None = None) -> Verdict:
     interner = Interner()
     ref = canonicalize(reference, interner)
-    gen = canonicalize(generated, interner, bound_args)
+    gen = canonicalize(generated, interner, bound_args, arg_aliases)
     differ = _Differ(ref, gen)
     differ.hints()
     differ.views()

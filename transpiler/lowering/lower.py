@@ -126,6 +126,7 @@ class KernelLowerer:
                        for p in model.params if p.kind != "const" or p.name in
                        self.spec.runtime_params)
         params += tuple(t.Param(name, t.RType("f32")) for name, _ in model.derived_params)
+        params += tuple(t.Param(name, t.RType("i32")) for name, _, _ in model.stride_params)
         return t.Function(
             name=self.spec.entry_name,
             params=params,
@@ -468,53 +469,82 @@ def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 def _pointer_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> tuple[t.Path, t.Expr]:
     """The pointer tile and the mask of a gather/scatter, built the way cuTile Python builds
-    them: 64-bit element offsets (index times the unit stride), and, with `check_bounds`,
-    an unsigned `index < extent` test combined with the user's mask."""
-    array, index = e.args[0], e.args[1]
+    them: per dimension a 64-bit index times the stride (1 for the last dimension, else the
+    stride parameter the launcher passes), summed; with `check_bounds`, an unsigned
+    `index < extent` test per dimension, all combined with the user's mask."""
+    array = e.args[0]
+    strides: list[str | None] = e.attrs["strides"]
+    indices = e.args[1:1 + len(strides)]
     shape = e.attrs["shape"]
     shape_ty = lw.shape_type(shape, e.span)
+    tile_i64 = f"Tile<i64, {shape_ty}>"
     elem = lw.elem(array.type.dtype)
     name = _ident(array.attrs["name"])
-    idx: t.Expr = lw.expr(index, ctx)
-    if lw.elem(index.type.dtype) != "i64":
-        idx = lw.let(ctx, "index64", t.Call("exti", (idx,)), f"Tile<i64, {shape_ty}>")
-    one = lw.let(ctx, "unit_stride", t.Call("constant", (t.Lit("1i64"), lw.const_shape(
-        shape, e.span))), f"Tile<i64, {shape_ty}>")
-    offsets = lw.let(ctx, "offsets", t.Binary("*", idx, one), f"Tile<i64, {shape_ty}>")
-    mask: t.Expr = t.Path("None")
+    ones = lw.const_shape((1,) * len(shape), e.span)
+    full = lw.const_shape(shape, e.span)
+    offsets: t.Expr | None = None
     masks: list[t.Expr] = []
-    if e.attrs["check_bounds"]:
-        extent = lw.let(ctx, "extent", t.Call("get_shape_dim", (
-            t.MethodCall(t.Path(name), "shape", ()), t.Lit("0i32"))), "i32")
-        extent_tile = lw.let(ctx, "extent_tile", t.Call("scalar_to_tile", (extent,)),
-                             "Tile<i32, { [] }>")
-        extent64 = lw.let(ctx, "extent64", t.Call("exti", (extent_tile,)), "Tile<i64, { [] }>")
-        ones = lw.const_shape((1,) * len(shape), e.span)
-        bound = lw.let(ctx, "bound", t.MethodCall(t.MethodCall(extent64, "reshape", (ones,)),
-                                                  "broadcast", (lw.const_shape(shape, e.span),)),
-                       f"Tile<i64, {shape_ty}>")
-        # Unsigned comparison: a negative index is out of bounds too.
-        idx_u = lw.let(ctx, "index_u", t.Call("bitcast", (idx,)), f"Tile<u64, {shape_ty}>")
-        bound_u = lw.let(ctx, "bound_u", t.Call("bitcast", (bound,)), f"Tile<u64, {shape_ty}>")
-        masks.append(lw.let(ctx, "in_bounds", t.Call("lt_tile", (idx_u, bound_u)),
-                            f"Tile<bool, {shape_ty}>"))
+    for dim, (index, stride) in enumerate(zip(indices, strides, strict=True)):
+        idx: t.Expr = lw.expr(index, ctx)
+        own_ty = f"Tile<i64, {lw.shape_type(index.type.shape, e.span)}>"
+        if lw.elem(index.type.dtype) != "i64":
+            idx = lw.let(ctx, "index64", t.Call("exti", (idx,)), own_ty)
+        if index.type.shape != tuple(shape):
+            idx = lw.let(ctx, "index64", t.MethodCall(idx, "broadcast", (full,)), tile_i64)
+        if e.attrs["check_bounds"]:
+            masks.append(_in_bounds(lw, ctx, name, dim, idx, ones, full, shape_ty))
+        if stride is None:
+            factor = lw.let(ctx, "unit_stride", t.Call("constant", (t.Lit("1i64"), full)),
+                            tile_i64)
+        else:
+            factor = _broadcast_i64(lw, ctx, t.Path(stride), "stride", ones, full, shape_ty)
+        term = lw.let(ctx, "offsets", t.Binary("*", idx, factor), tile_i64)
+        offsets = term if offsets is None else lw.let(ctx, "offsets",
+                                                      t.Binary("+", offsets, term), tile_i64)
+    assert offsets is not None
+    mask: t.Expr = t.Path("None")
     if e.attrs["has_mask"]:
         masks.append(lw.expr(e.args[-1], ctx))
     if masks:
-        combined = masks[0] if len(masks) == 1 else t.Binary("&", masks[0], masks[1])
-        mask = t.Call("Some", (lw.let(ctx, "mask", combined, f"Tile<bool, {shape_ty}>"),))
-    ones_shape = lw.const_shape((1,) * len(shape), e.span)
+        combined = masks[0]
+        for extra in masks[1:]:
+            combined = lw.let(ctx, "mask", t.Binary("&", combined, extra),
+                              f"Tile<bool, {shape_ty}>")
+        if not isinstance(combined, t.Path):
+            combined = lw.let(ctx, "mask", combined, f"Tile<bool, {shape_ty}>")
+        mask = t.Call("Some", (combined,))
     ones_ty = lw.shape_type((1,) * len(shape), e.span)
     base = lw.let(ctx, "base", t.Call("get_tensor_base", (t.Path(name),)),
                   f"PointerTile<*mut {elem}, {{ [] }}>")
-    base1 = lw.let(ctx, "base", t.MethodCall(base, "reshape", (ones_shape,)),
+    base1 = lw.let(ctx, "base", t.MethodCall(base, "reshape", (ones,)),
                    f"PointerTile<*mut {elem}, {ones_ty}>")
-    spread = lw.let(ctx, "base", t.MethodCall(base1, "broadcast", (lw.const_shape(shape,
-                                                                                 e.span),)),
+    spread = lw.let(ctx, "base", t.MethodCall(base1, "broadcast", (full,)),
                     f"PointerTile<*mut {elem}, {shape_ty}>")
     pointers = lw.let(ctx, "pointers", t.MethodCall(spread, "offset_tile", (offsets,)),
                       f"PointerTile<*mut {elem}, {shape_ty}>")
     return pointers, mask
+
+
+def _broadcast_i64(lw: KernelLowerer, ctx: _Context, scalar: t.Expr, hint: str,
+                   ones: t.Expr, full: t.Expr, shape_ty: str) -> t.Path:
+    """An i32 scalar widened to i64 and spread over the tile shape."""
+    as_tile = lw.let(ctx, f"{hint}_tile", t.Call("scalar_to_tile", (scalar,)),
+                     "Tile<i32, { [] }>")
+    wide = lw.let(ctx, f"{hint}64", t.Call("exti", (as_tile,)), "Tile<i64, { [] }>")
+    return lw.let(ctx, hint, t.MethodCall(t.MethodCall(wide, "reshape", (ones,)),
+                                          "broadcast", (full,)), f"Tile<i64, {shape_ty}>")
+
+
+def _in_bounds(lw: KernelLowerer, ctx: _Context, name: str, dim: int, idx: t.Expr,
+               ones: t.Expr, full: t.Expr, shape_ty: str) -> t.Path:
+    extent = lw.let(ctx, "extent", t.Call("get_shape_dim", (
+        t.MethodCall(t.Path(name), "shape", ()), t.Lit(f"{dim}i32"))), "i32")
+    bound = _broadcast_i64(lw, ctx, extent, "bound", ones, full, shape_ty)
+    # Unsigned comparison: a negative index is out of bounds too.
+    idx_u = lw.let(ctx, "index_u", t.Call("bitcast", (idx,)), f"Tile<u64, {shape_ty}>")
+    bound_u = lw.let(ctx, "bound_u", t.Call("bitcast", (bound,)), f"Tile<u64, {shape_ty}>")
+    return lw.let(ctx, "in_bounds", t.Call("lt_tile", (idx_u, bound_u)),
+                  f"Tile<bool, {shape_ty}>")
 
 
 def _latency_type(lw: KernelLowerer, latency: object, span: Span | None) -> t.Expr:
@@ -530,25 +560,43 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     dtype = e.type.dtype
     elem = lw.elem(dtype)
     padding = e.attrs["padding"]
-    if elem in ("f16", "bf16"):
+    if isinstance(padding, DimSym | DimExpr):
+        # A `ct.Constant[int]` padding value: the const generic itself.
+        value = t.Path(lw.dim(padding, e.span, False))
+        pad = lw.let(ctx, "padding", value if elem == "i32" else t.Call(
+            "convert_scalar", (value,)), elem)
+    elif elem in ("f16", "bf16"):
         pad_f32 = lw.let(ctx, "padding", literal(float(padding), DType("float32"), lw), "f32")
         pad: t.Expr = lw.let(ctx, "padding", t.Call("convert_scalar", (pad_f32,)), elem)
     else:
         pad = lw.let(ctx, "padding", _float_constant(padding, dtype, lw)
                      if isinstance(padding, float) else literal(padding, dtype, lw), elem)
     shape_ty = lw.shape_type(e.attrs["shape"], e.span)
+    tile_ty = f"(Tile<{elem}, {shape_ty}>, Token)"
+    name = lw.temp("gathered")
+    latency = _latency_type(lw, e.attrs.get("latency"), e.span)
+    if len(e.attrs["shape"]) >= 2 and isinstance(mask, t.Call):
+        # cuTile Rust 0.5.0 reshapes a scalar padding to rank 1 whatever the tile's rank:
+        # load without it and select the padding for the masked-off lanes (the same values;
+        # the IR check's select-padding rule).
+        loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
+            pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
+            t.Path("None"), t.Path("None"), latency)), unsafe=True)
+        raw = lw.temp("unpadded")
+        ctx.stmts.append(t.Let(f"({raw}, _)", loaded, t.RType(tile_ty)))
+        pad_tile = lw.let(ctx, "padding_tile", t.Call("broadcast_scalar", (
+            pad, lw.const_shape(e.attrs["shape"], e.span))), f"Tile<{elem}, {shape_ty}>")
+        return t.Call("select", (mask.args[0], t.Path(raw), pad_tile))
     loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
         pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-        t.Call("Some", (pad,)), t.Path("None"),
-        _latency_type(lw, e.attrs.get("latency"), e.span))), unsafe=True)
-    name = lw.temp("gathered")
-    ctx.stmts.append(t.Let(f"({name}, _)", loaded, t.RType(f"(Tile<{elem}, {shape_ty}>, Token)")))
+        t.Call("Some", (pad,)), t.Path("None"), latency)), unsafe=True)
+    ctx.stmts.append(t.Let(f"({name}, _)", loaded, t.RType(tile_ty)))
     return t.Path(name)
 
 
 def lower_scatter(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     pointers, mask = _pointer_tile(lw, e, ctx)
-    value_index = 2
+    value_index = 1 + len(e.attrs["strides"])
     value = lw.expr(e.args[value_index], ctx)
     if not isinstance(value, t.Path):
         value = lw.let(ctx, "values", value, lw.rust_type(e.args[value_index].type, e.span) or "_")

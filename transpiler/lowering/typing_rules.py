@@ -276,12 +276,6 @@ def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
     array = _array(an, v["array"], node)
     indices = _index_tiles(an, v["indices"], node)
     _note_rank(an, array, len(indices), node)
-    if len(indices) != 1:
-        # Element offsets along a dimension other than the last need the array's stride,
-        # which a cuTile Rust kernel cannot read (`Tensor` exposes base, shape and token).
-        raise an.error("E0110", "gather/scatter on a multi-dimensional array needs the "
-                       "array's strides inside the kernel, which cuTile Rust 0.5.0 does not "
-                       "expose", node, "call:ct.gather_nd")
     shapes = [i.type.shape for i in indices]
     mask = v.get("mask")
     if mask is not None and not (isinstance(mask.type, ConstType) and mask.type.value is None):
@@ -293,7 +287,10 @@ def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
     if value is not None and isinstance(value.type, TileType):
         shapes.append(value.type.shape)
     shape = an.broadcast_shapes(shapes, node)
-    indices = [an.broadcast_to(i, shape, node) for i in indices]
+    # Indices keep their own shapes: cuTile Python widens each to 64 bits before it
+    # broadcasts it (the lowering does the same).
+    indices = [an.reshape(i, (1,) * (len(shape) - i.type.rank) + i.type.shape, node)
+               if i.type.rank < len(shape) else i for i in indices]
     if mask is not None:
         mask = an.broadcast_to(an.convert(mask, BOOL, node), shape, node)
     return array, indices, mask, shape
@@ -311,8 +308,16 @@ def gather(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) ->
     an.require_concrete(array.type.dtype, node, "the padding value of `ct.gather`")
     args = [array, *indices] + ([mask] if mask is not None else [])
     attrs = {"check_bounds": check, "padding": padding, "has_mask": mask is not None,
-             "latency": _latency(an, v["latency"], node), "shape": shape}
+             "latency": _latency(an, v["latency"], node), "shape": shape,
+             "strides": _stride_params(an, array, len(indices))}
     return TExpr("gather", args, TileType(array.type.dtype, shape), an.span(node), attrs)
+
+
+def _stride_params(an: KernelAnalyzer, array: TExpr, rank: int) -> list[str | None]:
+    """The Rust parameters carrying the array's strides for dims 0..rank-2 (the last stride
+    is 1, as the specialization assumes): a cuTile Rust kernel cannot read a tensor's
+    strides, so the launcher passes them."""
+    return [an.stride_param(array.type.param, d) for d in range(rank - 1)] + [None]
 
 
 @rule("scatter")
@@ -323,7 +328,8 @@ def scatter(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -
     tile = an.to_tile(value, an.find(array.type.dtype), shape, node)
     args = [array, *indices, tile] + ([mask] if mask is not None else [])
     attrs = {"check_bounds": check, "has_mask": mask is not None,
-             "latency": _latency(an, v["latency"], node), "shape": shape}
+             "latency": _latency(an, v["latency"], node), "shape": shape,
+             "strides": _stride_params(an, array, len(indices))}
     an.written_arrays.add(array.type.param)
     return TExpr("scatter", args, ConstType(None), an.span(node), attrs)
 
