@@ -14,7 +14,7 @@ pub mod l2_normalize {
     // generic EY: ElementType <- dtype(y)
     // generic ROWS: i32 <- const(ROWS)
     // generic DIM: i32 <- const(DIM)
-    // transpiler-manifest: {"dtype_variant":{},"entry":"l2_normalize_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"l2_normalize_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"DIM"}],"version":1}
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"l2_normalize_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"l2_normalize_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"DIM"}],"version":1}
     #[cutile::entry()]
     fn l2_normalize_kernel<E: ElementType, EY: ElementType, const ROWS: i32, const DIM: i32>(
         x: &Tensor<E, { [-1, -1] }>,

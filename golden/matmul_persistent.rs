@@ -32,7 +32,7 @@ pub mod matmul_persistent {
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
-    // transpiler-manifest: {"dtype_variant":{},"entry":"persistent_matmul_kernel","generics":[{"kind":"type","name":"E","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"persistent_matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"persistent_matmul_kernel","generics":[{"kind":"type","name":"E","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"persistent_matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[cutile::entry(optimization_hints = (default = (occupancy = 1,),))]
     fn persistent_matmul_kernel<
         E: ElementType,
@@ -54,7 +54,7 @@ pub mod matmul_persistent {
                 get_tensor_token(A),
             )
         };
-        let a_view_2: Partition<E, { [BM, BK] }> = unsafe {
+        let a_view_4: Partition<E, { [BM, BK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![BM, BK],
@@ -63,7 +63,7 @@ pub mod matmul_persistent {
                 get_tensor_token(A),
             )
         };
-        let b_view_3: Partition<E, { [BK, BN] }> = unsafe {
+        let b_view_5: Partition<E, { [BK, BN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![BK, BN],
@@ -72,17 +72,19 @@ pub mod matmul_persistent {
                 get_tensor_token(B),
             )
         };
-        let mut c_out_4 = unsafe { C.partition_full_mut(const_shape![BM, BN]) };
+        let mut c_out_6 = unsafe { C.partition_full_mut(const_shape![BM, BN]) };
         let tiles_n: i32 = ceil_div(get_shape_dim(C.shape(), 1i32), BN);
         let total: i32 = ceil_div(get_shape_dim(C.shape(), 0i32), BM) * tiles_n;
         let k_steps: i32 = num_tiles(&a_view_1, 1);
-        for tile_id in (get_tile_block_id().0..total).step_by(get_num_tile_blocks().0 as usize) {
+        let block_2: i32 = get_tile_block_id().0;
+        let blocks_3: i32 = get_num_tile_blocks().0;
+        for tile_id in (block_2..total).step_by(blocks_3 as usize) {
             let row: i32 = py_floordiv_i32(tile_id, tiles_n);
             let col: i32 = py_mod_i32(tile_id, tiles_n);
             let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
             for k in 0i32..k_steps {
                 let a: Tile<E, { [BM, BK] }> = load_view_tko(
-                    &a_view_2,
+                    &a_view_4,
                     [row, k],
                     ordering::Weak,
                     scope::TileBlock,
@@ -90,7 +92,7 @@ pub mod matmul_persistent {
                     tma::Enabled,
                 );
                 let b: Tile<E, { [BK, BN] }> = load_view_tko(
-                    &b_view_3,
+                    &b_view_5,
                     [k, col],
                     ordering::Weak,
                     scope::TileBlock,
@@ -99,11 +101,11 @@ pub mod matmul_persistent {
                 );
                 acc = mma(a, b, acc);
             }
-            let conv_5: Tile<EC, { [BM, BN] }> = convert_tile(acc);
+            let conv_7: Tile<EC, { [BM, BN] }> = convert_tile(acc);
             unsafe {
                 store_view_tko_mut(
-                    &mut c_out_4,
-                    conv_5,
+                    &mut c_out_6,
+                    conv_7,
                     [row, col],
                     ordering::Weak,
                     scope::TileBlock,

@@ -35,7 +35,7 @@ pub mod persistent_scale_bias {
     // generic EY: ElementType <- dtype(y)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
-    // transpiler-manifest: {"dtype_variant":{},"entry":"persistent_scale_bias_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EScale","params":["scale"],"source":"dtype(scale)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"persistent_scale_bias_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EScale","kind":"array","name":"scale","ndim":1,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"persistent_scale_bias_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EScale","params":["scale"],"source":"dtype(scale)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"persistent_scale_bias_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EScale","kind":"array","name":"scale","ndim":1,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[cutile::entry()]
     fn persistent_scale_bias_kernel<
         E: ElementType,
@@ -59,7 +59,7 @@ pub mod persistent_scale_bias {
                 get_tensor_token(x),
             )
         };
-        let x_view_2: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_4: Partition<E, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -68,7 +68,7 @@ pub mod persistent_scale_bias {
                 get_tensor_token(x),
             )
         };
-        let scale_view_3: Partition<EScale, { [TN] }> = unsafe {
+        let scale_view_5: Partition<EScale, { [TN] }> = unsafe {
             make_partition_view(
                 scale,
                 const_shape![TN],
@@ -77,7 +77,7 @@ pub mod persistent_scale_bias {
                 get_tensor_token(scale),
             )
         };
-        let bias_view_4: Partition<EBias, { [TN] }> = unsafe {
+        let bias_view_6: Partition<EBias, { [TN] }> = unsafe {
             make_partition_view(
                 bias,
                 const_shape![TN],
@@ -86,16 +86,17 @@ pub mod persistent_scale_bias {
                 get_tensor_token(bias),
             )
         };
-        let mut y_out_8 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
+        let mut y_out_10 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
         let tiles_m: i32 = num_tiles(&x_view_1, 0);
         let tiles_n: i32 = num_tiles(&x_view_1, 1);
         let num_tiles_: i32 = tiles_m * tiles_n;
-        for tile_id in (get_tile_block_id().0..num_tiles_).step_by(get_num_tile_blocks().0 as usize)
-        {
+        let block_2: i32 = get_tile_block_id().0;
+        let blocks_3: i32 = get_num_tile_blocks().0;
+        for tile_id in (block_2..num_tiles_).step_by(blocks_3 as usize) {
             let tm: i32 = py_floordiv_i32(tile_id, tiles_n);
             let tn: i32 = py_mod_i32(tile_id, tiles_n);
             let xt: Tile<E, { [TM, TN] }> = load_view_tko(
-                &x_view_2,
+                &x_view_4,
                 [tm, tn],
                 ordering::Weak,
                 scope::TileBlock,
@@ -103,7 +104,7 @@ pub mod persistent_scale_bias {
                 tma::Enabled,
             );
             let s: Tile<EScale, { [TN] }> = load_view_tko(
-                &scale_view_3,
+                &scale_view_5,
                 [tn],
                 ordering::Weak,
                 scope::TileBlock,
@@ -111,32 +112,32 @@ pub mod persistent_scale_bias {
                 tma::Enabled,
             );
             let b: Tile<EBias, { [TN] }> = load_view_tko(
-                &bias_view_4,
+                &bias_view_6,
                 [tn],
                 ordering::Weak,
                 scope::TileBlock,
                 None,
                 tma::Enabled,
             );
-            let conv_5: Tile<f32, { [TM, TN] }> = convert_tile(xt);
-            let conv_6: Tile<f32, { [TN] }> = convert_tile(s);
-            let conv_7: Tile<f32, { [TN] }> = convert_tile(b);
+            let conv_7: Tile<f32, { [TM, TN] }> = convert_tile(xt);
+            let conv_8: Tile<f32, { [TN] }> = convert_tile(s);
+            let conv_9: Tile<f32, { [TN] }> = convert_tile(b);
             let out: Tile<f32, { [TM, TN] }> = fma(
-                conv_5,
-                conv_6
+                conv_7,
+                conv_8
                     .reshape(const_shape![1, TN])
                     .broadcast(const_shape![TM, TN]),
-                conv_7
+                conv_9
                     .reshape(const_shape![1, TN])
                     .broadcast(const_shape![TM, TN]),
                 rounding::NearestEven,
                 ftz::Disabled,
             );
-            let conv_9: Tile<EY, { [TM, TN] }> = convert_tile(out);
+            let conv_11: Tile<EY, { [TM, TN] }> = convert_tile(out);
             unsafe {
                 store_view_tko_mut(
-                    &mut y_out_8,
-                    conv_9,
+                    &mut y_out_10,
+                    conv_11,
                     [tm, tn],
                     ordering::Weak,
                     scope::TileBlock,

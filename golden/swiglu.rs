@@ -13,7 +13,7 @@ pub mod swiglu {
     // generic E: ElementType <- dtype(gate_up)
     // generic EOut: ElementType <- dtype(out)
     // generic BLOCK_H: i32 <- const(BLOCK_H)
-    // transpiler-manifest: {"dtype_variant":{},"entry":"swiglu_kernel","generics":[{"kind":"type","name":"E","params":["gate_up"],"source":"dtype(gate_up)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_H","params":["BLOCK_H"],"source":"const(BLOCK_H)"}],"kernel":"swiglu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"gate_up","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"hidden"},{"const_kind":"int","kind":"const","name":"BLOCK_H"}],"version":1}
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"swiglu_kernel","generics":[{"kind":"type","name":"E","params":["gate_up"],"source":"dtype(gate_up)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_H","params":["BLOCK_H"],"source":"const(BLOCK_H)"}],"kernel":"swiglu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"gate_up","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"hidden"},{"const_kind":"int","kind":"const","name":"BLOCK_H"}],"version":1}
     #[cutile::entry(optimization_hints = (default = (occupancy = 2,),))]
     fn swiglu_kernel<E: ElementType, EOut: ElementType, const BLOCK_H: i32>(
         gate_up: &Tensor<E, { [-1, -1] }>,

@@ -46,11 +46,11 @@ class SpecializedKernel:
     @property
     def entry_name(self) -> str:
         """The Rust entry's name: the kernel's, plus the element types of a dtype variant."""
-        variant = self.model.dtype_variant
-        if not variant:
-            return self.model.name
-        elems = sorted({RUST_ELEMENT_TYPES[d] for d in variant.values()})
-        return f"{self.model.name}_{'_'.join(elems)}"
+        parts = sorted({RUST_ELEMENT_TYPES[d] for d in self.model.dtype_variant.values()})
+        for name, value in sorted(self.model.const_variant.items()):
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            parts.append(f"{name.lower()}_{text}")
+        return "_".join([self.model.name, *parts])
 
     def manifest(self) -> dict[str, object]:
         params = []
@@ -77,6 +77,7 @@ class SpecializedKernel:
             "kernel": self.model.name,
             "entry": self.entry_name,
             "dtype_variant": dict(self.model.dtype_variant),
+            "const_variant": dict(self.model.const_variant),
             "generics": [
                 {"name": g.name, "kind": g.kind, "source": g.source, "params": list(g.params)}
                 for g in self.generics
@@ -93,7 +94,9 @@ def specialize(model: KernelModel) -> SpecializedKernel:
     runtime: list[str] = []
     notes = list(model.notes)
     for p in model.params:
-        if p.kind == "const" and p.const_kind in ("int", "bool"):
+        if p.kind == "const" and p.name in model.const_variant:
+            notes.append(f"this entry is the kernel for `{p.name}` = {p.fixed!r}")
+        elif p.kind == "const" and p.const_kind in ("int", "bool"):
             kind = "i32" if p.const_kind == "int" else "bool"
             const_generics.append(Generic(p.name, kind, f"const({p.name})", (p.name,)))
         elif p.kind == "const" and p.fixed is not None:

@@ -116,13 +116,16 @@ class KernelAnalyzer:
     def __init__(self, source: SourceModule, kernel: KernelDef,
                  allow_holes: bool = False,
                  launch_values: dict[str, object] | None = None,
-                 param_dtypes: dict[str, DType] | None = None) -> None:
+                 param_dtypes: dict[str, DType] | None = None,
+                 const_values: dict[str, object] | None = None) -> None:
         self.source = source
         self.kernel = kernel
         self.launch_values = launch_values or {}
         # Arrays whose element type is fixed for this variant of the kernel (see
         # `analyze_kernel_variants`).
         self.param_dtypes = param_dtypes or {}
+        # `ct.Constant` parameters fixed for this variant of the kernel.
+        self.const_values = const_values or {}
         self.path = source.path
         self.dtype_parent: dict[int, int] = {}
         self.forced: dict[int, DType] = {}
@@ -251,9 +254,12 @@ class KernelAnalyzer:
                         value = float(fixed)
                 if const_kind == "bool":
                     value = _ConstParam(name, "bool")
+                if name in self.const_values:
+                    value = self.const_values[name]
                 ptype: ValueType = ConstType(value)
+                fixed = value if isinstance(value, bool | int | float) else None
                 self.params.append(KernelParam(name, "const", ptype, const_kind, span,
-                                               fixed=value if isinstance(value, float) else None))
+                                               fixed=fixed))
                 self.scope.names[name] = TExpr("const", [], ptype, span)
             elif kind == "scalar":
                 dtype = F32 if const_kind == "float" else I32
@@ -534,13 +540,26 @@ class KernelAnalyzer:
             t_val, e_val = then_names.get(name), else_names.get(name)
             if t_val is None or e_val is None:
                 continue
-            if is_const(t_val) or is_const(e_val):
-                if is_const(t_val) and is_const(e_val) and t_val.type == e_val.type:
+            if is_const(t_val) and is_const(e_val):
+                if t_val.type == e_val.type:
                     self.scope.names[name] = t_val
                 continue
+            # A number in one arm and a runtime value in the other (`start = 0` against
+            # `start = ct.bid(0) // 2`), or a 0-d tile against a scalar: both arms give the
+            # runtime type.
+            t_val = self._arm_value(name, t_val, e_val, then_body, node)
+            e_val = self._arm_value(name, e_val, t_val, else_body, node)
             if t_val.op != "var" or e_val.op != "var":
                 continue
             if t_val.type != e_val.type:
+                if static:
+                    # cuTile Python compiles only the arm the constant selects; Rust checks
+                    # both, so the kernel is translated once per value of the constant.
+                    params = _params_in(cond.attrs.get("value"))
+                    if params:
+                        raise ConstDependentError(
+                            params, f"`{name}` has a different type in each arm of an `if` "
+                            "on compile-time constants", self.span(node))
                 raise self.error(
                     "E0108", f"`{name}` has a different type in each branch "
                     f"({_describe(t_val.type)} and {_describe(e_val.type)})", node)
@@ -561,6 +580,27 @@ class KernelAnalyzer:
             self.scope.names[name] = TExpr("var", [], vtype, self.span(node),
                                            {"name": rust_name, "binding": binding or stmt})
         self.out.append(stmt)
+
+    def _arm_value(self, name: str, value: TExpr, other: TExpr, arm: list[TStmt],
+                   node: cst.CSTNode) -> TExpr:
+        """`value` as a variable of `other`'s runtime type, bound at the end of `arm`."""
+        target = other.type
+        if value.op == "var" and value.type == target:
+            return value
+        converted: TExpr | None = None
+        if isinstance(target, ScalarType) and (is_const(value) or isinstance(
+                value.type, ScalarType | TileType)):
+            if isinstance(value.type, TileType) and value.type.rank != 0:
+                return value
+            converted = self.cast_scalar(value, target.dtype, node)
+        elif isinstance(target, TileType) and (is_const(value) or isinstance(value.type,
+                                                                           ScalarType)):
+            converted = self.to_tile(value, target.dtype, target.shape, node)
+        if converted is None:
+            return value
+        rust_name = self._fresh(name)
+        arm.append(TAssign(rust_name, converted, value.span))
+        return TExpr("var", [], converted.type, value.span, {"name": rust_name})
 
     def _assigned_names(self, stmts: list[cst.CSTNode] | tuple) -> set[str]:
         names: set[str] = set()
@@ -1311,6 +1351,29 @@ class KernelAnalyzer:
                              node) from None
 
 
+class ConstDependentError(Exception):
+    """Which code exists depends on `ct.Constant` parameters in a way Rust cannot type-check
+    for every value: the kernel is translated once per value the launches use."""
+
+    def __init__(self, params: list[str], what: str, span: Span | None) -> None:
+        super().__init__(what)
+        self.params = params
+        self.what = what
+        self.span = span
+
+
+def _params_in(value: object) -> list[str]:
+    """The `ct.Constant` parameters a compile-time condition reads."""
+    if isinstance(value, _ConstParam):
+        return [value.name]
+    if isinstance(value, DimSym):
+        return [value.name]
+    if isinstance(value, DimExpr | _Deferred):
+        out = _params_in(value.left)
+        return out + [p for p in _params_in(value.right) if p not in out]
+    return []
+
+
 class DtypeDependentError(Exception):
     """The kernel's code depends on an array's launch-time element type (a dtype comparison,
     `@` whose accumulator type follows the dtype): it is translated once per dtype."""
@@ -1671,15 +1734,16 @@ DEFAULT_VARIANT_DTYPES = ("float32", "float16", "bfloat16")
 
 def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
                             allow_holes: bool = False) -> list[KernelModel]:
-    """One typed model when the kernel is uniform in its element types; otherwise one per
-    element type the host code names for each array class whose dtype decides the code
-    (cuTile Python compiles only the branch a dtype takes; rustc would check both)."""
+    """One typed model when the kernel is uniform in its element types and constants;
+    otherwise one per element type the host code names for each array class whose dtype
+    decides the code, and one per value of each `ct.Constant` that decides which code
+    exists (cuTile Python compiles only what a launch selects; rustc would check it all)."""
     launch_values = launch_constants(source, kernel.name)
-    pending: list[dict[str, DType]] = [{}]
+    pending: list[tuple[dict[str, DType], dict[str, object]]] = [({}, {})]
     done: list[KernelModel] = []
     while pending:
-        fixed = pending.pop(0)
-        analyzer = KernelAnalyzer(source, kernel, allow_holes, launch_values, fixed)
+        fixed, consts = pending.pop(0)
+        analyzer = KernelAnalyzer(source, kernel, allow_holes, launch_values, fixed, consts)
         try:
             model = analyzer.run()
         except DtypeDependentError as err:
@@ -1689,11 +1753,40 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
             for dtype in candidates:
                 variant = dict(fixed)
                 variant.update({p: DType(dtype) for p in err.params})
-                pending.append(variant)
-            if len(pending) + len(done) > MAX_DTYPE_VARIANTS:
-                raise analyzer.error("E0200", "too many element-type variants are needed "
-                                     "for this kernel", None) from None
+                pending.append((variant, consts))
+            _check_variant_count(analyzer, pending, done)
             continue
+        except ConstDependentError as err:
+            for values in _const_choices(analyzer, err, launch_values):
+                pending.append((fixed, {**consts, **values}))
+            _check_variant_count(analyzer, pending, done)
+            continue
+        model.const_variant = dict(consts)
         model.dtype_variant = {k: v.name for k, v in fixed.items()}
         done.append(model)
     return done
+
+
+def _const_choices(analyzer: KernelAnalyzer, err: ConstDependentError,
+                   launch_values: dict[str, object]) -> list[dict[str, object]]:
+    """The values to translate each constant for: both values of a bool, the launch
+    sites' value of an int."""
+    choices: list[dict[str, object]] = [{}]
+    kinds = {p.name: p.const_kind for p in analyzer.params}
+    for param in err.params:
+        if kinds.get(param) == "bool":
+            values: list[object] = [True, False]
+        elif param in launch_values:
+            values = [launch_values[param]]
+        else:
+            raise analyzer.error(
+                "E0200", f"{err.what}; `{param}` is not a bool and its launches do not "
+                "give one known value to translate it for", None) from None
+        choices = [{**c, param: v} for c in choices for v in values]
+    return choices
+
+
+def _check_variant_count(analyzer: KernelAnalyzer, pending: list, done: list) -> None:
+    if len(pending) + len(done) > MAX_DTYPE_VARIANTS:
+        raise analyzer.error("E0200", "too many variants (element types and constants) are "
+                             "needed for this kernel", None)

@@ -300,5 +300,7 @@ class KernelModel:
     derived_params: list[tuple[str, object]] = field(default_factory=list)
     # Extra runtime i32 parameters carrying array strides: (name, array, dim).
     stride_params: list[tuple[str, str, int]] = field(default_factory=list)
+    # `ct.Constant` parameter -> the value this variant is translated for.
+    const_variant: dict[str, object] = field(default_factory=dict)
     # Array parameter -> cuda.tile dtype this variant is translated for (empty: generic).
     dtype_variant: dict[str, str] = field(default_factory=dict)

@@ -304,8 +304,12 @@ def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
         if manifest.get("kernel") != kernel and manifest.get("entry") != kernel:
             continue
         variant = manifest.get("dtype_variant") or {}
-        if all(isinstance(spec.param(p), ArraySpec) and spec.param(p).dtype == d
-               for p, d in variant.items()):
+        consts = manifest.get("const_variant") or {}
+        dtypes_match = all(isinstance(spec.param(p), ArraySpec) and spec.param(p).dtype == d
+                           for p, d in variant.items())
+        consts_match = all(isinstance(spec.param(p), ConstSpec) and spec.param(p).value == v
+                           for p, v in consts.items())
+        if dtypes_match and consts_match:
             return manifest
     return None
 
@@ -406,7 +410,7 @@ def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
         kernel = str(manifest["kernel"])
         if kernel not in specs:
             specs[kernel] = []
-        if manifest.get("dtype_variant") or not specs[kernel]:
+        if manifest.get("dtype_variant") or manifest.get("const_variant") or not specs[kernel]:
             for spec in derive_specs(source, manifest):
                 if spec not in specs[kernel]:
                     specs[kernel].append(spec)

@@ -39,6 +39,14 @@ from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, Layout, Sc
 
 BYTECODE_VERSION = "13.3"
 ALLOWED_MODULES: tuple[str, ...] = ("cuda.tile", "math")
+#: Modules whose dtypes a kernel may name (`torch.float32`, `np.int32`): read from cuda.tile.
+DTYPE_MODULES: tuple[str, ...] = ("torch", "numpy")
+#: The dtypes of cuda.tile, by name (torch and numpy name theirs the same way).
+CUDA_TILE_DTYPES: frozenset[str] = frozenset({
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn", "float8_e5m2",
+    "float8_e5m3fnu", "float8_e8m0fnu", "float4_e2m1fn",
+})
 DISASM_ENV = "TILEIRDISASM"
 
 
@@ -56,12 +64,28 @@ class _Binding:
     index: int
 
 
+@dataclass
+class _Lift:
+    """What lifting changes in the kept statements, besides dropping the others."""
+
+    skip: set[int]  # ids of AST nodes that are host-side only (dropped decorators, annotations)
+    blank: list[tuple[int, int]]  # byte ranges of the source replaced by spaces
+    imports: dict[int, set[str]]  # kept import statement index -> the names it must bind
+    mapped: dict[str, str]  # torch / numpy name read for its dtypes -> its module
+
+
 def lift_kernel(source: str, kernel: str, filename: str = "<kernel>") -> str:
     """The source of a standalone module holding `kernel` and what it references.
 
-    Lines are preserved: statements not needed become blank lines. Raises
-    `ReferenceIrError` if the kernel is missing or needs a name imported from a module other
-    than cuda.tile / math.
+    Lines are preserved: statements not needed become blank lines. Two host-side parts of
+    the kernel are left out: decorators other than cuda.tile's (`@experimental_kernel`
+    stacked on `@ct.kernel`: a host wrapper) and parameter / return annotations of kept
+    functions that name only things imported from other modules (`x: torch.Tensor`); both
+    are blanked in place. Dtypes read from torch or numpy (`torch.float32`, `np.int32`,
+    `from numpy import float16`) are read from cuda.tile instead: the import binds the same
+    name to `cuda.tile` (whose dtypes have those names), which is allowed only when every
+    use of the name is such a dtype read. Raises `ReferenceIrError` if the kernel is missing
+    or needs anything else from a module other than cuda.tile / math.
     """
     try:
         tree = ast.parse(source, filename=filename)
@@ -69,9 +93,11 @@ def lift_kernel(source: str, kernel: str, filename: str = "<kernel>") -> str:
         raise ReferenceIrError(f"{filename} is not valid Python: {exc}") from exc
     bindings = _top_level_bindings(tree)
     target = _find_kernel(tree, kernel, bindings, filename)
-    keep = _needed_statements(target, bindings, kernel)
+    lift = _Lift(set(), [], {}, {})
+    _drop_host_decorators(target, bindings, lift)
+    keep = _needed_statements(tree, target, bindings, kernel, source, lift)
     keep.update(i for i, s in enumerate(tree.body) if _is_future_import(s))
-    return _render_lifted(source, tree, keep, bindings, filename)
+    return _render_lifted(source, tree, keep, lift, filename)
 
 
 def _top_level_bindings(tree: ast.Module) -> dict[str, list[_Binding]]:
@@ -126,10 +152,158 @@ def _is_future_import(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
 
 
-def _needed_statements(kernel: ast.FunctionDef, bindings: dict[str, list[_Binding]],
-                       kernel_name: str) -> set[int]:
+# -- host-side parts: decorators and annotations ----------------------------------------------
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """`ct` of `ct.kernel(occupancy=2)`, `experimental_kernel` of `experimental_kernel`."""
+    while True:
+        if isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Attribute | ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Name):
+            return node.id
+        else:
+            return None
+
+
+def _import_module(stmt: ast.Import | ast.ImportFrom, name: str) -> str | None:
+    """The module an import statement binds `name` from (`from cuda import tile`: cuda.tile)."""
+    if isinstance(stmt, ast.ImportFrom):
+        module = stmt.module or ""
+        for alias in stmt.names:
+            if _import_binding(alias) == name:
+                return f"{module}.{alias.name}" if module == "cuda" else module
+        return None
+    for alias in stmt.names:
+        if _import_binding(alias) == name:
+            return alias.name
+    return None
+
+
+def _name_origin(name: str, bindings: dict[str, list[_Binding]]) -> str:
+    """"cuda.tile" (bound from cuda.tile, or an alias of something that is), "allowed"
+    (math), "foreign" (imported from any other module) or "local" (defined in the file, a
+    builtin, or unknown)."""
+    found = bindings.get(name, [])
+    for binding in found:
+        stmt = binding.stmt
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            module = _import_module(stmt, name) or ""
+            if _within(module, "cuda.tile"):
+                return "cuda.tile"
+            if _is_allowed_import(module):
+                return "allowed"
+            return "foreign"
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Attribute | ast.Name):
+            root = _root_name(stmt.value)
+            if root is not None and root != name and \
+                    _name_origin(root, {k: v for k, v in bindings.items() if k != name}) \
+                    == "cuda.tile":
+                return "cuda.tile"
+    return "local"
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _drop_host_decorators(kernel: ast.FunctionDef, bindings: dict[str, list[_Binding]],
+                          lift: _Lift) -> None:
+    """Decorators of the kernel other than cuda.tile's are host-side wrappers: left out."""
+    for decorator in kernel.decorator_list:
+        root = _root_name(decorator)
+        if _is_kernel_decorator(decorator, bindings) or (
+                root is not None and _name_origin(root, bindings) == "cuda.tile"):
+            continue
+        lift.skip.add(id(decorator))
+
+
+def _host_annotations(fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                      bindings: dict[str, list[_Binding]]) -> list[tuple[ast.arg | None, ast.expr]]:
+    """Annotations (of a parameter, or None: the return) naming only things imported from
+    modules other than cuda.tile / math (`torch.Tensor`, `Optional[np.ndarray]`): host-side
+    type hints, which cuda.tile reads as no annotation."""
+    out: list[tuple[ast.arg | None, ast.expr]] = []
+    pairs: list[tuple[ast.arg | None, ast.expr | None]] = [
+        (a, a.annotation) for a in _all_args(fn.args)]
+    pairs.append((None, fn.returns))
+    for arg, annotation in pairs:
+        if annotation is None:
+            continue
+        origins = {_name_origin(n, bindings) for n in _annotation_names(annotation)}
+        if "foreign" in origins and "cuda.tile" not in origins:
+            out.append((arg, annotation))
+    return out
+
+
+def _annotation_names(annotation: ast.expr) -> set[str]:
+    names = {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            parsed = ast.parse(annotation.value, mode="eval")
+        except SyntaxError:
+            return names
+        names |= {n.id for n in ast.walk(parsed) if isinstance(n, ast.Name)}
+    return names
+
+
+def _strip_host_annotations(fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                            bindings: dict[str, list[_Binding]], offsets: list[int],
+                            data: bytes, lift: _Lift) -> None:
+    for arg, annotation in _host_annotations(fn, bindings):
+        lift.skip.add(id(annotation))
+        end = _offset(offsets, annotation.end_lineno or annotation.lineno,
+                      annotation.end_col_offset or 0)
+        if arg is not None:  # from just after the parameter's name, i.e. with the colon
+            start = _offset(offsets, arg.lineno, arg.col_offset) + len(arg.arg.encode())
+        else:  # from the arrow
+            start = _arrow_before(data, _offset(offsets, annotation.lineno,
+                                                annotation.col_offset))
+        lift.blank.append((start, end))
+
+
+def _line_offsets(data: bytes) -> list[int]:
+    offsets = [0, 0]  # 1-based lines
+    for index, byte in enumerate(data):
+        if byte == 0x0A:
+            offsets.append(index + 1)
+    return offsets
+
+
+def _offset(offsets: list[int], line: int, col: int) -> int:
+    return offsets[line] + col
+
+
+def _arrow_before(data: bytes, pos: int) -> int:
+    i = pos
+    while i > 0 and data[i - 1:i] in (b" ", b"\t", b"\n", b"\r", b"\\", b"\x0c"):
+        i -= 1
+    if data[i - 2:i] != b"->":
+        raise ReferenceIrError("cannot find the `->` of a return annotation")
+    return i - 2
+
+
+# -- what the kernel needs ---------------------------------------------------------------------
+
+
+def _needed_statements(tree: ast.Module, kernel: ast.FunctionDef,
+                       bindings: dict[str, list[_Binding]], kernel_name: str, source: str,
+                       lift: _Lift) -> set[int]:
+    data = source.encode()
+    offsets = _line_offsets(data)
     keep: set[int] = set()
-    pending = list(_free_names(kernel))
+    stripped: set[int] = set()
+    foreign: dict[str, tuple[ast.Import | ast.ImportFrom, str]] = {}
+
+    def strip(stmt: ast.stmt) -> None:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and id(stmt) not in stripped:
+            stripped.add(id(stmt))
+            _strip_host_annotations(stmt, bindings, offsets, data, lift)
+
+    strip(kernel)
+    pending = list(_free_names(kernel, lift.skip))
     seen: set[str] = {kernel_name}
     keep.update(b.index for b in bindings[kernel_name])
     while pending:
@@ -139,18 +313,79 @@ def _needed_statements(kernel: ast.FunctionDef, bindings: dict[str, list[_Bindin
         seen.add(name)
         for binding in bindings.get(name, []):
             if isinstance(binding.stmt, ast.Import | ast.ImportFrom):
-                _check_import(binding.stmt, name, kernel_name)
+                module = _import_module(binding.stmt, name) or ""
+                if not _is_allowed_import(module):
+                    foreign[name] = (binding.stmt, module)
+                lift.imports.setdefault(binding.index, set()).add(name)
             else:
-                pending.extend(_free_names(binding.stmt))
+                strip(binding.stmt)
+                pending.extend(_free_names(binding.stmt, lift.skip))
             keep.add(binding.index)
+    kept = [tree.body[i] for i in sorted(keep)
+            if not isinstance(tree.body[i], ast.Import | ast.ImportFrom)]
+    for name, (stmt, module) in foreign.items():
+        _map_dtype_import(name, stmt, module, kept, kernel_name, lift)
     return keep
 
 
-def _free_names(node: ast.AST) -> set[str]:
-    """Names a statement reads that it does not bind itself (over-approximate, no builtins)."""
+def _is_allowed_import(module: str) -> bool:
+    return any(_within(module, m) for m in ALLOWED_MODULES)
+
+
+def _map_dtype_import(name: str, stmt: ast.Import | ast.ImportFrom, module: str,
+                      kept: list[ast.stmt], kernel: str, lift: _Lift) -> None:
+    """Allow `name`, imported from torch / numpy, when it is only read for dtypes that
+    cuda.tile has under the same name; else raise."""
+    refusal = (f"kernel `{kernel}` uses `{name}`, imported from `{module}`; the reference "
+               f"compiler lifts only code that imports {' / '.join(ALLOWED_MODULES)}, and "
+               f"reads from {' / '.join(DTYPE_MODULES)} only dtypes that cuda.tile has "
+               f"under the same name (`torch.float32`, `np.int32`)")
+    if isinstance(stmt, ast.ImportFrom):
+        alias = next(a for a in stmt.names if _import_binding(a) == name)
+        if module in DTYPE_MODULES and alias.name in CUDA_TILE_DTYPES:
+            lift.mapped[name] = module
+            return
+        raise ReferenceIrError(refusal)
+    if module not in DTYPE_MODULES:
+        raise ReferenceIrError(refusal)
+    for stmt_ in kept:
+        for node, parent in _walk_with_parents(stmt_, lift.skip):
+            if not (isinstance(node, ast.Name) and node.id == name):
+                continue
+            dtype_read = (isinstance(parent, ast.Attribute) and parent.value is node
+                          and isinstance(parent.ctx, ast.Load)
+                          and parent.attr in CUDA_TILE_DTYPES)
+            if not dtype_read:
+                what = (f"`{ast.unparse(parent)}`" if isinstance(parent, ast.Attribute)
+                        else f"`{name}`")
+                raise ReferenceIrError(f"{refusal}; line {node.lineno} reads {what}")
+    lift.mapped[name] = module
+
+
+def _walk_with_parents(node: ast.AST, skip: set[int]):  # type: ignore[no-untyped-def]
+    """(node, parent) pairs below `node`, not entering the nodes in `skip`."""
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(node, None)]
+    while stack:
+        current, parent = stack.pop()
+        if id(current) in skip:
+            continue
+        yield current, parent
+        stack.extend((child, current) for child in ast.iter_child_nodes(current))
+
+
+def _walk(node: ast.AST, skip: set[int]) -> list[ast.AST]:
+    return [n for n, _ in _walk_with_parents(node, skip)]
+
+
+def _free_names(node: ast.AST, skip: set[int] | None = None) -> set[str]:
+    """Names a statement reads that it does not bind itself (over-approximate, no builtins).
+
+    Nodes in `skip` (host-side decorators and annotations left out of the lifted code) are
+    not read."""
+    skip = skip or set()
     loaded: set[str] = set()
     stored: set[str] = set()
-    for sub in ast.walk(node):
+    for sub in _walk(node, skip):
         if isinstance(sub, ast.Name):
             (loaded if isinstance(sub.ctx, ast.Load) else stored).add(sub.id)
         elif isinstance(sub, ast.arg):
@@ -158,11 +393,11 @@ def _free_names(node: ast.AST) -> set[str]:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         outer = [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]
         outer += [a.annotation for a in _all_args(node.args) if a.annotation is not None]
-        for expr in outer:
-            if expr is not None:
-                loaded |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-        stored -= {n.id for expr in outer if expr is not None
-                   for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        outer.append(node.returns)
+        outer_names = {n.id for expr in outer if expr is not None
+                       for n in _walk(expr, skip) if isinstance(n, ast.Name)}
+        loaded |= outer_names
+        stored -= outer_names
         return (loaded - stored) - set(dir(builtins))
     return loaded - set(dir(builtins))
 
@@ -172,35 +407,62 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *extra]
 
 
-def _check_import(stmt: ast.Import | ast.ImportFrom, name: str, kernel: str) -> None:
-    if isinstance(stmt, ast.ImportFrom):
-        module = stmt.module or ""
-        if module == "cuda" and any(a.name == "tile" for a in stmt.names):
-            return
-        modules = [module]
-    else:
-        modules = [a.name for a in stmt.names if _import_binding(a) == name]
-    for module in modules:
-        if not any(module == m or module.startswith(m + ".") for m in ALLOWED_MODULES):
-            raise ReferenceIrError(
-                f"kernel `{kernel}` uses `{name}`, imported from `{module}`; the reference "
-                f"compiler lifts only code that imports {' / '.join(ALLOWED_MODULES)}")
+# -- rendering ---------------------------------------------------------------------------------
 
 
-def _render_lifted(source: str, tree: ast.Module, keep: set[int],
-                   bindings: dict[str, list[_Binding]], filename: str) -> str:
-    lines = source.splitlines()
+def _render_lifted(source: str, tree: ast.Module, keep: set[int], lift: _Lift,
+                   filename: str) -> str:
+    data = bytearray(source.encode())
+    for start, end in lift.blank:  # spaces, keeping line breaks and line continuations
+        for i in range(start, end):
+            continuation = data[i] == 0x5C and data[i + 1:i + 2] in (b"\n", b"\r")
+            if data[i] not in (0x0A, 0x0D) and not continuation:
+                data[i] = 0x20
+    lines = data.decode(errors="replace").splitlines()
     out = [""] * len(lines)
     spans = [_span(stmt) for stmt in tree.body]
+    dropped_lines = _dropped_decorator_lines(tree, keep, lift)
     for index in sorted(keep):
         stmt = tree.body[index]
         start, end = spans[index]
         _check_alone(index, spans, keep, filename)
         if isinstance(stmt, ast.Import | ast.ImportFrom):
-            out[start - 1] = ast.unparse(stmt)
+            out[start - 1] = _render_import(stmt, lift.imports.get(index), lift.mapped)
         else:
-            out[start - 1:end] = lines[start - 1:end]
+            out[start - 1:end] = ["" if n in dropped_lines else lines[n - 1]
+                                  for n in range(start, end + 1)]
     return "\n".join(out) + "\n"
+
+
+def _dropped_decorator_lines(tree: ast.Module, keep: set[int], lift: _Lift) -> set[int]:
+    lines: set[int] = set()
+    for index in keep:
+        for decorator in getattr(tree.body[index], "decorator_list", []):
+            if id(decorator) in lift.skip:
+                lines.update(range(decorator.lineno, (decorator.end_lineno or
+                                                       decorator.lineno) + 1))
+    return lines
+
+
+def _render_import(stmt: ast.Import | ast.ImportFrom, needed: set[str] | None,
+                   mapped: dict[str, str]) -> str:
+    """The import, binding only the names the kept code needs; a torch / numpy name read
+    for dtypes is bound to cuda.tile (see `lift_kernel`)."""
+    if needed is None or _is_future_import(stmt):
+        return ast.unparse(stmt)
+    names = [a for a in stmt.names if _import_binding(a) in needed]
+    notes = sorted({mapped[_import_binding(a)] for a in names if _import_binding(a) in mapped})
+    if isinstance(stmt, ast.ImportFrom):
+        module = "cuda.tile" if notes else stmt.module
+        node: ast.stmt = ast.ImportFrom(module=module, names=names, level=stmt.level)
+    else:
+        node = ast.Import(names=[
+            ast.alias("cuda.tile", _import_binding(a)) if _import_binding(a) in mapped else a
+            for a in names])
+    text = ast.unparse(node)
+    if notes:
+        text += f"  # dtypes read from {' / '.join(notes)}: cuda.tile's of the same name"
+    return text
 
 
 def _span(stmt: ast.stmt) -> tuple[int, int]:

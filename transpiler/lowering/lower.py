@@ -48,7 +48,8 @@ _REDUCE = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod"
 _CMP = {"<": "lt_tile", "<=": "le_tile", ">": "gt_tile", ">=": "ge_tile", "==": "eq_tile",
         "!=": "ne_tile"}
 _NEEDS_OWN_LET = {"convert", "reduce", "permute", "tile_to_scalar", "convert_scalar", "mma",
-                  "arange", "scan", "load", "full", "hole"}
+                  "arange", "scan", "load", "full", "hole", "extract", "bid", "num_blocks",
+                  "cdiv_tile", "gather"}
 
 
 @dataclass
@@ -280,7 +281,8 @@ class KernelLowerer:
         return self.views[key].name
 
 
-_TEMP_HINT = {"convert": "conv", "reduce": "red", "permute": "perm", "mma": "prod",
+_TEMP_HINT = {"bid": "block", "num_blocks": "blocks", "extract": "part",
+              "convert": "conv", "reduce": "red", "permute": "perm", "mma": "prod",
               "tile_to_scalar": "val", "convert_scalar": "val", "arange": "iota"}
 
 
@@ -887,6 +889,23 @@ def lower_mma(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     # `mma` is rank 2 only; `mmaf` takes rank 2 or 3 (batched) and lowers to the same op.
     fn = "mma" if isinstance(e.type, TileType) and e.type.rank == 2 else "mmaf"
     return t.Call(fn, tuple(lw.expr(a, ctx) for a in e.args))
+
+
+@rule("extract")
+def lower_extract(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    x = lw.expr(e.args[0], ctx)
+    indices = []
+    for index in e.args[1:]:
+        value = lw.expr(index, ctx)
+        indices.append(lw.let(ctx, "index_tile", t.Call("scalar_to_tile", (value,)),
+                              "Tile<i32, { [] }>"))
+    return t.Call("extract", (x, t.ArrayExpr(tuple(indices))))
+
+
+@rule("cdiv_tile")
+def lower_cdiv_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    left, right = (lw.expr(a, ctx) for a in e.args)
+    return t.Call("divi", (left, right, t.Path("rounding::PositiveInf")))
 
 
 @rule("tile_to_scalar")

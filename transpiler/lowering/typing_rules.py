@@ -152,7 +152,9 @@ def cdiv(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> T
             folded = dim_op("//", dim_op("-", dim_op("+", a, b), 1), b)
             return TExpr("const", [], ConstType(folded), an.span(node))
     if isinstance(x.type, TileType) or isinstance(y.type, TileType):
-        raise an.error("E0101", "`ct.cdiv` on tiles is not lowered yet", node, "call:ct.cdiv")
+        dtype = an._result_dtype("//", x, y, node)
+        x, y, shape = an.harmonize(x, y, dtype, node)
+        return TExpr("cdiv_tile", [x, y], TileType(dtype, shape or ()), an.span(node))
     xs, ys = an.to_scalar(x, node), an.to_scalar(y, node)
     return TExpr("cdiv", [xs, an.cast_scalar(ys, xs.type.dtype, node)], ScalarType(
         xs.type.dtype), an.span(node))
@@ -443,6 +445,17 @@ def transpose(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call)
     axes = list(range(rank))
     axes[a0 % rank], axes[a1 % rank] = axes[a1 % rank], axes[a0 % rank]
     return _permute(an, x, tuple(axes), node)
+
+
+@rule("extract")
+def extract(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    x = _tile(an, v["x"], node)
+    shape = an.const_shape(v["shape"], node, "the extract shape")
+    index = _index_scalars(an, v["index"], node)
+    if len(shape) != x.type.rank or len(index) != x.type.rank:
+        raise an.error("E0108", "`ct.extract` needs an index and a shape per tile dimension",
+                       node)
+    return TExpr("extract", [x, *index], TileType(x.type.dtype, shape), an.span(node))
 
 
 @rule("item")
