@@ -82,4 +82,156 @@ pub mod batched_matmul_scaled {
             )
         };
     }
+
+    /// float32 in / float32 out; the matmul result dtype is the operand dtype.
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{"A":"float16","B":"float16"},"entry":"scaled_bmm_kernel_f16","generics":[{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"A","ndim":3,"written":false},{"element":"f16","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    #[cutile::entry()]
+    fn scaled_bmm_kernel_f16<const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
+        A: &Tensor<f16, { [-1, -1, -1] }>,
+        B: &Tensor<f16, { [-1, -1, -1] }>,
+        C: &Tensor<f32, { [-1, -1, -1] }>,
+        scale: f32,
+    ) {
+        let a_view_1: Partition<f16, { [1, BLOCK_M, BLOCK_K] }> = unsafe {
+            make_partition_view(
+                A,
+                const_shape![1, BLOCK_M, BLOCK_K],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(A),
+            )
+        };
+        let b_view_2: Partition<f16, { [1, BLOCK_K, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                B,
+                const_shape![1, BLOCK_K, BLOCK_N],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(B),
+            )
+        };
+        let mut c_out_7 = unsafe { C.partition_full_mut(const_shape![1, BLOCK_M, BLOCK_N]) };
+        let b: i32 = get_tile_block_id().0;
+        let i: i32 = get_tile_block_id().1;
+        let j: i32 = get_tile_block_id().2;
+        let mut acc: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+        for kk in 0i32..ceil_div(get_shape_dim(A.shape(), 2i32), BLOCK_K) {
+            let a_t: Tile<f16, { [1, BLOCK_M, BLOCK_K] }> = load_view_tko(
+                &a_view_1,
+                [b, i, kk],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            );
+            let b_t: Tile<f16, { [1, BLOCK_K, BLOCK_N] }> = load_view_tko(
+                &b_view_2,
+                [b, kk, j],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            );
+            let f32_const_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+                constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+            let t_4: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(f32_const_3);
+            let prod_5: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = mmaf(a_t, b_t, t_4);
+            let conv_6: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(prod_5);
+            acc = acc + conv_6;
+        }
+        let out_8: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+            acc * broadcast_scalar(scale, const_shape![1, BLOCK_M, BLOCK_N]);
+        unsafe {
+            store_view_tko_mut(
+                &mut c_out_7,
+                out_8,
+                [b, i, j],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            )
+        };
+    }
+
+    /// float32 in / float32 out; the matmul result dtype is the operand dtype.
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{"A":"bfloat16","B":"bfloat16"},"entry":"scaled_bmm_kernel_bf16","generics":[{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"A","ndim":3,"written":false},{"element":"bf16","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    #[cutile::entry()]
+    fn scaled_bmm_kernel_bf16<const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
+        A: &Tensor<bf16, { [-1, -1, -1] }>,
+        B: &Tensor<bf16, { [-1, -1, -1] }>,
+        C: &Tensor<f32, { [-1, -1, -1] }>,
+        scale: f32,
+    ) {
+        let a_view_1: Partition<bf16, { [1, BLOCK_M, BLOCK_K] }> = unsafe {
+            make_partition_view(
+                A,
+                const_shape![1, BLOCK_M, BLOCK_K],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(A),
+            )
+        };
+        let b_view_2: Partition<bf16, { [1, BLOCK_K, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                B,
+                const_shape![1, BLOCK_K, BLOCK_N],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(B),
+            )
+        };
+        let mut c_out_7 = unsafe { C.partition_full_mut(const_shape![1, BLOCK_M, BLOCK_N]) };
+        let b: i32 = get_tile_block_id().0;
+        let i: i32 = get_tile_block_id().1;
+        let j: i32 = get_tile_block_id().2;
+        let mut acc: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+        for kk in 0i32..ceil_div(get_shape_dim(A.shape(), 2i32), BLOCK_K) {
+            let a_t: Tile<bf16, { [1, BLOCK_M, BLOCK_K] }> = load_view_tko(
+                &a_view_1,
+                [b, i, kk],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            );
+            let b_t: Tile<bf16, { [1, BLOCK_K, BLOCK_N] }> = load_view_tko(
+                &b_view_2,
+                [b, kk, j],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            );
+            let t_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+                constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+            let prod_4: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = mmaf(a_t, b_t, t_3);
+            let conv_5: Tile<bf16, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(prod_4);
+            let conv_6: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(conv_5);
+            acc = acc + conv_6;
+        }
+        let out_8: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+            acc * broadcast_scalar(scale, const_shape![1, BLOCK_M, BLOCK_N]);
+        unsafe {
+            store_view_tko_mut(
+                &mut c_out_7,
+                out_8,
+                [b, i, j],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            )
+        };
+    }
 }

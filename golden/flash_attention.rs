@@ -52,7 +52,7 @@ pub mod flash_attention {
                 get_tensor_token(K),
             )
         };
-        let v_view_8: Partition<EV, { [1, BLOCK_N, HEAD_DIM] }> = unsafe {
+        let v_view_9: Partition<EV, { [1, BLOCK_N, HEAD_DIM] }> = unsafe {
             make_partition_view(
                 V,
                 const_shape![1, BLOCK_N, HEAD_DIM],
@@ -61,7 +61,7 @@ pub mod flash_attention {
                 get_tensor_token(V),
             )
         };
-        let mut o_out_10 = unsafe { O.partition_full_mut(const_shape![1, BLOCK_M, HEAD_DIM]) };
+        let mut o_out_11 = unsafe { O.partition_full_mut(const_shape![1, BLOCK_M, HEAD_DIM]) };
         let m_blk: i32 = get_tile_block_id().0;
         let bh: i32 = get_tile_block_id().1;
         let qk_scale: f32 = sm_scale * 1.4426950408889634f32;
@@ -97,21 +97,21 @@ pub mod flash_attention {
             let iota_4: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
             let cols: Tile<i32, { [BLOCK_N] }> =
                 broadcast_scalar(j * BLOCK_N, const_shape![BLOCK_N]) + iota_4;
-            let t_5: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            let value_5: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
+                cols.reshape(const_shape![1, BLOCK_N]),
+                broadcast_scalar(seq_kv, const_shape![1, BLOCK_N]),
+            );
+            let t_6: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
                 constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
             let s: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(
-                lt_tile(
-                    cols.reshape(const_shape![1, BLOCK_N]),
-                    broadcast_scalar(seq_kv, const_shape![1, BLOCK_N]),
-                )
-                .broadcast(const_shape![BLOCK_M, BLOCK_N]),
+                value_5.broadcast(const_shape![BLOCK_M, BLOCK_N]),
                 s * broadcast_scalar(qk_scale, const_shape![BLOCK_M, BLOCK_N]),
-                t_5,
+                t_6,
             );
-            let red_6: Tile<f32, { [BLOCK_M] }> = reduce_max(s, 1i32);
+            let red_7: Tile<f32, { [BLOCK_M] }> = reduce_max(s, 1i32);
             let m_new: Tile<f32, { [BLOCK_M, 1] }> = maxf(
                 m_i,
-                red_6.reshape(const_shape![BLOCK_M, 1]),
+                red_7.reshape(const_shape![BLOCK_M, 1]),
                 nan::Disabled,
                 ftz::Disabled,
             );
@@ -120,16 +120,16 @@ pub mod flash_attention {
                 ftz::Enabled,
             );
             let alpha: Tile<f32, { [BLOCK_M, 1] }> = exp2(m_i - m_new, ftz::Enabled);
-            let red_7: Tile<f32, { [BLOCK_M] }> = reduce_sum(p, 1i32);
+            let red_8: Tile<f32, { [BLOCK_M] }> = reduce_sum(p, 1i32);
             l_i = fma(
                 l_i,
                 alpha,
-                red_7.reshape(const_shape![BLOCK_M, 1]),
+                red_8.reshape(const_shape![BLOCK_M, 1]),
                 rounding::NearestEven,
                 ftz::Disabled,
             );
             let v: Tile<EV, { [1, BLOCK_N, HEAD_DIM] }> = load_view_tko(
-                &v_view_8,
+                &v_view_9,
                 [bh, j, 0i32],
                 ordering::Weak,
                 scope::TileBlock,
@@ -137,9 +137,9 @@ pub mod flash_attention {
                 tma::Enabled,
             );
             let v: Tile<EV, { [BLOCK_N, HEAD_DIM] }> = v.reshape(const_shape![BLOCK_N, HEAD_DIM]);
-            let conv_9: Tile<EV, { [BLOCK_M, BLOCK_N] }> = convert_tile(p);
+            let conv_10: Tile<EV, { [BLOCK_M, BLOCK_N] }> = convert_tile(p);
             acc = mma(
-                conv_9,
+                conv_10,
                 v,
                 acc * alpha.broadcast(const_shape![BLOCK_M, HEAD_DIM]),
             );
@@ -151,13 +151,13 @@ pub mod flash_attention {
             rounding::Approx,
             ftz::Enabled,
         );
-        let conv_11: Tile<EO, { [BLOCK_M, HEAD_DIM] }> = convert_tile(out);
-        let out_12: Tile<EO, { [1, BLOCK_M, HEAD_DIM] }> =
-            conv_11.reshape(const_shape![1, BLOCK_M, HEAD_DIM]);
+        let conv_12: Tile<EO, { [BLOCK_M, HEAD_DIM] }> = convert_tile(out);
+        let out_13: Tile<EO, { [1, BLOCK_M, HEAD_DIM] }> =
+            conv_12.reshape(const_shape![1, BLOCK_M, HEAD_DIM]);
         unsafe {
             store_view_tko_mut(
-                &mut o_out_10,
-                out_12,
+                &mut o_out_11,
+                out_13,
                 [bh, m_blk, 0i32],
                 ordering::Weak,
                 scope::TileBlock,

@@ -73,4 +73,136 @@ pub mod gram_matrix {
             )
         };
     }
+
+    /// G[i-tile, j-tile] = sum over sample chunks of Xi^T @ Xj (float32 throughout).
+    // generic TS: i32 <- const(TS)
+    // generic TD: i32 <- const(TD)
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{"X":"float16"},"entry":"gram_kernel_f16","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
+    #[cutile::entry()]
+    fn gram_kernel_f16<const TS: i32, const TD: i32>(
+        X: &Tensor<f16, { [-1, -1] }>,
+        G: &Tensor<f32, { [-1, -1] }>,
+        n_samples: i32,
+    ) {
+        let x_view_1: Partition<f16, { [TS, TD] }> = unsafe {
+            make_partition_view(
+                X,
+                const_shape![TS, TD],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(X),
+            )
+        };
+        let mut g_out_7 = unsafe { G.partition_full_mut(const_shape![TD, TD]) };
+        let ti: i32 = get_tile_block_id().0;
+        let tj: i32 = get_tile_block_id().1;
+        let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        for s in 0i32..ceil_div(n_samples, TS) {
+            let xi: Tile<f16, { [TS, TD] }> = load_view_tko(
+                &x_view_1,
+                [s, ti],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            );
+            let xj: Tile<f16, { [TS, TD] }> = if ti == tj {
+                let xj: Tile<f16, { [TS, TD] }> = xi;
+                xj
+            } else {
+                let xj: Tile<f16, { [TS, TD] }> = load_view_tko(
+                    &x_view_1,
+                    [s, tj],
+                    ordering::Weak,
+                    scope::TileBlock,
+                    None,
+                    tma::Enabled,
+                );
+                xj
+            };
+            let perm_2: Tile<f16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
+            let f32_const_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+            let t_4: Tile<f16, { [TD, TD] }> = convert_tile(f32_const_3);
+            let prod_5: Tile<f16, { [TD, TD] }> = mma(perm_2, xj, t_4);
+            let conv_6: Tile<f32, { [TD, TD] }> = convert_tile(prod_5);
+            acc = acc + conv_6;
+        }
+        unsafe {
+            store_view_tko_mut(
+                &mut g_out_7,
+                acc,
+                [ti, tj],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            )
+        };
+    }
+
+    /// G[i-tile, j-tile] = sum over sample chunks of Xi^T @ Xj (float32 throughout).
+    // generic TS: i32 <- const(TS)
+    // generic TD: i32 <- const(TD)
+    // transpiler-manifest: {"const_variant":{},"dtype_variant":{"X":"bfloat16"},"entry":"gram_kernel_bf16","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
+    #[cutile::entry()]
+    fn gram_kernel_bf16<const TS: i32, const TD: i32>(
+        X: &Tensor<bf16, { [-1, -1] }>,
+        G: &Tensor<f32, { [-1, -1] }>,
+        n_samples: i32,
+    ) {
+        let x_view_1: Partition<bf16, { [TS, TD] }> = unsafe {
+            make_partition_view(
+                X,
+                const_shape![TS, TD],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(X),
+            )
+        };
+        let mut g_out_7 = unsafe { G.partition_full_mut(const_shape![TD, TD]) };
+        let ti: i32 = get_tile_block_id().0;
+        let tj: i32 = get_tile_block_id().1;
+        let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        for s in 0i32..ceil_div(n_samples, TS) {
+            let xi: Tile<bf16, { [TS, TD] }> = load_view_tko(
+                &x_view_1,
+                [s, ti],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            );
+            let xj: Tile<bf16, { [TS, TD] }> = if ti == tj {
+                let xj: Tile<bf16, { [TS, TD] }> = xi;
+                xj
+            } else {
+                let xj: Tile<bf16, { [TS, TD] }> = load_view_tko(
+                    &x_view_1,
+                    [s, tj],
+                    ordering::Weak,
+                    scope::TileBlock,
+                    None,
+                    tma::Enabled,
+                );
+                xj
+            };
+            let perm_2: Tile<bf16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
+            let t_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+            let prod_4: Tile<f32, { [TD, TD] }> = mma(perm_2, xj, t_3);
+            let conv_5: Tile<bf16, { [TD, TD] }> = convert_tile(prod_4);
+            let conv_6: Tile<f32, { [TD, TD] }> = convert_tile(conv_5);
+            acc = acc + conv_6;
+        }
+        unsafe {
+            store_view_tko_mut(
+                &mut g_out_7,
+                acc,
+                [ti, tj],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            )
+        };
+    }
 }

@@ -19,12 +19,16 @@ pub mod persistent_scale_bias {
 
     /// Python's `a % b` on integers: the remainder has the sign of the divisor.
     fn py_mod_i32(a: i32, b: i32) -> i32 {
-        let r: i32 = a % b;
-        let fix: bool = ((r < 0i32) ^ (b < 0i32)) & (r != 0i32);
-        let fix_tile: Tile<bool, { [] }> = scalar_to_tile(fix);
-        let wrapped: Tile<i32, { [] }> = scalar_to_tile(r + b);
-        let r_tile: Tile<i32, { [] }> = scalar_to_tile(r);
-        let result: Tile<i32, { [] }> = select(fix_tile, wrapped, r_tile);
+        let r: Tile<i32, { [] }> = scalar_to_tile(a % b);
+        let b_tile: Tile<i32, { [] }> = scalar_to_tile(b);
+        let zero: Tile<i32, { [] }> = constant(0i32, const_shape![]);
+        let r_negative: Tile<bool, { [] }> = lt_tile(r, zero);
+        let b_negative: Tile<bool, { [] }> = lt_tile(b_tile, zero);
+        let nonzero: Tile<bool, { [] }> = ne_tile(r, zero);
+        let signs_differ: Tile<bool, { [] }> = r_negative ^ b_negative;
+        let fix: Tile<bool, { [] }> = signs_differ & nonzero;
+        let wrapped: Tile<i32, { [] }> = r + b_tile;
+        let result: Tile<i32, { [] }> = select(fix, wrapped, r);
         tile_to_scalar(result)
     }
 

@@ -39,8 +39,8 @@ pub mod reductions {
                 get_tensor_token(x),
             )
         };
-        let mut row_sum_out_8 = unsafe { row_sum.partition_full_mut(const_shape![BLOCK_M]) };
-        let mut row_max_out_10 = unsafe { row_max.partition_full_mut(const_shape![BLOCK_M]) };
+        let mut row_sum_out_9 = unsafe { row_sum.partition_full_mut(const_shape![BLOCK_M]) };
+        let mut row_max_out_11 = unsafe { row_max.partition_full_mut(const_shape![BLOCK_M]) };
         let bm: i32 = get_tile_block_id().0;
         let mut acc_sum: Tile<f32, { [BLOCK_M, 1] }> = constant(0.0f32, const_shape![BLOCK_M, 1]);
         let mut acc_max: Tile<f32, { [BLOCK_M] }> =
@@ -60,25 +60,22 @@ pub mod reductions {
             let iota_5: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
             let cols: Tile<i32, { [BLOCK_N] }> =
                 broadcast_scalar(bn * BLOCK_N, const_shape![BLOCK_N]) + iota_5;
-            let t_6: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
-            let t_masked: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(
-                lt_tile(
-                    cols.reshape(const_shape![1, BLOCK_N]),
-                    broadcast_scalar(get_shape_dim(x.shape(), 1i32), const_shape![1, BLOCK_N]),
-                )
-                .broadcast(const_shape![BLOCK_M, BLOCK_N]),
-                t,
-                t_6,
+            let value_6: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
+                cols.reshape(const_shape![1, BLOCK_N]),
+                broadcast_scalar(get_shape_dim(x.shape(), 1i32), const_shape![1, BLOCK_N]),
             );
-            let red_7: Tile<f32, { [BLOCK_M] }> = reduce_max(t_masked, 1i32);
-            acc_max = maxf(acc_max, red_7, nan::Disabled, ftz::Disabled);
+            let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+                constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
+            let t_masked: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+                select(value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]), t, t_7);
+            let red_8: Tile<f32, { [BLOCK_M] }> = reduce_max(t_masked, 1i32);
+            acc_max = maxf(acc_max, red_8, nan::Disabled, ftz::Disabled);
         }
-        let out_9: Tile<f32, { [BLOCK_M] }> = acc_sum.reshape(const_shape![BLOCK_M]);
+        let out_10: Tile<f32, { [BLOCK_M] }> = acc_sum.reshape(const_shape![BLOCK_M]);
         unsafe {
             store_view_tko_mut(
-                &mut row_sum_out_8,
-                out_9,
+                &mut row_sum_out_9,
+                out_10,
                 [bm],
                 ordering::Weak,
                 scope::TileBlock,
@@ -88,7 +85,7 @@ pub mod reductions {
         };
         unsafe {
             store_view_tko_mut(
-                &mut row_max_out_10,
+                &mut row_max_out_11,
                 acc_max,
                 [bm],
                 ordering::Weak,
@@ -128,8 +125,8 @@ pub mod reductions {
                 get_tensor_token(x),
             )
         };
-        let mut col_sum_out_8 = unsafe { col_sum.partition_full_mut(const_shape![BLOCK_N]) };
-        let mut col_max_out_9 = unsafe { col_max.partition_full_mut(const_shape![BLOCK_N]) };
+        let mut col_sum_out_9 = unsafe { col_sum.partition_full_mut(const_shape![BLOCK_N]) };
+        let mut col_max_out_10 = unsafe { col_max.partition_full_mut(const_shape![BLOCK_N]) };
         let bn: i32 = get_tile_block_id().0;
         let mut acc_sum: Tile<f32, { [BLOCK_N] }> = constant(0.0f32, const_shape![BLOCK_N]);
         let mut acc_max: Tile<f32, { [1, BLOCK_N] }> =
@@ -154,23 +151,20 @@ pub mod reductions {
             let iota_5: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
             let rows: Tile<i32, { [BLOCK_M] }> =
                 iota_5 + broadcast_scalar(bm * BLOCK_M, const_shape![BLOCK_M]);
-            let t_6: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
-            let t_zero: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(
-                lt_tile(
-                    rows.reshape(const_shape![BLOCK_M, 1]),
-                    broadcast_scalar(get_shape_dim(x.shape(), 0i32), const_shape![BLOCK_M, 1]),
-                )
-                .broadcast(const_shape![BLOCK_M, BLOCK_N]),
-                t,
-                t_6,
+            let value_6: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
+                rows.reshape(const_shape![BLOCK_M, 1]),
+                broadcast_scalar(get_shape_dim(x.shape(), 0i32), const_shape![BLOCK_M, 1]),
             );
-            let red_7: Tile<f32, { [BLOCK_N] }> = reduce_sum(t_zero, 0i32);
-            acc_sum = acc_sum + red_7;
+            let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+                constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+            let t_zero: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+                select(value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]), t, t_7);
+            let red_8: Tile<f32, { [BLOCK_N] }> = reduce_sum(t_zero, 0i32);
+            acc_sum = acc_sum + red_8;
         }
         unsafe {
             store_view_tko_mut(
-                &mut col_sum_out_8,
+                &mut col_sum_out_9,
                 acc_sum,
                 [bn],
                 ordering::Weak,
@@ -179,11 +173,11 @@ pub mod reductions {
                 tma::Enabled,
             )
         };
-        let out_10: Tile<f32, { [BLOCK_N] }> = acc_max.reshape(const_shape![BLOCK_N]);
+        let out_11: Tile<f32, { [BLOCK_N] }> = acc_max.reshape(const_shape![BLOCK_N]);
         unsafe {
             store_view_tko_mut(
-                &mut col_max_out_9,
-                out_10,
+                &mut col_max_out_10,
+                out_11,
                 [bn],
                 ordering::Weak,
                 scope::TileBlock,

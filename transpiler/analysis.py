@@ -1747,9 +1747,10 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
         try:
             model = analyzer.run()
         except DtypeDependentError as err:
-            # The dtypes the host code names; without any, the float types cuTile
-            # kernels are launched with.
-            candidates = host_dtypes(source) or list(DEFAULT_VARIANT_DTYPES)
+            # The dtypes the host code names, and the float types cuTile kernels are
+            # usually launched with (a host that names only an output's dtype says nothing
+            # of its inputs').
+            candidates = list(dict.fromkeys([*host_dtypes(source), *DEFAULT_VARIANT_DTYPES]))
             for dtype in candidates:
                 variant = dict(fixed)
                 variant.update({p: DType(dtype) for p in err.params})

@@ -129,6 +129,12 @@ class KernelSig:
     generics: tuple[GenericSig, ...]
     variant: tuple[tuple[str, str], ...] = ()  # (array param, element) a dtype variant fixes
     derived: tuple[tuple[str, object], ...] = ()  # f32 params computed from float constants
+    consts: tuple[tuple[str, object], ...] = ()  # (constant, value) a value variant fixes
+
+    @property
+    def is_variant(self) -> bool:
+        """One of several entries of a kernel, for given dtypes and/or constant values."""
+        return bool(self.variant or self.consts)
 
     def param(self, name: str) -> ParamSig:
         return next(p for p in self.params if p.name == name)
@@ -176,7 +182,9 @@ def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
     )
     variant = tuple((str(k), RUST_ELEMENT_TYPES.get(str(v), str(v)))
                     for k, v in dict(data.get("dtype_variant") or {}).items())  # type: ignore[call-overload]
-    return KernelSig(str(data["kernel"]), rust_fn, params, generics, variant, derived)
+    consts = tuple((str(k), v)
+                   for k, v in dict(data.get("const_variant") or {}).items())  # type: ignore[call-overload]
+    return KernelSig(str(data["kernel"]), rust_fn, params, generics, variant, derived, consts)
 
 
 # ---- host values ---------------------------------------------------------------------------
@@ -809,11 +817,12 @@ class KernelLaunch:
 
     site_index: int
     site: LaunchSite
-    entries: list[KernelSig]  # the Rust entries of the kernel (dtype variants: several)
+    entries: list[KernelSig]  # the Rust entries of the kernel (variants: several)
     symbol: str
     grid: tuple[str, str, str] | None
     grid_note: str
     generics: dict[str, dict[str, GenericPlan]] = field(default_factory=dict)  # by entry
+    unreachable: list[tuple[KernelSig, str]] = field(default_factory=list)  # entry, why
 
     @property
     def kernel(self) -> KernelSig:
@@ -873,6 +882,10 @@ def _site_kernels(evaluator: HostEvaluator, site: LaunchSite,
 def _plan_kernel(evaluator: HostEvaluator, env: dict[str, Binding], site: LaunchSite,
                  index: int, entries: list[KernelSig], module: str,
                  used: set[str]) -> KernelLaunch | str:
+    unreachable = [(e, _unreachable(e)) for e in entries if _unreachable(e)]
+    entries = [e for e in entries if not _unreachable(e)]
+    if not entries:
+        return "; ".join(f"entry `{e.rust_fn}` {why}" for e, why in unreachable)
     sig = entries[0]
     if len(site.args) != len(sig.params):
         return (f"`{sig.name}` takes {len(sig.params)} arguments, the launch passes "
@@ -889,9 +902,19 @@ def _plan_kernel(evaluator: HostEvaluator, env: dict[str, Binding], site: Launch
                 ints[id(binding)] = param
     resolver = Resolver(sig, infos, ints)
     grid, note = _plan_grid(evaluator, env, site, resolver)
-    launch = KernelLaunch(index, site, entries, _symbol(module, site, sig, used), grid, note)
+    launch = KernelLaunch(index, site, entries, _symbol(module, site, sig, used), grid, note,
+                          unreachable=unreachable)
     launch.generics = {e.rust_fn: plan_generics(e, infos) for e in entries}
     return launch
+
+
+def _unreachable(entry: KernelSig) -> str:
+    """Why no launch through the C ABI can select this variant entry ("" if one can)."""
+    missing = sorted({e for _, e in entry.variant if e not in DTYPE_CODES})
+    if missing:
+        return (f"is the translation for element type {', '.join(missing)}, which the C ABI "
+                "has no dtype code for")
+    return ""
 
 
 def _symbol(module: str, site: LaunchSite, sig: KernelSig, used: set[str]) -> str:
@@ -1353,13 +1376,24 @@ def _extern_doc(launch: KernelLaunch, plan: LaunchPlan) -> str:
         lines.append(f"Grid: not translated ({launch.grid_note}); the caller passes "
                      "`grid_x, grid_y, grid_z` as the Python host code computes them.")
     for entry in launch.entries:
-        lines.append(f"Entry `{entry.rust_fn}`: " + _generics_doc(entry, launch) + ".")
+        lines.append(f"Entry `{entry.rust_fn}`{_variant_doc(entry)}: "
+                     + _generics_doc(entry, launch) + ".")
+    for entry, why in launch.unreachable:
+        lines.append(f"Entry `{entry.rust_fn}` is not launched from here: it {why}.")
     lines += ["", "# Safety",
               "`stream` is null or a live CUstream of `device`; every descriptor points to "
               "device memory of its dtype that stays valid, and is not written by anyone "
               "else, until the launched work completes."]
     return "".join(f"/// {line}\n".replace("///  ", "/// ") if line else "///\n"
                    for line in lines)
+
+
+def _variant_doc(entry: KernelSig) -> str:
+    if not entry.is_variant:
+        return ""
+    fixed = [*(f"{p} = {e}" for p, e in entry.variant),
+             *(f"{p} = {_value_text(v)}" for p, v in entry.consts)]
+    return f" (launched for {', '.join(fixed)})"
 
 
 def _generics_doc(entry: KernelSig, launch: KernelLaunch) -> str:
@@ -1381,16 +1415,55 @@ def _generics_doc(entry: KernelSig, launch: KernelLaunch) -> str:
 
 
 def _entry_selection(launch: KernelLaunch, tag: str, plan: LaunchPlan) -> str:
-    if len(launch.entries) == 1 and not launch.kernel.variant:
+    """Launch the entry that translates the kernel for the run-time dtypes of the arrays
+    (`dtype_variant`) and the values of the constants (`const_variant`) of this call; an
+    error code when no entry does."""
+    if len(launch.entries) == 1 and not launch.kernel.is_variant:
         return _generic_dispatch(launch, launch.kernel, tag, plan)
     branches = []
-    for entry in launch.entries:
-        test = " && ".join(f"{entry.param(p).ident}.dtype == {_dt(e)}" for p, e in entry.variant)
-        branches.append(f"if {test or 'true'} {{ {_generic_dispatch(launch, entry, tag, plan)} }}")
-    names = ", ".join(p for p, _ in launch.kernel.variant)
-    error = (f"Err(LaunchError::new(TL_UNSUPPORTED_DTYPE, \"no translation of "
-             f"`{launch.kernel.name}` for these dtypes of {names}\"))")
-    return " else ".join(branches) + f" else {{ {error} }}"
+    for entry in sorted(launch.entries, key=lambda e: not e.is_variant):
+        tests = [f"{entry.param(p).ident}.dtype == {_dt(e)}" for p, e in entry.variant]
+        tests += [_const_test(entry.param(p), v) for p, v in entry.consts]
+        body = _generic_dispatch(launch, entry, tag, plan)
+        if not tests:  # the generic entry, after the variants: it takes every other case
+            branches.append(f"{{ {body} }}")
+            break
+        branches.append(f"if {' && '.join(tests)} {{ {body} }}")
+    else:
+        branches.append(f"{{ {_no_entry_error(launch)} }}")
+    return " else ".join(branches)
+
+
+def _const_test(param: ParamSig, value: object) -> str:
+    if isinstance(value, bool):
+        return param.ident if value else f"!{param.ident}"
+    if isinstance(value, int):
+        return f"{param.ident} == {value}"
+    if isinstance(value, float):
+        return f"{param.ident} == {_rust_float(value, KernelSig('', '', (), ()))}"
+    raise ValueError(f"cannot test the constant `{param.name}` for the value {value!r}")
+
+
+def _no_entry_error(launch: KernelLaunch) -> str:
+    """`Err(..)`: which dtypes / values this call has, and which ones entries exist for."""
+    sig = launch.kernel
+    arrays = sorted({p for e in launch.entries for p, _ in e.variant})
+    consts = sorted({p for e in launch.entries for p, _ in e.consts})
+    shown = [f"{p} = {{}}" for p in [*arrays, *consts]]
+    args = [f"dtype_name({sig.param(p).ident}.dtype)" for p in arrays]
+    args += [sig.param(p).ident for p in consts]
+    built = "; ".join(
+        ", ".join([*(f"{p} = {e}" for p, e in entry.variant),
+                   *(f"{p} = {_value_text(v)}" for p, v in entry.consts)])
+        for entry in launch.entries)
+    code = "TL_UNSUPPORTED_DTYPE" if arrays else "TL_INVALID_ARGUMENT"
+    message = (f"no translation of `{sig.name}` for {', '.join(shown)} (translated for: "
+               f"{built})")
+    return f"Err(LaunchError::new({code}, format!({json.dumps(message)}, {', '.join(args)})))"
+
+
+def _value_text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _dt(element: str) -> str:

@@ -107,6 +107,9 @@ RULES: tuple[Rule, ...] = (
          "`select(m, load_ptr_tko(p, m), pad)`, the load's value used nowhere else, is the "
          "padded load `load_ptr_tko(p, m, pad)`: masked-off lanes take `pad` either way "
          "(cuTile Rust 0.5.0 cannot pass a padding to loads of rank >= 2)."),
+    Rule("constant-folding",
+         "`cmpi` of two integer constants is the boolean constant it evaluates to (cuTile "
+         "Python folds such comparisons, cuTile Rust may not)."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
 )
@@ -916,6 +919,11 @@ def splat_literal(value: Value) -> str | None:
         return normal_literal(literal) if literal and "[" not in literal else None
     if node.op.name in ("broadcast", "reshape") and node.operands:
         return splat_literal(node.operands[0])
+    if node.op.name == "cmpi" and len(node.operands) == 2:
+        # Rule constant-folding: a comparison of two integer constants is a constant.
+        folded = _fold_compare(node)
+        if folded is not None:
+            return folded
     if node.op.name == "ftof" and node.operands and not node.op.attributes.get("rounding"):
         # Rule constant-conversion: a float constant converted (round to nearest even) is
         # the constant of the target type with the rounded value.
@@ -927,6 +935,20 @@ def splat_literal(value: Value) -> str | None:
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+_PREDICATES = {"equal": "==", "not_equal": "!=", "less_than": "<", "less_than_or_equal": "<=",
+               "greater_than": ">", "greater_than_or_equal": ">="}
+
+
+def _fold_compare(node: Node) -> str | None:
+    lhs, rhs = (_int_literal(splat_literal(v)) for v in node.operands)
+    predicate = next((p for p in _PREDICATES if p in node.op.attributes), None)
+    if lhs is None or rhs is None or predicate is None:
+        return None
+    if "unsigned" in node.op.attributes:
+        lhs, rhs = lhs % (1 << 64), rhs % (1 << 64)
+    result = {"==": lhs == rhs, "!=": lhs != rhs, "<": lhs < rhs, "<=": lhs <= rhs,
+              ">": lhs > rhs, ">=": lhs >= rhs}[_PREDICATES[predicate]]
+    return f"<i1: {'true' if result else 'false'}>"
 
 
 def _literal_parts(literal: str) -> tuple[str, str] | None:

@@ -7,7 +7,12 @@ The user's file is never imported. `lift_kernel` keeps only what the kernel need
 `@ct.kernel` function, the module-level helper functions, classes and constants it
 references (transitively), and the imports of `cuda.tile` (under any alias, or `from
 cuda.tile import X`) and `math` that bind names it uses. Every other top-level statement
-becomes a blank line, so the lifted module has the kernel on its original lines. The lifted
+becomes a blank line, so the lifted module has the kernel on its original lines. Host-side
+parts are left out in place: decorators stacked on the kernel other than cuda.tile's, and
+type hints naming only other modules' things (`x: torch.Tensor`); dtypes the kernel reads from
+torch / numpy (`torch.float32`, `np.int32`) are read from cuda.tile, whose dtypes have the
+same names (the import binds the name to `cuda.tile`; nothing else of torch / numpy may be
+used). The lifted
 source is compiled under the original file name, so cuda-tile reads the kernel's source from
 the original file and the debug locations (`tileirdisasm -g`) point into it. The module is
 then built from that code object alone and handed to
@@ -31,6 +36,7 @@ import sys
 import sysconfig
 import tempfile
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -140,12 +146,8 @@ def _is_kernel_decorator(node: ast.expr, bindings: dict[str, list[_Binding]]) ->
     if isinstance(node, ast.Attribute):
         return node.attr == "kernel"
     if isinstance(node, ast.Name):
-        return any(_imports_from_cuda_tile(b.stmt) for b in bindings.get(node.id, []))
+        return _name_origin(node.id, bindings) == "cuda.tile"
     return False
-
-
-def _imports_from_cuda_tile(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("cuda.tile")
 
 
 def _is_future_import(stmt: ast.stmt) -> bool:
@@ -182,25 +184,22 @@ def _import_module(stmt: ast.Import | ast.ImportFrom, name: str) -> str | None:
     return None
 
 
-def _name_origin(name: str, bindings: dict[str, list[_Binding]]) -> str:
-    """"cuda.tile" (bound from cuda.tile, or an alias of something that is), "allowed"
-    (math), "foreign" (imported from any other module) or "local" (defined in the file, a
-    builtin, or unknown)."""
-    found = bindings.get(name, [])
-    for binding in found:
+def _name_origin(name: str, bindings: dict[str, list[_Binding]],
+                 seen: frozenset[str] = frozenset()) -> str:
+    """"cuda.tile" (imported from cuda.tile, or a module-level alias such as
+    `kernel = ct.kernel`), "allowed" (math), "foreign" (imported from any other module) or
+    "local" (defined in the file, a builtin, or unknown)."""
+    for binding in bindings.get(name, []):
         stmt = binding.stmt
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             module = _import_module(stmt, name) or ""
             if _within(module, "cuda.tile"):
                 return "cuda.tile"
-            if _is_allowed_import(module):
-                return "allowed"
-            return "foreign"
+            return "allowed" if _is_allowed_import(module) else "foreign"
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Attribute | ast.Name):
             root = _root_name(stmt.value)
-            if root is not None and root != name and \
-                    _name_origin(root, {k: v for k, v in bindings.items() if k != name}) \
-                    == "cuda.tile":
+            if root is not None and root not in seen | {name} and \
+                    _name_origin(root, bindings, seen | {name}) == "cuda.tile":
                 return "cuda.tile"
     return "local"
 
@@ -362,7 +361,7 @@ def _map_dtype_import(name: str, stmt: ast.Import | ast.ImportFrom, module: str,
     lift.mapped[name] = module
 
 
-def _walk_with_parents(node: ast.AST, skip: set[int]):  # type: ignore[no-untyped-def]
+def _walk_with_parents(node: ast.AST, skip: set[int]) -> Iterator[tuple[ast.AST, ast.AST | None]]:
     """(node, parent) pairs below `node`, not entering the nodes in `skip`."""
     stack: list[tuple[ast.AST, ast.AST | None]] = [(node, None)]
     while stack:

@@ -192,22 +192,48 @@ class KernelLowerer:
                            t.BlockExpr(tuple(else_ctx.stmts), else_tail))
         names = [r[0] for r in stmt.results]
         types = [self.rust_type(r[1], stmt.span) or "_" for r in stmt.results]
-        if all(not r[4] for r in stmt.results):
-            target = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
-            if len(names) == 1:
-                ctx.stmts.append(t.Assign(target, if_expr))
-                return
-            tmp = self.temp("merged")
-            ctx.stmts.append(t.Let(tmp, if_expr, t.RType("(" + ", ".join(types) + ")")))
-            for i, name in enumerate(names):
-                ctx.stmts.append(t.Assign(name, t.Field(t.Path(tmp), str(i))))
+        if len(names) == 1 and not stmt.results[0][4]:
+            ctx.stmts.append(t.Assign(names[0], if_expr))
             return
-        mut = "mut " if stmt.mutable else ""
         if len(names) == 1:
             ctx.stmts.append(t.Let(names[0], if_expr, t.RType(types[0]), mutable=stmt.mutable))
-        else:
-            pattern = "(" + ", ".join(mut + n for n in names) + ")"
-            ctx.stmts.append(t.Let(pattern, if_expr, t.RType("(" + ", ".join(types) + ")")))
+            return
+        self.if_assigning(stmt, cond, ctx)
+
+    def if_assigning(self, stmt: TIf, cond: t.Expr, ctx: _Context) -> None:
+        """An `if` that gives several names their values: the cuTile Rust compiler has no
+        tuple-valued blocks, so each name is declared `mut` before the `if` and each arm
+        assigns it (arm-local bindings of the same names are renamed first)."""
+        names = [r[0] for r in stmt.results]
+        for name, vtype, _t, _e, first in stmt.results:
+            if first:
+                ty = self.rust_type(vtype, stmt.span) or "_"
+                ctx.stmts.append(t.Let(name, self.zero(vtype, stmt.span), t.RType(ty),
+                                       mutable=True))
+        arms = []
+        for arm, index, suffix in ((stmt.then, 2, "then"), (stmt.orelse, 3, "else")):
+            renamed = _rename_bindings(arm, set(names), suffix)
+            arm_ctx = _Context([], set())
+            self.block(arm, arm_ctx)
+            for result in stmt.results:
+                value = renamed.get(result[index], result[index])
+                if value != result[0]:
+                    arm_ctx.stmts.append(t.Assign(result[0], t.Path(value)))
+            arms.append(t.BlockExpr(tuple(arm_ctx.stmts)))
+        ctx.stmts.append(t.ExprStmt(t.IfExpr(cond, arms[0], arms[1]), semicolon=False))
+
+    def zero(self, vtype: ValueType, span: Span | None) -> t.Expr:
+        """A placeholder value of a type (the value is always overwritten)."""
+        if isinstance(vtype, TileType):
+            elem = self.elem(vtype.dtype)
+            value: t.Expr = t.Lit("false") if elem == "bool" else (
+                t.Path(f"{elem}::ZERO") if elem in ("f16", "bf16", "tf32") or not isinstance(
+                    vtype.dtype, DType) else literal(0, vtype.dtype, self))
+            return t.Call("constant", (value, self.const_shape(vtype.shape, span)))
+        if isinstance(vtype, ScalarType):
+            return literal(0, vtype.dtype, self) if self.elem(vtype.dtype) != "bool" else t.Lit(
+                "false")
+        raise self.error("E0107", "a value of this kind cannot come out of an `if`", span)
 
     def temp(self, hint: str) -> str:
         self.temp_counter += 1
@@ -284,6 +310,60 @@ class KernelLowerer:
 _TEMP_HINT = {"bid": "block", "num_blocks": "blocks", "extract": "part",
               "convert": "conv", "reduce": "red", "permute": "perm", "mma": "prod",
               "tile_to_scalar": "val", "convert_scalar": "val", "arange": "iota"}
+
+
+def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[str, str]:
+    """Rename the bindings of `names` made in `stmts` (at any depth) to `name_suffix`, and
+    the reads of those bindings; returns old -> new names."""
+    renamed: dict[str, str] = {}
+    by_binding: dict[tuple[int, str], str] = {}
+
+    def new_name(old: str) -> str:
+        renamed[old] = f"{old}_{suffix}"
+        return renamed[old]
+
+    def bind(stmts: list[TStmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, TAssign) and stmt.first and stmt.name in names:
+                by_binding[(id(stmt), stmt.name)] = stmt.name = new_name(stmt.name)
+            elif isinstance(stmt, TIf):
+                stmt.results = [
+                    (_keyed(by_binding, stmt, r[0], new_name), *r[1:]) if r[4] and r[0] in names
+                    else r for r in stmt.results]
+                bind(stmt.then)
+                bind(stmt.orelse)
+            elif isinstance(stmt, TFor):
+                bind(stmt.body)
+
+    def read(expr: TExpr) -> None:
+        binding = expr.attrs.get("binding") if expr.op == "var" else None
+        if binding is not None and (id(binding), expr.attrs["name"]) in by_binding:
+            expr.attrs = {**expr.attrs, "name": by_binding[(id(binding), expr.attrs["name"])]}
+        for arg in expr.args:
+            read(arg)
+
+    def reads(stmts: list[TStmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, TAssign | TEffect):
+                read(stmt.value)
+            elif isinstance(stmt, TIf):
+                read(stmt.cond)
+                reads(stmt.then)
+                reads(stmt.orelse)
+            elif isinstance(stmt, TFor):
+                for e in (stmt.start, stmt.stop, stmt.step):
+                    read(e)
+                reads(stmt.body)
+
+    bind(stmts)
+    reads(stmts)
+    return renamed
+
+
+def _keyed(by_binding: dict[tuple[int, str], str], stmt: TIf, old: str,
+           new_name: Callable[[str], str]) -> str:
+    by_binding[(id(stmt), old)] = new = new_name(old)
+    return new
 
 
 def _tuple_or_single(items: list[t.Expr]) -> t.Expr:
@@ -757,15 +837,24 @@ def lower_reduce(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.Call(_REDUCE[e.attrs["kind"]], (x, t.Lit(f"{e.attrs['axis']}i32")))
 
 
+def _receiver(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    """A method call's receiver; a call result gets its own annotated local first (the
+    cuTile Rust compiler cannot infer a method's type on an unannotated call result)."""
+    x = lw.expr(e, ctx)
+    if isinstance(x, t.Call | t.BlockExpr):
+        return lw.let(ctx, "value", x, lw.rust_type(e.type, e.span) or "_")
+    return x
+
+
 @rule("reshape")
 def lower_reshape(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    x = lw.expr(e.args[0], ctx)
+    x = _receiver(lw, e.args[0], ctx)
     return t.MethodCall(x, "reshape", (lw.const_shape(e.attrs["shape"], e.span),))
 
 
 @rule("broadcast")
 def lower_broadcast(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    x = lw.expr(e.args[0], ctx)
+    x = _receiver(lw, e.args[0], ctx)
     return t.MethodCall(x, "broadcast", (lw.const_shape(e.attrs["shape"], e.span),))
 
 
@@ -776,7 +865,7 @@ def lower_permute(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.Call("permute", (x, axes))
 
 
-_INT_BITS = {"i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64,
+_INT_BITS = {"bool": 1, "i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64,
              "u64": 64}
 
 

@@ -54,21 +54,26 @@ def _floordiv(rust_type: str) -> t.Function:
 
 
 def _mod(rust_type: str) -> t.Function:
-    zero = t.Lit(f"0{rust_type}")
-    fix = t.Binary("&", t.Binary("^", t.Binary("<", t.Path("r"), zero),
-                                 t.Binary("<", t.Path("b"), zero)),
-                   t.Binary("!=", t.Path("r"), zero))
     tile = f"Tile<{rust_type}, {{ [] }}>"
+    flag = "Tile<bool, { [] }>"
+    zero = t.Call("constant", (t.Lit(f"0{rust_type}"), t.MacroCall("const_shape", ())))
     body = t.BlockExpr(
         (
-            t.Let("r", t.Binary("%", t.Path("a"), t.Path("b")), t.RType(rust_type)),
-            t.Let("fix", fix, t.RType("bool")),
-            t.Let("fix_tile", t.Call("scalar_to_tile", (t.Path("fix"),)),
-                  t.RType("Tile<bool, { [] }>")),
-            _scalar_tile("wrapped", t.Binary("+", t.Path("r"), t.Path("b")), rust_type),
-            _scalar_tile("r_tile", t.Path("r"), rust_type),
-            t.Let("result", t.Call("select", (t.Path("fix_tile"), t.Path("wrapped"),
-                                              t.Path("r_tile"))), t.RType(tile)),
+            _scalar_tile("r", t.Binary("%", t.Path("a"), t.Path("b")), rust_type),
+            _scalar_tile("b_tile", t.Path("b"), rust_type),
+            t.Let("zero", zero, t.RType(tile)),
+            t.Let("r_negative", t.Call("lt_tile", (t.Path("r"), t.Path("zero"))),
+                  t.RType(flag)),
+            t.Let("b_negative", t.Call("lt_tile", (t.Path("b_tile"), t.Path("zero"))),
+                  t.RType(flag)),
+            t.Let("nonzero", t.Call("ne_tile", (t.Path("r"), t.Path("zero"))), t.RType(flag)),
+            t.Let("signs_differ", t.Binary("^", t.Path("r_negative"), t.Path("b_negative")),
+                  t.RType(flag)),
+            t.Let("fix", t.Binary("&", t.Path("signs_differ"), t.Path("nonzero")),
+                  t.RType(flag)),
+            t.Let("wrapped", t.Binary("+", t.Path("r"), t.Path("b_tile")), t.RType(tile)),
+            t.Let("result", t.Call("select", (t.Path("fix"), t.Path("wrapped"), t.Path("r"))),
+                  t.RType(tile)),
         ),
         t.Call("tile_to_scalar", (t.Path("result"),)),
     )
