@@ -1,9 +1,10 @@
 """Tests for transpiler.ircheck.reference, and end-to-end checks on compiled kernels.
 
 Kernels live in tests/ircheck_kernels/: base.py (references), mutants.py (one real change
-each: must FAIL with the named difference) and variants.py (same meaning: must PASS).
-base.py imports numpy and raises at module level, so compiling from it proves the file is
-lifted, never imported.
+each: must FAIL with the named difference), variants.py (same meaning: must PASS) and
+host_wrapped.py (TileGym's style: a host decorator on `@ct.kernel`, torch type hints, torch /
+numpy dtypes). base.py imports numpy and raises at module level, so compiling from it proves
+the file is lifted, never imported.
 """
 
 from __future__ import annotations
@@ -18,16 +19,19 @@ import pytest
 from transpiler.ircheck.compare import FAIL, compare_modules, format_verdict
 from transpiler.ircheck.parse import TileIrModule, parse_tileir
 from transpiler.ircheck.reference import (
+    CUDA_TILE_DTYPES,
     ReferenceIrError,
     array_constraint,
     find_tileirdisasm,
     lift_kernel,
+    load_lifted_kernel,
     reference_ir,
 )
 from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, Layout, ScalarSpec
 
 KERNELS = Path(__file__).parent / "ircheck_kernels"
 BASE = KERNELS / "base.py"
+HOST = KERNELS / "host_wrapped.py"
 
 # Per kernel family: array parameters, then constant values, in parameter order.
 FAMILIES: dict[str, tuple[tuple[ArraySpec, ...], tuple[int, ...]]] = {
@@ -109,6 +113,97 @@ def test_lifting_needs_a_decorated_kernel() -> None:
         lift_kernel(BASE.read_text(), "missing")
     with pytest.raises(ReferenceIrError, match="not decorated"):
         lift_kernel(BASE.read_text(), "host_buffer")
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def test_lifting_leaves_out_host_decorators_and_type_hints() -> None:
+    source = HOST.read_text()
+    lifted = lift_kernel(source, "vadd", str(HOST))
+    original_lines, lifted_lines = source.splitlines(), lifted.splitlines()
+    assert len(lifted_lines) == len(original_lines)
+    decorator = _line_of(HOST, "def vadd") - 2
+    assert original_lines[decorator - 1] == "@experimental_kernel"
+    assert lifted_lines[decorator - 1] == ""
+    assert lifted_lines[decorator] == "@ct.kernel"
+    for dropped in ("experimental", "tilegym", "torch", "numpy", "raise", "_widen"):
+        assert dropped not in lifted
+    # The signature keeps its lines and columns; the type hints are blanked in place.
+    header = _line_of(HOST, "def vadd")
+    assert lifted_lines[header - 1] == "def vadd(a              , b              , c              ,"
+    assert lifted_lines[header] == "         TILE: ct.Constant[int])                :"
+    body = _line_of(HOST, "ta = ct.load(a")
+    assert lifted_lines[body - 2:body + 2] == original_lines[body - 2:body + 2]
+    kernel = load_lifted_kernel(HOST, "vadd")
+    assert type(kernel).__module__.startswith("cuda.tile")
+
+
+def test_lifting_reads_torch_and_numpy_dtypes_from_cuda_tile() -> None:
+    source = HOST.read_text()
+    lifted = lift_kernel(source, "cast_host_dtypes", str(HOST))
+    lines = lifted.splitlines()
+    assert lines[_line_of(HOST, "import numpy as np") - 1].startswith("import cuda.tile as np")
+    assert lines[_line_of(HOST, "import torch") - 1].startswith("import cuda.tile as torch")
+    assert lines[_line_of(HOST, "from numpy import float16 as half") - 1].startswith(
+        "from cuda.tile import float16 as half")
+    assert lines[_line_of(HOST, "ACC_DTYPE =") - 1] == "ACC_DTYPE = torch.float32"
+    assert lines[_line_of(HOST, "def _widen") - 1] == "def _widen(t):"
+    assert "import numpy" not in lifted and "import torch" not in lifted
+    assert "experimental" not in lifted
+    assert lines[_line_of(HOST, "def cast_host_dtypes") - 2] == "@ct.kernel(occupancy=2)"
+
+
+def _refusal(body: str, header: str = "import torch\nimport cuda.tile as ct\n") -> str:
+    source = (f"{header}\n@ct.kernel\ndef k(x, T: ct.Constant[int]):\n"
+              f"    t = ct.load(x, index=(0,), shape=(T,))\n    {body}\n")
+    with pytest.raises(ReferenceIrError) as info:
+        lift_kernel(source, "k")
+    return str(info.value)
+
+
+def test_lifting_refuses_torch_for_anything_but_its_dtypes() -> None:
+    assert "line 7 reads `torch.zeros`" in _refusal(
+        "ct.store(x, index=(0,), tile=t + torch.zeros(1))")
+    # `torch.bool` is cuda.tile's `bool_`: not a dtype of the same name.
+    assert "`torch.bool`" in _refusal("ct.store(x, index=(0,), tile=t.astype(torch.bool))")
+    assert "line 7 reads `torch`" in _refusal("ct.store(x, index=(0,), tile=t + len(torch))")
+    assert "imported from `torch.nn`" in _refusal(
+        "ct.store(x, index=(0,), tile=nn.relu(t))",
+        "import torch.nn as nn\nimport cuda.tile as ct\n")
+    assert "imported from `torch`" in _refusal(
+        "ct.store(x, index=(0,), tile=t.astype(Tensor))",
+        "from torch import Tensor\nimport cuda.tile as ct\n")
+
+
+def test_lifting_keeps_cuda_tile_annotations_and_line_continuations() -> None:
+    source = (
+        "import torch\n"
+        "import cuda.tile as ct\n"
+        "kernel = ct.kernel\n"
+        "\n"
+        "@kernel\n"
+        "def k(x: \"torch.Tensor\", T: ct.Constant[int], U: ct.Constant[int] = 2) \\\n"
+        "        -> \\\n"
+        "        torch.Tensor:\n"
+        "    t = ct.load(x, index=(0,), shape=(T,))\n"
+        "    ct.store(x, index=(0,), tile=t.astype(torch.float32))\n"
+    )
+    lifted = lift_kernel(source, "k")
+    compile(lifted, "<lifted>", "exec")
+    lines = lifted.splitlines()
+    assert lines[2] == "kernel = ct.kernel" and lines[4] == "@kernel"
+    assert lines[5].startswith("def k(x                , T: ct.Constant[int], U: ct.Constant")
+    assert lines[6].strip() == "\\" and lines[7].strip() == ":"
+    assert lines[0].startswith("import cuda.tile as torch")
+
+
+def test_dtype_names_read_from_torch_and_numpy_are_cuda_tiles() -> None:
+    import cuda.tile as ct
+
+    assert {name for name in dir(ct) if isinstance(getattr(ct, name), ct.DType)} \
+        == CUDA_TILE_DTYPES
 
 
 # -- specializations ---------------------------------------------------------------------------
@@ -263,3 +358,29 @@ def test_cutile_rust_output_for_vadd_passes_with_notes(
     rules = {note.rule for note in verdict.notes}
     assert {"padding-refinement", "token-threading", "assume-bounded-redundant"} <= rules
     assert rust.entry().ops[1].location is not None
+
+
+# -- kernels in TileGym's style: host decorators, torch type hints, torch / numpy dtypes -------
+
+
+def test_a_host_wrapped_kernel_compiles_like_the_plain_one(
+        compiled: Callable[[str, str, str], TileIrModule]) -> None:
+    wrapped = compiled("host_wrapped.py", "vadd", "vadd")
+    verdict = compare_modules(compiled("base.py", "vadd", "vadd"), wrapped)
+    assert verdict.status == "PASS", format_verdict(verdict)
+    load = next(op for op in wrapped.entry().ops if op.name == "load_view_tko")
+    line = _line_of(HOST, "ta = ct.load(a")
+    col = HOST.read_text().splitlines()[line - 1].index("ct.load")
+    assert load.location == f"{HOST}:{line}:{col}"
+
+
+def test_torch_and_numpy_dtypes_compile_as_cuda_tiles(
+        compiled: Callable[[str, str, str], TileIrModule]) -> None:
+    host = compiled("host_wrapped.py", "cast_host_dtypes", "scale")
+    verdict = compare_modules(compiled("host_wrapped.py", "cast_tile_dtypes", "scale"), host)
+    assert verdict.status == "PASS", format_verdict(verdict)
+    swapped = compare_modules(compiled("host_wrapped.py", "cast_other_dtypes", "scale"), host)
+    assert swapped.status == FAIL and "element-type" in swapped.kinds, format_verdict(swapped)
+    store = [op for op in host.entry().ops if op.name == "store_view_tko"][-1]
+    line = _line_of(HOST, "ct.store(y, index=(bid,), tile=(acc * 2.0).astype(half)")
+    assert store.location is not None and store.location.startswith(f"{HOST}:{line}:")

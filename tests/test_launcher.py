@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -126,6 +127,115 @@ def test_layer_norm_launcher_fixes_stats_dtype_and_dispatches_the_rest() -> None
     assert "eps as f32" in text
 
 
+# ---- kernels translated per dtype / per constant value: one Rust entry each -----------------
+
+# Golden file -> the arrays whose dtype selects the entry (the float dtypes translated for
+# follow the analysis; each has its own entry `<kernel>_<element>`).
+DTYPE_VARIANTS = {
+    "gram_matrix": ("X",),
+    "batched_matmul_scaled": ("A", "B"),
+    "matmul_tf32": ("A",),
+}
+
+CONST_VARIANT = '''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def maybe_widen(x, y, TILE: ct.Constant[int], WIDE: ct.Constant[bool]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if WIDE:
+        r = t.astype(ct.float32) * 2.0
+    else:
+        r = t
+    ct.store(y, index=(ct.bid(0),), tile=r.astype(y.dtype))
+
+
+def widen(x, wide: bool):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 256,), maybe_widen, (x, y, 256, wide))
+    return y
+'''
+
+
+def _extern_body(text: str, symbol: str) -> str:
+    start = text.index(f'extern "C" fn {symbol}(')
+    return text[start:text.index("\n}\n", start)]
+
+
+def _assert_dispatch(body: str, branches: list[tuple[str, str]], tag: str) -> None:
+    """Each `if TEST {` branch, in order, launches its own entry and no other."""
+    starts = [body.index(f"if {test} {{") for _, test in branches]
+    assert starts == sorted(starts)
+    ends = [*starts[1:], body.index("} else {\n", starts[-1])]
+    for (entry, _), start, end in zip(branches, starts, ends, strict=True):
+        launched = set(re.findall(r"run_" + tag + r"_(\w+?)(?:::<|\()", body[start:end]))
+        assert launched == {entry}, (entry, launched)
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_VARIANTS))
+def test_dtype_variants_are_dispatched_on_the_runtime_dtypes(name: str) -> None:
+    source, rust = _translate(GOLDEN / f"{name}.py")
+    (launch,) = plan_launches(source, rust).launches
+    expected = []
+    for entry in launch.entries:
+        assert entry.name == launch.kernel.name
+        assert tuple(p for p, _ in entry.variant) == DTYPE_VARIANTS[name]
+        (element,) = {e for _, e in entry.variant}
+        assert entry.rust_fn == f"{entry.name}_{element}"
+        expected.append((entry.rust_fn, " && ".join(
+            f"{p}.dtype == DT_{element.upper()}" for p in DTYPE_VARIANTS[name])))
+    assert "f32" in {e for entry in launch.entries for _, e in entry.variant}
+    text = emit_rust_launchers(source, rust)
+    body = _extern_body(text, launch.symbol)
+    _assert_dispatch(body, expected, f"s0_{launch.kernel.name}")
+    # No entry fits: an error code naming the dtypes the call has and the translated ones.
+    tail = body[body.rindex("} else {"):]
+    assert "TL_UNSUPPORTED_DTYPE" in tail and "dtype_name(" in tail
+    assert f"no translation of `{launch.kernel.name}` for " in tail
+    for entry in launch.entries:
+        fixed = ", ".join(f"{p} = {e}" for p, e in entry.variant)
+        assert f"Entry `{entry.rust_fn}` (launched for {fixed})" in text
+        assert fixed in tail
+
+
+def test_matmul_tf32_output_dtype_follows_the_selected_entry() -> None:
+    source, rust = _translate(GOLDEN / "matmul_tf32.py")
+    (launch,) = plan_launches(source, rust).launches
+    elements = [e.upper() for entry in launch.entries for _, e in entry.variant]
+    assert elements == ["F32", "F16", "BF16"]
+    text = emit_rust_launchers(source, rust)
+    for element in elements:
+        branch = text[text.index(f"if A.dtype == DT_{element} {{"):]
+        branch = branch[:branch.index("} else ")]
+        assert f'expect_dtype("C", C, DT_{element},' in branch
+        assert f'expect_dtype("A", A, DT_{element},' in branch
+
+
+def test_constant_value_variants_are_dispatched_on_the_constant(tmp_path: Path) -> None:
+    source, rust = _translate(tmp_path / "widen.py", CONST_VARIANT)
+    (launch,) = plan_launches(source, rust).launches
+    assert {e.rust_fn: e.consts for e in launch.entries} == {
+        "maybe_widen_wide_true": (("WIDE", True),), "maybe_widen_wide_false": (("WIDE", False),)}
+    body = _extern_body(emit_rust_launchers(source, rust), launch.symbol)
+    _assert_dispatch(body, [("maybe_widen_wide_true", "WIDE"),
+                            ("maybe_widen_wide_false", "!WIDE")], "s0_maybe_widen")
+    assert "if true" not in body
+    assert "TL_INVALID_ARGUMENT" in body[body.rindex("} else {"):]
+
+
+def test_a_variant_without_a_c_abi_dtype_is_left_out(tmp_path: Path) -> None:
+    source, rust = _translate(GOLDEN / "matmul_tf32.py")
+    rust = rust.replace('"dtype_variant":{"A":"bfloat16"}', '"dtype_variant":{"A":"float8_e4m3fn"}')
+    (launch,) = plan_launches(source, rust).launches
+    assert [e.rust_fn for e in launch.entries] == ["matmul_tf32_kernel_f32",
+                                                   "matmul_tf32_kernel_f16"]
+    text = emit_rust_launchers(source, rust)
+    assert "Entry `matmul_tf32_kernel_bf16` is not launched from here" in text
+    assert "run_s0_matmul_tf32_kernel_matmul_tf32_kernel_bf16" not in text
+
+
 def test_pywrapper_text() -> None:
     text = emit_pywrapper(*_translate(GOLDEN / "vector_add.py"))
     compile(text, "vector_add_wrapper.py", "exec")
@@ -180,10 +290,14 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(reason)
     work = tmp_path_factory.mktemp("launcher")
     pairs: list[str] = []
-    for name in ("vector_add", "softmax_rows"):
+    (work / "widen.py").write_text(CONST_VARIANT)
+    sources = [GOLDEN / f"{name}.py" for name in ("vector_add", "softmax_rows",
+                                                  *sorted(DTYPE_VARIANTS))]
+    for path in [*sources, work / "widen.py"]:
+        name = path.stem
         for kind, suffix in (("kernels", ".rs"), ("launcher", "_launcher.rs"),
                              ("pywrapper", "_wrapper.py")):
-            assert cli_main([str(GOLDEN / f"{name}.py"), "--emit", kind, "-q",
+            assert cli_main([str(path), "--emit", kind, "-q", "--no-llm",
                              "-o", str(work / f"{name}{suffix}")]) == 0
         pairs += [str(work / f"{name}.rs"), str(work / f"{name}_launcher.rs")]
     proc = subprocess.run(["bash", str(REPO / "launcher" / "build.sh"), *pairs, str(work)],
@@ -206,6 +320,57 @@ def _lib(library: Path) -> ctypes.CDLL:
     lib = ctypes.CDLL(str(library))
     lib.tl_last_error.restype = ctypes.c_char_p
     return lib
+
+
+def test_variant_launchers_are_exported(library: Path) -> None:
+    out = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True,
+                         text=True, check=True).stdout
+    for symbol in ("tl_gram_matrix__gram__gram_kernel",
+                   "tl_batched_matmul_scaled__scaled_bmm__scaled_bmm_kernel",
+                   "tl_matmul_tf32__matmul_tf32__matmul_tf32_kernel",
+                   "tl_widen__widen__maybe_widen"):
+        assert f" T {symbol}\n" in out
+
+
+def test_the_entry_is_chosen_by_the_runtime_dtypes(library: Path) -> None:
+    """No driver here: a call that passes the dtype checks fails at the launch (code 3), so
+    the code and message show which entry the dtypes selected."""
+    lib = _lib(library)
+    fn = lib.tl_matmul_tf32__matmul_tf32__matmul_tf32_kernel
+    tiles = (ctypes.c_int32(64), ctypes.c_int32(64), ctypes.c_int32(32))
+
+    def call(a: int, b: int, c: int) -> tuple[int, str]:
+        descs = [_desc((128, 128), dtype) for dtype in (a, b, c)]
+        code = fn(None, 0, *(ctypes.byref(d) for d in descs), *tiles)
+        return code, (lib.tl_last_error() or b"").decode()
+
+    F16, BF16, F32, F64 = 6, 7, 8, 9
+    code, message = call(F64, F64, F64)
+    assert code == 2
+    assert message == ("no translation of `matmul_tf32_kernel` for A = f64 (translated for: "
+                       "A = f32; A = f16; A = bf16)")
+    gram = lib.tl_gram_matrix__gram__gram_kernel
+    x, g = _desc((256, 64), F64), _desc((64, 64))
+    assert gram(None, 0, ctypes.byref(x), ctypes.byref(g), ctypes.c_int32(256),
+                ctypes.c_int32(32), ctypes.c_int32(64)) == 2
+    assert (lib.tl_last_error() or b"").decode().startswith(
+        "no translation of `gram_kernel` for X = f64 (translated for: X = f32")
+    # A bf16: the bf16 entry, whose output C is bf16 too.
+    code, message = call(BF16, BF16, F32)
+    assert code == 2 and "`C` has dtype f32, expected bf16" in message
+    code, message = call(F16, F16, F32)
+    assert code == 2 and "`C` has dtype f32, expected f16" in message
+    for dtype in (F32, F16, BF16):  # every check passes; only the driver is missing
+        code, message = call(dtype, F32, dtype)
+        assert code == 3, message
+    bmm = lib.tl_batched_matmul_scaled__scaled_bmm__scaled_bmm_kernel
+    a, b16, c = _desc((2, 64, 64)), _desc((2, 64, 64), F16), _desc((2, 64, 64))
+    code = bmm(None, 0, ctypes.byref(a), ctypes.byref(b16), ctypes.byref(c),
+               ctypes.c_double(0.5), *tiles)
+    assert code == 2
+    message = (lib.tl_last_error() or b"").decode()
+    assert message.startswith("no translation of `scaled_bmm_kernel` for A = f32, B = f16 "
+                              "(translated for: A = f32, B = f32")
 
 
 @pytest.mark.parametrize("n, blocks", [(1, 1), (1024, 1), (1025, 2), (5000, 5)])

@@ -29,7 +29,8 @@ _RUST_FORMS: dict[str, str] = {
     "bid": "get_tile_block_id().N",
     "num_blocks": "get_num_tile_blocks().N",
     "num_tiles": "num_tiles(&view, axis) on an unpadded partition view",
-    "cdiv": "ceil_div(a, b) (scalars); folded for constants",
+    "cdiv": "ceil_div(a, b) (scalars), divi(.., rounding::PositiveInf) (tiles); folded for "
+            "constants",
     "load": "load_view_tko(&make_partition_view(.., padding::P, dim_map, token), idx, "
             "ordering::Weak, scope::TileBlock, latency, tma)",
     "store": "store_view_tko_mut(&mut partition_full_mut(shape), tile, idx, ..)",
@@ -76,6 +77,7 @@ _RUST_FORMS: dict[str, str] = {
     "static_assert": "checked at translation time",
     "assume_divisible_by": "assume_div_by::<_, D>(x)",
     "item": "reshape to 0-d + tile_to_scalar",
+    "extract": "extract(x, [scalar_to_tile(i), ..])",
 }
 
 _FRONT_END = {
