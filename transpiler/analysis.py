@@ -1751,14 +1751,13 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
             # usually launched with (a host that names only an output's dtype says nothing
             # of its inputs').
             candidates = list(dict.fromkeys([*host_dtypes(source), *DEFAULT_VARIANT_DTYPES]))
-            # Every array whose element type is still open is fixed together: a variant
-            # per dtype for all of them (launches mixing dtypes then have no entry, which
-            # the launcher reports), not one per combination.
-            open_params = [p.name for p in analyzer.params if isinstance(p.type, ArrayType)
-                           and isinstance(analyzer.find(p.type.dtype), DTypeVar)]
-            for dtype in candidates:
+            # A variant that already fixed some arrays' dtype fixes the next ones to the
+            # same dtype (launches that mix element types in one kernel are rare; the
+            # launcher reports them), rather than one variant per combination.
+            chosen = list(dict.fromkeys(d.name for d in fixed.values())) or candidates
+            for dtype in chosen:
                 variant = dict(fixed)
-                variant.update({p: DType(dtype) for p in open_params or err.params})
+                variant.update({p: DType(dtype) for p in err.params})
                 pending.append((variant, consts))
             _check_variant_count(analyzer, pending, done)
             continue
