@@ -130,6 +130,8 @@ class KernelSig:
     variant: tuple[tuple[str, str], ...] = ()  # (array param, element) a dtype variant fixes
     derived: tuple[tuple[str, object], ...] = ()  # f32 params computed from float constants
     consts: tuple[tuple[str, object], ...] = ()  # (constant, value) a value variant fixes
+    # i32 params carrying a tensor's stride (name, array, dim): a kernel cannot read them
+    strides: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def is_variant(self) -> bool:
@@ -145,7 +147,8 @@ class KernelSig:
         generics, fixed float constants are folded), then derived values (by name)."""
         kept: list[ParamSig | str] = [p for p in self.params
                                       if not p.is_generic_const and not p.fixed]
-        return (*kept, *(name for name, _ in self.derived))
+        return (*kept, *(name for name, _ in self.derived),
+                *(name for name, _, _ in self.strides))
 
 
 def kernel_signatures(rust: str) -> tuple[str, dict[str, list[KernelSig]]]:
@@ -173,9 +176,11 @@ def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
         ParamSig(str(p["name"]), str(p["kind"]), int(p.get("ndim", 0) or 0),
                  str(p.get("element", "") or ""), str(p.get("const_kind", "") or ""),
                  p.get("fixed") is not None)
-        for p in raw if p["kind"] != "derived"
+        for p in raw if p["kind"] not in ("derived", "stride")
     )
     derived = tuple((str(p["name"]), p["expr"]) for p in raw if p["kind"] == "derived")
+    strides = tuple((str(p["name"]), str(p["array"]), int(p["dim"]))
+                    for p in raw if p["kind"] == "stride")
     generics = tuple(
         GenericSig(str(g["name"]), str(g["kind"]), tuple(str(x) for x in g["params"]))
         for g in data["generics"]  # type: ignore[attr-defined]
@@ -184,7 +189,8 @@ def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
                     for k, v in dict(data.get("dtype_variant") or {}).items())  # type: ignore[call-overload]
     consts = tuple((str(k), v)
                    for k, v in dict(data.get("const_variant") or {}).items())  # type: ignore[call-overload]
-    return KernelSig(str(data["kernel"]), rust_fn, params, generics, variant, derived, consts)
+    return KernelSig(str(data["kernel"]), rust_fn, params, generics, variant, derived, consts,
+                     strides)
 
 
 # ---- host values ---------------------------------------------------------------------------
@@ -1279,7 +1285,9 @@ def _rust_run_fn(launch: KernelLaunch, entry: KernelSig, tag: str, plan: LaunchP
                         "grid: (u32, u32, u32)", *_c_params(entry, True)])
     name = f"run_{tag}_{entry.rust_fn}"
     warm = f"WARM_{tag}_{entry.rust_fn}".upper()
-    body = [f"    let {p.ident} = unsafe {{ {p.ident}.borrow::<"
+    body = [f"    let {name_}: i32 = {entry.param(array).ident}.strides[{dim}] as i32;"
+            for name_, array, dim in entry.strides]
+    body += [f"    let {p.ident} = unsafe {{ {p.ident}.borrow::<"
             f"{types.get(p.element, _rust_type(p.element))}>(context, {json.dumps(p.name)})? }};"
             for p in entry.params if p.kind == "array"]
     body += [f"    let {name_}: f32 = ({_rust_float(expr, entry)}) as f32;"
