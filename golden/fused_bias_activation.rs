@@ -89,38 +89,22 @@ pub mod fused_bias_activation {
                 .reshape(const_shape![1, TN])
                 .broadcast(const_shape![TM, TN]);
         let activation_out: Tile<f32, { [TM, TN] }> = if (ACT == 0) {
-            let activation_split_pos_neg_zero: Tile<f32, { [TM, TN] }> =
+            let split_pos_neg_zero: Tile<f32, { [TM, TN] }> =
                 constant(0.0f32, const_shape![TM, TN]);
-            let activation_pos: Tile<f32, { [TM, TN] }> = maxf(
-                h,
-                activation_split_pos_neg_zero,
-                nan::Disabled,
-                ftz::Disabled,
-            );
-            let activation__: Tile<f32, { [TM, TN] }> = minf(
-                h,
-                activation_split_pos_neg_zero,
-                nan::Disabled,
-                ftz::Disabled,
-            );
+            let activation_pos: Tile<f32, { [TM, TN] }> =
+                maxf(h, split_pos_neg_zero, nan::Disabled, ftz::Disabled);
+            let activation__: Tile<f32, { [TM, TN] }> =
+                minf(h, split_pos_neg_zero, nan::Disabled, ftz::Disabled);
             let activation_out: Tile<f32, { [TM, TN] }> = activation_pos;
             activation_out
         } else {
             let activation_out: Tile<f32, { [TM, TN] }> = if (ACT == 1) {
-                let activation_split_pos_neg_zero: Tile<f32, { [TM, TN] }> =
+                let split_pos_neg_zero: Tile<f32, { [TM, TN] }> =
                     constant(0.0f32, const_shape![TM, TN]);
-                let activation_pos: Tile<f32, { [TM, TN] }> = maxf(
-                    h,
-                    activation_split_pos_neg_zero,
-                    nan::Disabled,
-                    ftz::Disabled,
-                );
-                let activation_neg: Tile<f32, { [TM, TN] }> = minf(
-                    h,
-                    activation_split_pos_neg_zero,
-                    nan::Disabled,
-                    ftz::Disabled,
-                );
+                let activation_pos: Tile<f32, { [TM, TN] }> =
+                    maxf(h, split_pos_neg_zero, nan::Disabled, ftz::Disabled);
+                let activation_neg: Tile<f32, { [TM, TN] }> =
+                    minf(h, split_pos_neg_zero, nan::Disabled, ftz::Disabled);
                 let t_5: Tile<f32, { [TM, TN] }> = constant(0.01f32, const_shape![TM, TN]);
                 let activation_out: Tile<f32, { [TM, TN] }> = fma(
                     t_5,

@@ -407,7 +407,9 @@ class KernelAnalyzer:
                                           {"name": rust_name, "binding": binding})
 
     def _fresh(self, py_name: str) -> str:
-        prefix = "_".join(self.helper_stack)
+        # Locals of an inlined helper carry the helper's name, so they never shadow the
+        # caller's names (the innermost helper suffices: each helper's body is a block).
+        prefix = self.helper_stack[-1].strip("_") if self.helper_stack else ""
         base = rust_ident(f"{prefix}_{py_name}" if prefix else py_name)
         self.scope.rename[py_name] = base
         self.used_names.add(base)

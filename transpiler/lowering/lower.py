@@ -160,6 +160,12 @@ class KernelLowerer:
         value = self.expr(stmt.value, ctx, top=True)
         if stmt.first:
             ty = self.rust_type(stmt.value.type, stmt.span)
+            if ty and len(stmt.name) + len(ty) > _LONG_LET:
+                # rustfmt would break a long annotation over lines with a trailing comma,
+                # and the cuTile Rust compiler compares types as written: keep it short.
+                if not isinstance(value, t.Binary | t.Path | t.Unary):
+                    value = self.let(ctx, "value", value, ty)
+                ty = None
             ctx.stmts.append(t.Let(stmt.name, value, t.RType(ty) if ty else None,
                                    mutable=stmt.mutable))
         else:
@@ -306,6 +312,10 @@ class KernelLowerer:
             self.view_order.append(self.views[key])
         return self.views[key].name
 
+
+# `let NAME: TYPE =` longer than this (in characters of name and type) is not annotated:
+# at the deepest usual indentation rustfmt would otherwise break the type over lines.
+_LONG_LET = 58
 
 _TEMP_HINT = {"bid": "block", "num_blocks": "blocks", "extract": "part",
               "convert": "conv", "reduce": "red", "permute": "perm", "mma": "prod",
