@@ -733,13 +733,21 @@ class KernelAnalyzer:
         op = type(node.operator)
         if is_const(operand):
             value = operand.type.value
+            symbolic = isinstance(value, _ConstParam | _Deferred)
             if op is cst.Minus:
                 if isinstance(value, DimSym | DimExpr):
                     return const(dim_op("*", -1, value), self.span(node))
+                if symbolic:
+                    return const(_Deferred("*", -1.0, value), self.span(node))
                 return const(-value, self.span(node))
             if op is cst.Plus:
                 return operand
             if op is cst.Not:
+                # A condition on launch-time constants stays symbolic: `not FLAG`.
+                if symbolic:
+                    return const(_Deferred("^", value, True), self.span(node))
+                if isinstance(value, DimSym | DimExpr):
+                    return const(_Deferred("==", value, 0), self.span(node))
                 return const(not value, self.span(node))
             if op is cst.BitInvert and isinstance(value, int):
                 return const(~value, self.span(node))
@@ -1094,6 +1102,8 @@ class KernelAnalyzer:
                 return TExpr("const_param", [], ScalarType(dt), value.span, {"name": v.name})
             if isinstance(v, _Deferred) and _float_expression(v):
                 return self.derived_scalar(v, value.span)
+            if isinstance(v, _Deferred) and _bool_expression(v):
+                return TExpr("const_cond", [], ScalarType(BOOL), value.span, {"value": v})
         if isinstance(value.type, TileType) and value.type.rank == 0:
             return TExpr("tile_to_scalar", [value], ScalarType(value.type.dtype), value.span)
         raise self.error("E0107", f"expected a scalar, found {_describe(value.type)}", node)
@@ -1152,7 +1162,7 @@ class KernelAnalyzer:
             v = value.type.value
             if isinstance(v, bool | int | float | DimSym | DimExpr | _ConstParam | _TypedConst):
                 return
-            if isinstance(v, _Deferred) and _float_expression(v):
+            if isinstance(v, _Deferred) and (_float_expression(v) or _bool_expression(v)):
                 return
         elif isinstance(value.type, TileType | ScalarType):
             return
@@ -1345,6 +1355,12 @@ class KernelAnalyzer:
                 return op == "=="
             return _Deferred(op, a, b)
         if isinstance(a, _ConstParam | _Deferred) or isinstance(b, _ConstParam | _Deferred):
+            for known, other in ((a, b), (b, a)):
+                if isinstance(known, bool) and op in ("&", "|"):
+                    # `FLAG or False` is FLAG; `FLAG and False` is False.
+                    if (op == "|") != known:
+                        return other
+                    return known
             return _Deferred(op, a, b)
         try:
             return _PY_OPS[op](a, b)
@@ -1433,6 +1449,18 @@ def _float_expression(value: object) -> bool:
     if isinstance(value, _ConstParam):
         return value.kind == "float"
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _bool_expression(value: object) -> bool:
+    """A `_Deferred` condition over `ct.Constant` parameters (and, or, not, comparisons)."""
+    if isinstance(value, _Deferred):
+        if value.op in ("&", "|", "^", "==", "!=", "<", "<=", ">", ">="):
+            return all(_bool_expression(v) or isinstance(v, int | float | DimSym | DimExpr)
+                       for v in (value.left, value.right))
+        return False
+    if isinstance(value, _ConstParam):
+        return value.kind == "bool"
+    return isinstance(value, bool | DimSym | DimExpr | int)
 
 
 def _expression_tree(value: object) -> object:
