@@ -50,7 +50,7 @@ pub mod matmul_grouped_order {
         B: &Tensor<E, { [-1, -1] }>,
         C: &Tensor<EC, { [-1, -1] }>,
     ) {
-        let a_view_1: Partition<E, { [TM, TK] }> = unsafe {
+        let a_view_4: Partition<E, { [TM, TK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![TM, TK],
@@ -59,7 +59,7 @@ pub mod matmul_grouped_order {
                 get_tensor_token(A),
             )
         };
-        let a_view_2: Partition<E, { [TM, TK] }> = unsafe {
+        let a_view_5: Partition<E, { [TM, TK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![TM, TK],
@@ -68,7 +68,7 @@ pub mod matmul_grouped_order {
                 get_tensor_token(A),
             )
         };
-        let b_view_3: Partition<E, { [TK, TN] }> = unsafe {
+        let b_view_6: Partition<E, { [TK, TN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![TK, TN],
@@ -77,7 +77,7 @@ pub mod matmul_grouped_order {
                 get_tensor_token(B),
             )
         };
-        let mut c_out_4 = unsafe { C.partition_full_mut(const_shape![TM, TN]) };
+        let mut c_out_7 = unsafe { C.partition_full_mut(const_shape![TM, TN]) };
         let pid: i32 = get_tile_block_id().0;
         let M: i32 = get_shape_dim(A.shape(), 0i32);
         let N: i32 = get_shape_dim(B.shape(), 1i32);
@@ -86,8 +86,11 @@ pub mod matmul_grouped_order {
         let swizzle_tile_index_width: i32 = 8i32 * swizzle_tile_index_grid_n;
         let swizzle_tile_index_group_id: i32 = py_floordiv_i32(pid, swizzle_tile_index_width);
         let swizzle_tile_index_first_m: i32 = swizzle_tile_index_group_id * 8i32;
-        let swizzle_tile_index_rows_in_group: i32 =
-            min(swizzle_tile_index_grid_m - swizzle_tile_index_first_m, 8i32);
+        let operand_1: Tile<i32, { [] }> =
+            scalar_to_tile(swizzle_tile_index_grid_m - swizzle_tile_index_first_m);
+        let operand_2: Tile<i32, { [] }> = scalar_to_tile(8i32);
+        let min_3: Tile<i32, { [] }> = mini(operand_1, operand_2);
+        let swizzle_tile_index_rows_in_group: i32 = tile_to_scalar(min_3);
         let swizzle_tile_index_tile_m: i32 = swizzle_tile_index_first_m
             + py_mod_i32(
                 py_mod_i32(pid, swizzle_tile_index_width),
@@ -100,9 +103,9 @@ pub mod matmul_grouped_order {
         let tile_m: i32 = swizzle_tile_index_tile_m;
         let tile_n: i32 = swizzle_tile_index_tile_n;
         let mut acc: Tile<f32, { [TM, TN] }> = constant(0.0f32, const_shape![TM, TN]);
-        for k in 0i32..num_tiles(&a_view_1, 1) {
+        for k in 0i32..num_tiles(&a_view_4, 1) {
             let a: Tile<E, { [TM, TK] }> = load_view_tko(
-                &a_view_2,
+                &a_view_5,
                 [tile_m, k],
                 ordering::Weak,
                 scope::TileBlock,
@@ -110,7 +113,7 @@ pub mod matmul_grouped_order {
                 tma::Enabled,
             );
             let b: Tile<E, { [TK, TN] }> = load_view_tko(
-                &b_view_3,
+                &b_view_6,
                 [k, tile_n],
                 ordering::Weak,
                 scope::TileBlock,
@@ -119,11 +122,11 @@ pub mod matmul_grouped_order {
             );
             acc = mma(a, b, acc);
         }
-        let conv_5: Tile<EC, { [TM, TN] }> = convert_tile(acc);
+        let conv_8: Tile<EC, { [TM, TN] }> = convert_tile(acc);
         unsafe {
             store_view_tko_mut(
-                &mut c_out_4,
-                conv_5,
+                &mut c_out_7,
+                conv_8,
                 [tile_m, tile_n],
                 ordering::Weak,
                 scope::TileBlock,

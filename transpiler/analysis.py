@@ -280,6 +280,10 @@ class KernelAnalyzer:
     def _param_kind(self, param: cst.Param) -> tuple[str, str | None]:
         ann = param.annotation.annotation if param.annotation else None
         if ann is None:
+            # cuTile Python types an unannotated parameter by what the launch passes: an
+            # integer when the kernel only computes with it, else an array.
+            if param.name.value in _integer_uses(self.kernel.node):
+                return "scalar", "int"
             return "array", None
         resolved = self._annotation_text(ann)
         if resolved.startswith("Constant["):
@@ -703,7 +707,7 @@ class KernelAnalyzer:
             return const(EnumValue(head, member), self.span(node))
         if name in ALL_DTYPES:
             return const(DType(name), self.span(node))
-        if name in ("Constant", "Array", "Tile", "Scalar"):
+        if name in ("Constant", "Array", "Tile", "Scalar", "ByTarget"):
             return const(name, self.span(node))
         if signatures.known(name):
             return TExpr("function", [], ConstType(None), self.span(node), {"tile": name})
@@ -718,6 +722,10 @@ class KernelAnalyzer:
 
     def e_string(self, node: cst.SimpleString) -> TExpr:
         return const(node.evaluated_value, self.span(node))
+
+    def e_fstring(self, node: cst.FormattedString) -> TExpr:
+        # Only a message (of `ct.static_assert`) can be a string; its text is not needed.
+        return const(self.source.module.code_for_node(node), self.span(node))
 
     def e_tuple(self, node: cst.Tuple | cst.List) -> TExpr:
         items = [self.expr(e.value) for e in node.elements]
@@ -891,6 +899,11 @@ class KernelAnalyzer:
             if name in _BUILTIN_FUNCS:
                 return _BUILTIN_FUNCS[name](self, positional, keywords, node)
             return self.call_helper(name, positional, keywords, node)
+        if is_const(callee) and callee.type.value == "ByTarget":
+            # `ct.ByTarget(sm_80=2, default=4)`: a per-target compile-time value.
+            values = {k: self.const_value(v, node, "a ByTarget value")
+                      for k, v in keywords.items()}
+            return const(values, self.span(node))
         if is_const(callee) and isinstance(callee.type.value, DType):
             # `ct.float8_e4m3fn(0.0)`: a typed scalar constant.
             if len(positional) == 1 and is_const(positional[0]):
@@ -1536,6 +1549,46 @@ def _shape_text(shape: Shape) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
+_ARRAY_CALLS = {"load", "store", "gather", "scatter", "num_tiles", "atomic_add", "atomic_and",
+                "atomic_or", "atomic_xor", "atomic_max", "atomic_min", "atomic_xchg",
+                "atomic_cas", "load_advanced_indexing", "store_advanced_indexing"}
+
+
+def _integer_uses(fn: cst.FunctionDef) -> set[str]:
+    """Parameter names used only as integers: in `range(...)`, arithmetic or comparisons,
+    never as the array of a memory operation or through `.shape`/`.dtype`."""
+    numeric: set[str] = set()
+    array: set[str] = set()
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else (
+                node.func.value if isinstance(node.func, cst.Name) else "")
+            if callee in _ARRAY_CALLS and node.args and isinstance(node.args[0].value, cst.Name):
+                array.add(node.args[0].value.value)
+            if callee == "range":
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name):
+                        numeric.add(arg.value.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.attr.value in ("shape", "dtype", "ndim"):
+                array.add(node.value.value)
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            for side in (node.left, node.right):
+                if isinstance(side, cst.Name):
+                    numeric.add(side.value)
+
+        def visit_Comparison(self, node: cst.Comparison) -> None:
+            for side in (node.left, *(c.comparator for c in node.comparisons)):
+                if isinstance(side, cst.Name):
+                    numeric.add(side.value)
+
+    fn.body.visit(Finder())
+    return numeric - array
+
+
 def _docstring(body: list[cst.BaseStatement]) -> str | None:
     if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
             body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
@@ -1738,6 +1791,7 @@ _EXPR_HANDLERS: dict[type, Callable[[KernelAnalyzer, cst.CSTNode], TExpr]] = {
     cst.Integer: KernelAnalyzer.e_integer,
     cst.Float: KernelAnalyzer.e_float,
     cst.SimpleString: KernelAnalyzer.e_string,
+    cst.FormattedString: KernelAnalyzer.e_fstring,
     cst.Tuple: KernelAnalyzer.e_tuple,
     cst.List: KernelAnalyzer.e_tuple,
     cst.UnaryOperation: KernelAnalyzer.e_unary,

@@ -108,8 +108,9 @@ RULES: tuple[Rule, ...] = (
          "padded load `load_ptr_tko(p, m, pad)`: masked-off lanes take `pad` either way "
          "(cuTile Rust 0.5.0 cannot pass a padding to loads of rank >= 2)."),
     Rule("constant-folding",
-         "`cmpi` of two integer constants is the boolean constant it evaluates to (cuTile "
-         "Python folds such comparisons, cuTile Rust may not)."),
+         "`cmpi` of two integer constants is the boolean constant it evaluates to, and "
+         "`itof`/`exti` of an integer constant is the converted constant (cuTile Python folds "
+         "these at compile time, cuTile Rust may not)."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
 )
@@ -919,6 +920,15 @@ def splat_literal(value: Value) -> str | None:
         return normal_literal(literal) if literal and "[" not in literal else None
     if node.op.name in ("broadcast", "reshape") and node.operands:
         return splat_literal(node.operands[0])
+    if node.op.name in ("itof", "exti") and node.operands and node.results[0].type:
+        # Rule constant-folding: an integer constant converted is the converted constant.
+        value = _int_literal(splat_literal(node.operands[0]))
+        target = node.results[0].type.element
+        if value is not None and target:
+            if node.op.name == "itof" and target in _FLOAT_TYPES:
+                return f"<{target}: {_round_to(target, float(value))!r}>"
+            if node.op.name == "exti":
+                return f"<{target}: {value}>"
     if node.op.name == "cmpi" and len(node.operands) == 2:
         # Rule constant-folding: a comparison of two integer constants is a constant.
         folded = _fold_compare(node)

@@ -10,6 +10,7 @@ permutations) get their own annotated `let`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -410,18 +411,26 @@ def _manifest_comment(spec: SpecializedKernel) -> tuple[str, ...]:
     return tuple(lines)
 
 
+# `@ct.kernel` options -> cuTile Rust optimization hint names.
+_KERNEL_HINTS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga",
+                 "num_worker_warps": "num_worker_warps_per_cta"}
+
+
 def _entry_attribute(spec: SpecializedKernel) -> str:
-    hints = spec.model.hints
-    parts = []
-    occupancy = hints.get("occupancy")
-    num_ctas = hints.get("num_ctas")
-    if isinstance(occupancy, int):
-        parts.append(f"occupancy = {occupancy}")
-    if isinstance(num_ctas, int):
-        parts.append(f"num_cta_in_cga = {num_ctas}")
-    if not parts:
+    """`#[cutile::entry(...)]` with the kernel's optimization hints, per target: a plain
+    value applies to every target (`default`), `ct.ByTarget(sm_80=2, default=4)` per key."""
+    by_target: dict[str, list[str]] = {}
+    for option, rust_name in _KERNEL_HINTS.items():
+        value = spec.model.hints.get(option)
+        targets = value.items() if isinstance(value, dict) else [("default", value)]
+        for target, item in targets:
+            if isinstance(item, int) and not isinstance(item, bool):
+                by_target.setdefault(target, []).append(f"{rust_name} = {item}")
+    if not by_target:
         return "cutile::entry()"
-    return f"cutile::entry(optimization_hints = (default = ({', '.join(parts)},),))"
+    groups = ", ".join(f"{target} = ({', '.join(parts)},)"
+                       for target, parts in sorted(by_target.items()))
+    return f"cutile::entry(optimization_hints = ({groups},))"
 
 
 # ---- rules: typed op -> Rust ---------------------------------------------------------------
@@ -657,9 +666,19 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         value = t.Path(lw.dim(padding, e.span, False))
         pad = lw.let(ctx, "padding", value if elem == "i32" else t.Call(
             "convert_scalar", (value,)), elem)
+    elif isinstance(padding, float) and not math.isfinite(padding):
+        # `f32::NEG_INFINITY` is accepted only as a DSL operation's argument: a 0-d
+        # constant tile holds it (converted for a 16-bit element type).
+        holder: t.Expr = lw.let(ctx, "padding", t.Call("constant", (
+            _float_constant(padding, DType("float32"), lw), t.MacroCall("const_shape", ()))),
+            "Tile<f32, { [] }>")
+        if elem != "f32":
+            holder = lw.let(ctx, "padding", t.Call("convert_tile", (holder,)),
+                            f"Tile<{elem}, {{ [] }}>")
+        pad = lw.let(ctx, "padding", t.Call("tile_to_scalar", (holder,)), elem)
     elif elem in ("f16", "bf16"):
         pad_f32 = lw.let(ctx, "padding", literal(float(padding), DType("float32"), lw), "f32")
-        pad: t.Expr = lw.let(ctx, "padding", t.Call("convert_scalar", (pad_f32,)), elem)
+        pad = lw.let(ctx, "padding", t.Call("convert_scalar", (pad_f32,)), elem)
     else:
         pad = lw.let(ctx, "padding", _float_constant(padding, dtype, lw)
                      if isinstance(padding, float) else literal(padding, dtype, lw), elem)
@@ -838,7 +857,18 @@ def lower_select_scalar(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 @rule("scalar_minmax")
 def lower_scalar_minmax(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    return t.Call(e.attrs["which"], tuple(lw.expr(a, ctx) for a in e.args))
+    # Python's `min`/`max` on runtime scalars are `mini`/`maxi` (`minf`/`maxf`) on 0-d tiles.
+    elem = lw.elem(e.type.dtype)
+    tile_ty = f"Tile<{elem}, {{ [] }}>"
+    a, b = (lw.let(ctx, "operand", t.Call("scalar_to_tile", (lw.expr(x, ctx),)), tile_ty)
+            for x in e.args)
+    which = e.attrs["which"]
+    if elem.startswith(("f", "bf")):
+        call = t.Call(f"{which}f", (a, b, t.Path("nan::Disabled"), t.Path("ftz::Disabled")))
+    else:
+        call = t.Call(f"{which}i", (a, b))
+    result = lw.let(ctx, which, call, tile_ty)
+    return t.Call("tile_to_scalar", (result,))
 
 
 @rule("reduce")
