@@ -134,6 +134,8 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
         params: list[tuple[str, ParamSpec]] = []
         for p in manifest["params"]:
             name = p["name"]
+            if p["kind"] in ("derived", "stride"):
+                continue  # Rust-only parameters: the launcher computes them
             if p["kind"] == "array":
                 element = p["element"]
                 concrete = _dtype_of_rust(element)

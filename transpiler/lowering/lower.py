@@ -590,7 +590,13 @@ def _pointer_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> tuple[t.Path, t
         own_ty = f"Tile<i64, {lw.shape_type(index.type.shape, e.span)}>"
         if lw.elem(index.type.dtype) != "i64":
             idx = lw.let(ctx, "index64", t.Call("exti", (idx,)), own_ty)
-        if index.type.shape != tuple(shape):
+        if len(index.type.shape) < len(shape):
+            lifted = (1,) * (len(shape) - len(index.type.shape)) + tuple(index.type.shape)
+            idx = lw.let(ctx, "index64", t.MethodCall(idx, "reshape", (
+                lw.const_shape(lifted, e.span),)), f"Tile<i64, {lw.shape_type(lifted, e.span)}>")
+            if lifted != tuple(shape):
+                idx = lw.let(ctx, "index64", t.MethodCall(idx, "broadcast", (full,)), tile_i64)
+        elif index.type.shape != tuple(shape):
             idx = lw.let(ctx, "index64", t.MethodCall(idx, "broadcast", (full,)), tile_i64)
         if e.attrs["check_bounds"]:
             masks.append(_in_bounds(lw, ctx, name, dim, idx, ones, full, shape_ty))

@@ -290,9 +290,7 @@ def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
         shapes.append(value.type.shape)
     shape = an.broadcast_shapes(shapes, node)
     # Indices keep their own shapes: cuTile Python widens each to 64 bits before it
-    # broadcasts it (the lowering does the same).
-    indices = [an.reshape(i, (1,) * (len(shape) - i.type.rank) + i.type.shape, node)
-               if i.type.rank < len(shape) else i for i in indices]
+    # reshapes and broadcasts it (the lowering does the same).
     if mask is not None:
         mask = an.broadcast_to(an.convert(mask, BOOL, node), shape, node)
     return array, indices, mask, shape
