@@ -80,10 +80,13 @@ def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int]) -> TExpr:
     if not _is_float_binary(expr, ("+", "-")):
         return expr
     left, right = expr.args
-    product = _product(left, expr, uses, removed)
-    rhs_is_mul = False
-    acc = right
-    if product is None:
+    # cuTile Python matches the left operand first and commits to it: a left product with
+    # another use (or other modes) means no contraction at all, not a try on the right.
+    if _float_mul_of(left, expr) is not None:
+        product = _product(left, expr, uses, removed)
+        rhs_is_mul = False
+        acc = right
+    else:
         product = _product(right, expr, uses, removed)
         rhs_is_mul = True
         acc = left
@@ -124,6 +127,19 @@ def _product(operand: TExpr, consumer: TExpr, uses: dict[int, int],
     if not (same_rounding and same_ftz):
         return None
     return mul, source
+
+
+def _float_mul_of(operand: TExpr, consumer: TExpr) -> TExpr | None:
+    """The float multiply `operand` is (directly or through its binding), whatever its uses."""
+    mul = operand
+    if operand.op == "var":
+        binding = operand.attrs.get("binding")
+        if not isinstance(binding, TAssign) or not binding.first:
+            return None
+        mul = binding.value
+    if _is_float_binary(mul, ("*",)) and mul.type == consumer.type:
+        return mul
+    return None
 
 
 def _reads_mutable(expr: TExpr) -> bool:
