@@ -137,6 +137,7 @@ class KernelAnalyzer:
         self.notes: list[str] = []
         self.module_cache: dict[str, TExpr] = {}
         self.array_ranks: dict[str, int] = {}
+        self.shape_ranks: dict[str, int] = {}
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
         self.concrete_required: list[tuple[ElemType, cst.CSTNode, str]] = []
@@ -825,6 +826,11 @@ class KernelAnalyzer:
         if isinstance(base.type, ListType):
             index = self._const_index(elements, node)
             if base.op == "array_shape":
+                array = base.args[0]
+                # `.shape[i]` says the array has at least i + 1 dimensions; a memory
+                # operation on it says exactly how many.
+                self.shape_ranks[array.type.param] = max(
+                    self.shape_ranks.get(array.type.param, 0), index + 1)
                 return TExpr("array_dim", base.args, ScalarType(I32), self.span(node),
                              {"axis": index})
             return base.args[index]
@@ -1641,7 +1647,8 @@ def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
         if isinstance(vtype, ScalarType):
             return ScalarType(analyzer.find(vtype.dtype))
         if isinstance(vtype, ArrayType):
-            ndim = analyzer.array_ranks.get(vtype.param, vtype.ndim)
+            ndim = analyzer.array_ranks.get(vtype.param,
+                                            analyzer.shape_ranks.get(vtype.param, vtype.ndim))
             return ArrayType(analyzer.find(vtype.dtype), ndim, vtype.param)
         if isinstance(vtype, ListType):
             return ListType(tuple(fix(i) for i in vtype.items))

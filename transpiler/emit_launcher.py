@@ -63,7 +63,8 @@ _RUST_SCALAR_C = {"f32": "f32", "f64": "f64", "i32": "i32", "i64": "i64", "u32":
                   "u64": "u64", "i16": "i16", "i8": "i8", "u8": "u8", "u16": "u16",
                   "bool": "bool"}
 _RESERVED = {"stream", "device", "context", "grid", "grid_x", "grid_y", "grid_z", "out",
-             "generics", "key", "op", "self", "Self", "crate", "super"}
+             "generics", "key", "op", "self", "Self", "crate", "super", "fast", "fast_key",
+             "packet", "spec", "probe", "resolve_generics", "tl_packet", "tl_reader"}
 _MAX_INLINE_DEPTH = 6
 
 
@@ -1217,6 +1218,7 @@ def _rust_header(plan: LaunchPlan) -> str:
         "use cutile::half::{bf16, f16};",
         "use cutile::prelude::{Arc, DeviceOp, TileKernel};",
         "",
+        "use crate::fast::*;",
         "use crate::runtime::*;",
         f"use crate::kernels::{plan.module} as kmod;",
         "",
@@ -1231,6 +1233,7 @@ def _rust_launch(launch: KernelLaunch, plan: LaunchPlan) -> list[str]:
     for entry in launch.entries:
         parts.append(_rust_run_fn(launch, entry, tag, plan))
     parts.append(_rust_extern(launch, tag, plan))
+    parts.append(_rust_packed_extern(launch))
     if launch.grid is not None:
         parts.append(_rust_grid_extern(launch, tag))
     return parts
@@ -1281,8 +1284,11 @@ def _rust_run_fn(launch: KernelLaunch, entry: KernelSig, tag: str, plan: LaunchP
     dispatched = [g for g in entry.generics if plans.get(g.name, GenericPlan("", "")).mode
                   == "dispatch"]
     bounds = ", ".join(f"{g.name}: DType" for g in dispatched)
+    fast = _fast_supported(entry)
     params = ", ".join(["device: i32", "context: &Arc<Context>", "stream: &Arc<Stream>",
-                        "grid: (u32, u32, u32)", *_c_params(entry, True)])
+                        "grid: (u32, u32, u32)", *_c_params(entry, True),
+                        *(["fast: &FastCache", "fast_key: &FastKey", "packet: &Packet"]
+                          if fast else [])])
     name = f"run_{tag}_{entry.rust_fn}"
     warm = f"WARM_{tag}_{entry.rust_fn}".upper()
     body = [f"    let {name_}: i32 = {entry.param(array).ident}.strides[{dim}] as i32;"
@@ -1299,18 +1305,129 @@ def _rust_run_fn(launch: KernelLaunch, entry: KernelSig, tag: str, plan: LaunchP
     key += "".join(f".scalar(i64::from({p.ident}))" for p in entry.params
                    if p.kind == "scalar" and p.element in _INT_SCALARS and p.element != "u64")
     body.append(f"    let key = {key};")
+    if fast:
+        body.append("    let spec = key.clone();")
+        body.append("    let resolve_generics = generics.clone();")
     body.append(f"    run_launch(&{warm}, key, || {{")
     body.append("        context.bind_to_thread().map_err(LaunchError::launch)?;")
     body.append(f"        let op = kmod::{entry.rust_fn}({', '.join(_rust_call_args(entry))})"
                 ".generics(generics).grid(grid);")
     body.append("        unsafe { op.async_on(stream) }.map(|_| ()).map_err(LaunchError::launch)")
-    body.append("    })")
+    body.append("    })" + ("?;" if fast else ""))
+    if fast:
+        # The key went through cutile's checked launch: remember it for the fast path.
+        body.append("    fast.remember(fast_key, packet, context, &spec, |probe| {")
+        body.append(f"        kmod::{entry.rust_fn}({', '.join(_rust_call_args(entry))})"
+                    ".generics(resolve_generics).grid(grid).l1_cache_key_on(probe)")
+        body.append("    });")
+        body.append("    Ok(())")
     generics = f"<{bounds}>" if bounds else ""
-    return (f"static {warm}: WarmSet = WarmSet::new();\n\n"
+    fast_static = (f"static {_fast_static(tag, entry)}: FastCache = FastCache::new();\n"
+                   if fast else "")
+    return (f"static {warm}: WarmSet = WarmSet::new();\n{fast_static}\n"
             f"/// Launches the Rust entry `{entry.rust_fn}` with every element type fixed.\n"
             f"#[allow(clippy::too_many_arguments)]\n"
             f"unsafe fn {name}{generics}({params}) -> TlResult<()> {{\n"
             + "\n".join(body) + "\n}\n")
+
+
+#: Scalar types a fast-path `Packet` and a packed record carry (Rust type -> method, and the
+#: Python `struct` code of the packed record).
+_PACKET_TYPES: dict[str, str] = {"i32": "i", "i64": "q", "u32": "I", "u64": "Q", "i16": "h",
+                                 "u16": "H", "i8": "b", "u8": "B", "bool": "?", "f32": "f",
+                                 "f64": "d"}
+
+
+def _fast_static(tag: str, entry: KernelSig) -> str:
+    return f"FAST_{tag}_{entry.rust_fn}".upper()
+
+
+def _fast_supported(entry: KernelSig) -> bool:
+    """Whether the fast path can build this entry's argument packet (every scalar argument
+    has a primitive type)."""
+    return all(not isinstance(arg, ParamSig) or arg.kind != "scalar"
+               or arg.element in _PACKET_TYPES for arg in entry.rust_args)
+
+
+def _fast_lines(entry: KernelSig, static: str) -> list[str]:
+    """The fast path of one entry (runtime `fast.rs`): the launch's key and argument packet,
+    and the launch itself when the key was remembered."""
+    lines = ["let mut fast_key = FastKey::new(device);"]
+    for p in entry.params:
+        if p.kind == "array":
+            lines.append(f"fast_key.tensor({p.ident});")
+        elif p.kind == "scalar" and p.element in _INT_SCALARS:
+            lines.append(f"fast_key.hint({p.ident} as i64);")
+        elif p.kind == "const" and p.const_kind in ("int", "bool"):
+            lines.append(f"fast_key.int({p.ident} as i64);")
+        elif p.kind == "const":
+            lines.append(f"fast_key.float({p.ident});")
+    lines.append("fast_key.grid(grid);")
+    lines.append("let mut packet = Packet::new();")
+    for arg in entry.rust_args:
+        if isinstance(arg, str):
+            derived = dict(entry.derived)
+            if arg in derived:
+                lines.append(f"packet.f32(({_rust_float(derived[arg], entry)}) as f32);")
+            else:
+                _, array, dim = next(s for s in entry.strides if s[0] == arg)
+                lines.append(f"packet.i32({entry.param(array).ident}.strides[{dim}] as i32);")
+        elif arg.kind == "array":
+            lines.append(f"packet.tensor({arg.ident});")
+        elif arg.kind == "const":
+            lines.append(f"packet.f32({arg.ident} as f32);")
+        else:
+            lines.append(f"packet.{arg.element}({arg.ident});")
+    lines.append(f"if unsafe {{ {static}.launch(&fast_key, &packet, stream, grid)? }} "
+                 "{ return Ok(()); }")
+    return lines
+
+
+def _rust_packed_extern(launch: KernelLaunch) -> str:
+    """`<symbol>__packed`: the launcher with its arguments in one record (what the Python
+    wrapper passes: a single pointer instead of a descriptor per array)."""
+    sig = launch.kernel
+    lines = ["    let mut tl_reader = unsafe { PacketReader::new(tl_packet) };",
+             "    let stream = unsafe { tl_reader.u64() } as usize as *mut c_void;",
+             "    let device = unsafe { tl_reader.i32() };"]
+    args = ["stream", "device"]
+    for p in sig.params:
+        if p.kind == "array":
+            lines.append(f"    let {p.ident} = unsafe {{ tl_reader.desc({p.ndim}) }};")
+            args.append(f"&{p.ident}")
+        else:
+            lines.append(f"    let {p.ident} = unsafe {{ tl_reader.{p.c_type}() }};")
+            args.append(p.ident)
+    if launch.grid is None:
+        for axis in ("grid_x", "grid_y", "grid_z"):
+            lines.append(f"    let {axis} = unsafe {{ tl_reader.i64() }};")
+            args.append(axis)
+    return (f"/// `{launch.symbol}` with its arguments in one little-endian record without "
+            "padding: `u64` stream,\n/// `i32` device, then per parameter in kernel order "
+            "an array as `u64` data, `i32` dtype,\n/// `i64` shape and `i64` strides (its "
+            "rank each), a scalar or constant as its C type"
+            + (", then the\n/// grid as 3 `i64`" if launch.grid is None else "") + ".\n"
+            "///\n/// # Safety\n/// `tl_packet` points to such a record; the rest as for "
+            f"`{launch.symbol}`.\n#[no_mangle]\n"
+            f"pub unsafe extern \"C\" fn {launch.symbol}__packed(tl_packet: *const u8) -> i32 {{\n"
+            "    if tl_packet.is_null() {\n"
+            "        return ffi_call(|| Err(LaunchError::invalid(\"null argument record\")));\n"
+            "    }\n" + "\n".join(lines) + "\n"
+            f"    unsafe {{ {launch.symbol}({', '.join(args)}) }}\n}}\n")
+
+
+def packed_format(sig: KernelSig, grid_param: bool) -> str:
+    """The `struct` format of `<symbol>__packed`'s record for `sig` (see
+    `_rust_packed_extern`)."""
+    parts = ["<Qi"]
+    for p in sig.params:
+        if p.kind == "array":
+            parts.append("Qi" + "q" * (2 * p.ndim))
+        else:
+            parts.append(_PACKET_TYPES[p.c_type])
+    if grid_param:
+        parts.append("qqq")
+    return "".join(parts)
 
 
 def _generic_values(entry: KernelSig, types: dict[str, str]) -> list[str]:
@@ -1500,9 +1617,13 @@ def _generic_dispatch(launch: KernelLaunch, entry: KernelSig, tag: str,
                          "\"the kernel's element type\")?;")
     dispatched = [g for g in entry.generics if g.kind == "type"
                   and plans[g.name].mode == "dispatch"]
+    fast = _fast_supported(entry)
+    if fast:
+        lines += _fast_lines(entry, _fast_static(tag, entry))
     lines.append("let (context, stream) = unsafe { borrowed_stream(device, stream)? };")
+    extra = f", &{_fast_static(tag, entry)}, &fast_key, &packet" if fast else ""
     call = (f"run_{tag}_{entry.rust_fn}::<{{types}}>(device, &context, &stream, grid, "
-            f"{', '.join(_c_args(entry))})")
+            f"{', '.join(_c_args(entry))}{extra})")
     lines.append(_match_tree(dispatched, [], call, plan.element_types, entry))
     lines.append("}")
     return "\n".join(lines)

@@ -281,7 +281,7 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
             generated_text = result.disassemble(debug_info=True)
             try:
                 reference_text = reference_ir(source_path, spec)
-            except ReferenceIrError as err:
+            except (ReferenceIrError, ValueError, TypeError) as err:
                 final.append(CheckOutcome(kernel, spec, "ERROR",
                                           error=f"cuTile Python did not compile it: {err}"))
                 continue
