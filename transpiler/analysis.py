@@ -481,7 +481,7 @@ class KernelAnalyzer:
             current = self.scope.names.get(name)
             if previous is None or current is None or previous.op != "var":
                 continue
-            if current.type != previous.type:
+            if current.type != previous.type and not self._unifies(previous.type, current.type):
                 raise self.error(
                     "E0108",
                     f"`{name}` changes type inside a loop or branch ({_describe(previous.type)}"
@@ -558,7 +558,7 @@ class KernelAnalyzer:
             e_val = self._arm_value(name, e_val, t_val, else_body, node)
             if t_val.op != "var" or e_val.op != "var":
                 continue
-            if t_val.type != e_val.type:
+            if t_val.type != e_val.type and not self._unifies(t_val.type, e_val.type):
                 if static:
                     # cuTile Python compiles only the arm the constant selects; Rust checks
                     # both, so the kernel is translated once per value of the constant.
@@ -587,6 +587,22 @@ class KernelAnalyzer:
             self.scope.names[name] = TExpr("var", [], vtype, self.span(node),
                                            {"name": rust_name, "binding": binding or stmt})
         self.out.append(stmt)
+
+    def _unifies(self, a: ValueType, b: ValueType) -> bool:
+        """Whether two types differ only in a launch-time element type that can be the
+        other's: then they are unified (the value keeps one type, as cuTile Python needs)."""
+        kinds = (TileType, ScalarType)
+        if not (isinstance(a, kinds) and type(a) is type(b)):
+            return False
+        if isinstance(a, TileType) and a.shape != b.shape:
+            return False
+        x, y = self.find(a.dtype), self.find(b.dtype)
+        if x == y:
+            return True
+        if isinstance(x, DTypeVar) or isinstance(y, DTypeVar):
+            self.unify(x, y, self.kernel.node)
+            return True
+        return False
 
     def _arm_value(self, name: str, value: TExpr, other: TExpr, arm: list[TStmt],
                    node: cst.CSTNode) -> TExpr:
@@ -1749,6 +1765,10 @@ def _builtin_minmax(which: str):
         a, b = pos
         if is_const(a) and is_const(b) and _concrete(a.type.value) and _concrete(b.type.value):
             return const((min if which == "min" else max)(a.type.value, b.type.value))
+        if isinstance(a.type, TileType) or isinstance(b.type, TileType):
+            # On tiles cuTile Python's builtin min/max is the element-wise minimum/maximum.
+            return an.binary("minimum" if which == "min" else "maximum", a, b, node,
+                             attrs={"ftz": False, "nan": False})
         a_s, b_s = an.to_scalar(a, node), an.to_scalar(b, node)
         dtype = an.promote(a_s.type.dtype, b_s.type.dtype, node)
         return TExpr("scalar_minmax", [an.cast_scalar(a_s, dtype, node),

@@ -129,12 +129,12 @@ def _is_parameter(host: cst.FunctionDef, name: str) -> bool:
                (*host.params.posonly_params, *host.params.params, *host.params.kwonly_params))
 
 
-_FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+_FLOAT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64")
 
 
 def host_dtypes(source: SourceModule) -> list[str]:
-    """The float dtypes the host code names (`torch.float16`, `np.float32`, `ct.bfloat16`),
-    in order of first mention."""
+    """The dtypes the host code names (`torch.float16`, `np.float32`, `ct.bfloat16`,
+    `torch.int32`), in order of first mention."""
     found: list[str] = []
     kernels = {k.name for k in source.kernels}
 

@@ -96,7 +96,8 @@ RULES: tuple[Rule, ...] = (
          "`if` is that value; the result and its yields are dropped (cuTile Rust yields "
          "loop-carried variables through an `if` that does not change them)."),
     Rule("identity-conversion",
-         "`bitcast`, `ftof` or `broadcast` to the operand's own Tile IR type (i32 -> i32: "
+         "`bitcast`, `ftof`, `broadcast` or `reshape` to the operand's own Tile IR type "
+         "(i32 -> i32: "
          "Tile IR integers are signless and the Rust side changes only the signedness of its "
          "type; a broadcast of 1x1 to 1x1) is its operand."),
     Rule("argument-alias",
@@ -350,7 +351,8 @@ def alias(value: Value) -> Value:
         if value.node.folded_into is not None:
             value = value.node.folded_into
             continue
-        if value.node.op.name in ("bitcast", "ftof", "broadcast") and value.node.operands and \
+        if value.node.op.name in ("bitcast", "ftof", "broadcast", "reshape") and \
+                value.node.operands and \
                 value.node.operands[0].type is not None and value.type is not None and \
                 value.node.operands[0].type.text == value.type.text:
             # Rule identity-conversion: Tile IR integers are signless; i32 -> u32 is a no-op;

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import libcst as cst
-
 from transpiler.analysis import evaluate_expression
-from transpiler.frontend.cutile_py import SourceModule, dotted_name, parse_source, tile_attr
+from transpiler.frontend.cutile_py import SourceModule, parse_source
+from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.ircheck.spec import (
     RUST_ELEMENT_TYPES,
     ArraySpec,
@@ -127,8 +126,8 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
     the kernel is checked once per element type it is used with.
     """
     kernel = str(manifest["kernel"])
-    consts = _launch_constants(source, kernel)
-    dtypes = _host_dtypes(source) or ["float32"]
+    consts = launch_constants(source, kernel)
+    dtypes = [d for d in host_dtypes(source) if d in _FLOAT_DTYPES] or ["float32"]
     specs: list[KernelSpec] = []
     for dtype in dtypes:
         params: list[tuple[str, ParamSpec]] = []
@@ -159,78 +158,6 @@ def _dtype_of_rust(element: str) -> str | None:
         if rust == element:
             return name
     return None
-
-
-def _host_dtypes(source: SourceModule) -> list[str]:
-    found: list[str] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            name = dotted_name(node)
-            if name is None:
-                return
-            attr = node.attr.value
-            head = name.split(".")[0]
-            is_dtype_module = source.module_aliases.get(head) in ("torch", "numpy") or (
-                tile_attr(source, node) is not None)
-            if is_dtype_module and attr in _FLOAT_DTYPES and attr not in found:
-                found.append(attr)
-
-    for fn_name, fn in source.functions.items():
-        if fn_name not in {k.name for k in source.kernels}:
-            fn.visit(Finder())
-    return found
-
-
-def _launch_constants(source: SourceModule, kernel: str) -> dict[str, object]:
-    fn = next((k.node for k in source.kernels if k.name == kernel), None)
-    if fn is None:
-        return {}
-    names = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    for launch in source.launches:
-        if launch.kernel != kernel or len(launch.args) != len(names):
-            continue
-        host = source.functions.get(launch.host_function or "")
-        values: dict[str, object] = {}
-        for name, arg in zip(names, launch.args, strict=False):
-            value = _literal(source, host, arg)
-            if value is not None:
-                values[name] = value
-        return values
-    return {}
-
-
-def _literal(source: SourceModule, host: cst.FunctionDef | None,
-             node: cst.BaseExpression, depth: int = 0) -> object:
-    if depth > 8:
-        return None
-    if isinstance(node, cst.Integer | cst.Float):
-        return node.evaluated_value
-    if isinstance(node, cst.Name):
-        if node.value in ("True", "False"):
-            return node.value == "True"
-        assigned = _host_assignment(host, node.value) if host is not None else None
-        if assigned is None:
-            assigned = source.constants.get(node.value)
-        if assigned is not None:
-            return _literal(source, host, assigned, depth + 1)
-    if isinstance(node, cst.Call) and dotted_name(node.func) in ("int", "bool", "float"):
-        if node.args:
-            return _literal(source, host, node.args[0].value, depth + 1)
-    return None
-
-
-def _host_assignment(host: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
-    found: list[cst.BaseExpression] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    found.append(node.value)
-
-    host.visit(Finder())
-    return found[0] if len(found) == 1 else None
 
 
 # ---- running the check ---------------------------------------------------------------------
