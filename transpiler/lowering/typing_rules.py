@@ -29,6 +29,8 @@ from transpiler.model import (
     dim_op,
 )
 
+from transpiler.analysis import ConstDependentError, _params_in
+
 if TYPE_CHECKING:
     from transpiler.analysis import KernelAnalyzer
 
@@ -81,7 +83,14 @@ def _axis(an: KernelAnalyzer, value: TExpr, rank: int, node: cst.CSTNode) -> int
 
 
 def _flag(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode, what: str) -> object:
-    return an.const_value(value, node, what)
+    """A compile-time option's value. One that depends on `ct.Constant` parameters decides
+    which code exists: the kernel is translated once per value (ConstDependentError)."""
+    v = an.const_value(value, node, what)
+    params = _params_in(v)
+    if params:
+        raise ConstDependentError(params, f"{what} depends on compile-time constants",
+                                  an.span(node))
+    return v
 
 
 def _index_scalars(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> list[TExpr]:
@@ -299,7 +308,7 @@ def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
 @rule("gather")
 def gather(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
     array, indices, mask, shape = _pointer_access(an, v, node, None)
-    check = bool(an.const_value(v["check_bounds"], node, "`check_bounds`"))
+    check = bool(_flag(an, v["check_bounds"], node, "`check_bounds`"))
     padding = an.const_value(v["padding_value"], node, "`padding_value`")
     if not isinstance(padding, int | float) or isinstance(padding, bool):
         padding = getattr(padding, "value", padding)
@@ -324,7 +333,7 @@ def _stride_params(an: KernelAnalyzer, array: TExpr, rank: int) -> list[str | No
 def scatter(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
     value = v["value"]
     array, indices, mask, shape = _pointer_access(an, v, node, value)
-    check = bool(an.const_value(v["check_bounds"], node, "`check_bounds`"))
+    check = bool(_flag(an, v["check_bounds"], node, "`check_bounds`"))
     tile = an.to_tile(value, an.find(array.type.dtype), shape, node)
     args = [array, *indices, tile] + ([mask] if mask is not None else [])
     attrs = {"check_bounds": check, "has_mask": mask is not None,
@@ -484,7 +493,7 @@ def unary(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
     if "rounding_mode" in v:
         attrs["rounding"] = _mode(an, v["rounding_mode"], node, "RoundingMode")
     if "flush_to_zero" in v:
-        attrs["ftz"] = bool(an.const_value(v["flush_to_zero"], node, "`flush_to_zero`"))
+        attrs["ftz"] = bool(_flag(an, v["flush_to_zero"], node, "`flush_to_zero`"))
     dtype = an.find(x.type.dtype)
     if name in _FLOAT_ONLY and isinstance(dtype, DType) and not dtype.is_float:
         x = an.convert(x, F32, node)
@@ -504,14 +513,14 @@ def binary_fn(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call)
     if "rounding_mode" in v:
         attrs["rounding"] = _mode(an, v["rounding_mode"], node, "RoundingMode")
     if "flush_to_zero" in v:
-        attrs["ftz"] = bool(an.const_value(v["flush_to_zero"], node, "`flush_to_zero`"))
+        attrs["ftz"] = bool(_flag(an, v["flush_to_zero"], node, "`flush_to_zero`"))
     return an.binary(_BINARY_FUNCS[name], v["x"], v["y"], node, attrs=attrs)
 
 
 @rule("maximum", "minimum")
 def minmax(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
-    attrs = {"ftz": bool(an.const_value(v["flush_to_zero"], node, "`flush_to_zero`")),
-             "nan": bool(an.const_value(v["propagate_nan"], node, "`propagate_nan`"))}
+    attrs = {"ftz": bool(_flag(an, v["flush_to_zero"], node, "`flush_to_zero`")),
+             "nan": bool(_flag(an, v["propagate_nan"], node, "`propagate_nan`"))}
     result = an.binary(_callee(node), v["x"], v["y"], node, attrs=attrs)
     return result
 
@@ -546,7 +555,7 @@ def reduce(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) ->
                             for a in axis_value))
     else:
         axes = (_axis(an, v["axis"], rank, node),)
-    keepdims = bool(an.const_value(v["keepdims"], node, "`keepdims`"))
+    keepdims = bool(_flag(an, v["keepdims"], node, "`keepdims`"))
     for flag in ("flush_to_zero", "propagate_nan"):
         if flag in v and an.const_value(v[flag], node, f"`{flag}`"):
             raise an.error("E0110", f"`{flag}=True` on a reduction has no cuTile Rust form",
@@ -572,7 +581,7 @@ def reduce(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) ->
 def cumsum(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
     x = _tile(an, v["x"], node)
     axis = _axis(an, v["axis"], x.type.rank, node)
-    reverse = bool(an.const_value(v["reverse"], node, "`reverse`"))
+    reverse = bool(_flag(an, v["reverse"], node, "`reverse`"))
     if v["flush_to_zero"] and an.const_value(v["flush_to_zero"], node, "`flush_to_zero`"):
         raise an.error("E0110", "`flush_to_zero=True` on a scan has no cuTile Rust form", node,
                        "kwarg:flush_to_zero")
