@@ -75,8 +75,9 @@ RULES: tuple[Rule, ...] = (
          "generated view that pads with a defined value is one of the permitted results. "
          "Applied by compare.py only in that direction (reference without padding)."),
     Rule("loop-index-bounds",
-         "`bounded<a, b>` on the induction variable of a `for` with constant bounds "
-         "[lo, hi) and step > 0 restates the loop when a <= lo and b >= hi - 1."),
+         "`bounded<a, b>` on the induction variable of a `for` over [lo, hi) with a positive "
+         "step (a constant, or the grid size) restates the loop when a <= lo (or a is `?`) "
+         "and b >= hi - 1 (or b is `?`)."),
     Rule("hint-target-key",
          "Per-op optimization_hints keyed by the compile target (`sm_90`) apply to exactly "
          "the same compilation as hints keyed `default`; the key is normalized to `default`."),
@@ -883,10 +884,16 @@ def _loop_index_bound(value: Value, predicate: str) -> bool:
     if len(parts) != 2 or len(node.operands) < 3:
         return False
     lower, upper, step = (_int_literal(splat_literal(node.operands[i])) for i in range(3))
-    if lower is None or upper is None or step is None or step <= 0:
+    step_root = alias(node.operands[2])
+    positive_step = (step is not None and step > 0) or (
+        step_root.kind == "result" and step_root.node is not None
+        and step_root.node.op.name == "get_num_tile_blocks")
+    if not positive_step:
         return False
-    low_ok = parts[0] == "?" or (parts[0].lstrip("-").isdigit() and int(parts[0]) <= lower)
-    high_ok = parts[1] == "?" or (parts[1].lstrip("-").isdigit() and int(parts[1]) >= upper - 1)
+    low_ok = parts[0] == "?" or (lower is not None and parts[0].lstrip("-").isdigit()
+                                 and int(parts[0]) <= lower)
+    high_ok = parts[1] == "?" or (upper is not None and parts[1].lstrip("-").isdigit()
+                                  and int(parts[1]) >= upper - 1)
     return low_ok and high_ok
 
 
