@@ -13,7 +13,7 @@ pub mod gram_matrix {
     /// G[i-tile, j-tile] = sum over sample chunks of Xi^T @ Xj (float32 throughout).
     // generic TS: i32 <- const(TS)
     // generic TD: i32 <- const(TD)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{"X":"float32"},"entry":"gram_kernel_f32","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"X":"float32"},"entry":"gram_kernel_f32","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
     #[cutile::entry()]
     fn gram_kernel_f32<const TS: i32, const TD: i32>(
         X: &Tensor<f32, { [-1, -1] }>,
@@ -77,7 +77,7 @@ pub mod gram_matrix {
     /// G[i-tile, j-tile] = sum over sample chunks of Xi^T @ Xj (float32 throughout).
     // generic TS: i32 <- const(TS)
     // generic TD: i32 <- const(TD)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{"X":"float16"},"entry":"gram_kernel_f16","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"X":"float16"},"entry":"gram_kernel_f16","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
     #[cutile::entry()]
     fn gram_kernel_f16<const TS: i32, const TD: i32>(
         X: &Tensor<f16, { [-1, -1] }>,
@@ -143,7 +143,7 @@ pub mod gram_matrix {
     /// G[i-tile, j-tile] = sum over sample chunks of Xi^T @ Xj (float32 throughout).
     // generic TS: i32 <- const(TS)
     // generic TD: i32 <- const(TD)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{"X":"bfloat16"},"entry":"gram_kernel_bf16","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"X":"bfloat16"},"entry":"gram_kernel_bf16","generics":[{"kind":"i32","name":"TS","params":["TS"],"source":"const(TS)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"gram_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"X","ndim":2,"written":false},{"element":"f32","kind":"array","name":"G","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_samples"},{"const_kind":"int","kind":"const","name":"TS"},{"const_kind":"int","kind":"const","name":"TD"}],"version":1}
     #[cutile::entry()]
     fn gram_kernel_bf16<const TS: i32, const TD: i32>(
         X: &Tensor<bf16, { [-1, -1] }>,

@@ -13,7 +13,7 @@ pub mod log_softmax {
     // generic E: ElementType <- dtype(logits)
     // generic ELogp: ElementType <- dtype(logp)
     // generic TILE_C: i32 <- const(TILE_C)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"log_softmax_nll_kernel","generics":[{"kind":"type","name":"E","params":["logits"],"source":"dtype(logits)"},{"kind":"type","name":"ELogp","params":["logp"],"source":"dtype(logp)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"log_softmax_nll_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"logits","ndim":2,"written":false},{"element":"i32","kind":"array","name":"targets","ndim":1,"written":false},{"element":"ELogp","kind":"array","name":"logp","ndim":2,"written":true},{"element":"f32","kind":"array","name":"loss","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"log_softmax_nll_kernel","generics":[{"kind":"type","name":"E","params":["logits"],"source":"dtype(logits)"},{"kind":"type","name":"ELogp","params":["logp"],"source":"dtype(logp)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"log_softmax_nll_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"logits","ndim":2,"written":false},{"element":"i32","kind":"array","name":"targets","ndim":1,"written":false},{"element":"ELogp","kind":"array","name":"logp","ndim":2,"written":true},{"element":"f32","kind":"array","name":"loss","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
     #[cutile::entry()]
     fn log_softmax_nll_kernel<E: ElementType, ELogp: ElementType, const TILE_C: i32>(
         logits: &Tensor<E, { [-1, -1] }>,
@@ -115,7 +115,7 @@ pub mod log_softmax {
     /// Natural-log logsumexp of each row, using ct.log and ct.exp directly.
     // generic E: ElementType <- dtype(x)
     // generic TILE_C: i32 <- const(TILE_C)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"logsumexp_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"logsumexp_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"lse","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"logsumexp_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"logsumexp_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"lse","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
     #[cutile::entry()]
     fn logsumexp_kernel<E: ElementType, const TILE_C: i32>(
         x: &Tensor<E, { [-1, -1] }>,

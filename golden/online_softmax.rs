@@ -14,7 +14,7 @@ pub mod online_softmax {
     // generic E: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"online_softmax_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"online_softmax_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry()]
     fn online_softmax_kernel<E: ElementType, EY: ElementType, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,

@@ -13,7 +13,7 @@ pub mod silu {
     // generic E: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"silu_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"silu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"silu_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"silu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
     #[cutile::entry()]
     fn silu_kernel<E: ElementType, EY: ElementType, const TILE_SIZE: i32>(
         x: &Tensor<E, { [-1] }>,

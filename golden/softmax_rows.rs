@@ -13,7 +13,7 @@ pub mod softmax_rows {
     // generic E: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"softmax_row_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"softmax_row_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_row_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"softmax_row_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry(optimization_hints = (default = (occupancy = 4,),))]
     fn softmax_row_kernel<E: ElementType, EY: ElementType, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,

@@ -12,7 +12,7 @@ pub mod vector_add {
     /// Add two 1-D arrays tile by tile; the element type follows the inputs.
     // generic E: ElementType <- dtype(a), dtype(b), dtype(c)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"const_variant":{},"dtype_variant":{},"entry":"vector_add_kernel","generics":[{"kind":"type","name":"E","params":["a","b","c"],"source":"dtype(a), dtype(b), dtype(c)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"vector_add_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"a","ndim":1,"written":false},{"element":"E","kind":"array","name":"b","ndim":1,"written":false},{"element":"E","kind":"array","name":"c","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"vector_add_kernel","generics":[{"kind":"type","name":"E","params":["a","b","c"],"source":"dtype(a), dtype(b), dtype(c)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"vector_add_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"a","ndim":1,"written":false},{"element":"E","kind":"array","name":"b","ndim":1,"written":false},{"element":"E","kind":"array","name":"c","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
     fn vector_add_kernel<E: ElementType, const TILE: i32>(
         a: &Tensor<E, { [-1] }>,

@@ -50,6 +50,12 @@ class SpecializedKernel:
         for name, value in sorted(self.model.const_variant.items()):
             text = str(value).lower() if isinstance(value, bool) else str(value)
             parts.append(f"{name.lower()}_{text}")
+        for key, outcome in sorted(self.model.cond_variant.items()):
+            tree = outcome["tree"]
+            pinned = (outcome["value"] and isinstance(tree, list) and tree[0] == "=="
+                      and isinstance(tree[1], list) and tree[1][1] in self.model.const_variant)
+            if not pinned:
+                parts.append(("when_" if outcome["value"] else "unless_") + _slug(key))
         return "_".join([self.model.name, *parts])
 
     def manifest(self) -> dict[str, object]:
@@ -78,6 +84,8 @@ class SpecializedKernel:
             "entry": self.entry_name,
             "dtype_variant": dict(self.model.dtype_variant),
             "const_variant": dict(self.model.const_variant),
+            "conditions": [{"text": k, "tree": v["tree"], "value": v["value"]}
+                           for k, v in sorted(self.model.cond_variant.items())],
             "generics": [
                 {"name": g.name, "kind": g.kind, "source": g.source, "params": list(g.params)}
                 for g in self.generics
@@ -144,6 +152,18 @@ def _dtype_generics(model: KernelModel) -> tuple[dict[int, str], list[Generic]]:
         source = ", ".join(f"dtype({m})" for m in members)
         generics.append(Generic(name, "type", source, tuple(members)))
     return names, generics
+
+
+_OPERATOR_WORDS = {"==": "eq", "!=": "ne", "<=": "le", ">=": "ge", "<": "lt", ">": "gt",
+                   "&": "and", "|": "or", "^": "xor", "+": "plus", "-": "minus", "*": "times",
+                   "/": "div", "%": "mod"}
+
+
+def _slug(text: str) -> str:
+    for op, word in _OPERATOR_WORDS.items():
+        text = text.replace(f" {op} ", f"_{word}_")
+    return "_".join(part for part in "".join(
+        c.lower() if c.isalnum() else "_" for c in text).split("_") if part)
 
 
 def _camel(name: str) -> str:

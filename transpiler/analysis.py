@@ -117,15 +117,18 @@ class KernelAnalyzer:
                  allow_holes: bool = False,
                  launch_values: dict[str, object] | None = None,
                  param_dtypes: dict[str, DType] | None = None,
-                 const_values: dict[str, object] | None = None) -> None:
+                 const_values: dict[str, object] | None = None,
+                 cond_values: dict[str, bool] | None = None) -> None:
         self.source = source
         self.kernel = kernel
         self.launch_values = launch_values or {}
         # Arrays whose element type is fixed for this variant of the kernel (see
         # `analyze_kernel_variants`).
         self.param_dtypes = param_dtypes or {}
-        # `ct.Constant` parameters fixed for this variant of the kernel.
+        # `ct.Constant` parameters fixed for this variant of the kernel, and outcomes of
+        # conditions on them (by `condition_key`) it is translated for.
         self.const_values = const_values or {}
+        self.cond_values = cond_values or {}
         self.path = source.path
         self.dtype_parent: dict[int, int] = {}
         self.forced: dict[int, DType] = {}
@@ -508,6 +511,11 @@ class KernelAnalyzer:
                 branch = node.body.body if value else _else_body(node)
                 self.block(list(branch))
                 return
+            taken = self.known_condition(value)
+            if taken is not None:
+                # This variant of the kernel is translated for one outcome of the condition.
+                self.block(list(node.body.body if taken else _else_body(node)))
+                return
             self._static_if(node, cond)
             return
         self._runtime_if(node, self.to_scalar(cond, node.test))
@@ -566,7 +574,8 @@ class KernelAnalyzer:
                     if params:
                         raise ConstDependentError(
                             params, f"`{name}` has a different type in each arm of an `if` "
-                            "on compile-time constants", self.span(node))
+                            "on compile-time constants", self.span(node),
+                            cond.attrs.get("value"))
                 raise self.error(
                     "E0108", f"`{name}` has a different type in each branch "
                     f"({_describe(t_val.type)} and {_describe(e_val.type)})", node)
@@ -587,6 +596,17 @@ class KernelAnalyzer:
             self.scope.names[name] = TExpr("var", [], vtype, self.span(node),
                                            {"name": rust_name, "binding": binding or stmt})
         self.out.append(stmt)
+
+    def known_condition(self, value: object) -> bool | None:
+        """The outcome this variant fixes for a condition, or for its negation."""
+        key = condition_key(value)
+        if key in self.cond_values:
+            return self.cond_values[key]
+        if isinstance(value, _Deferred) and value.op in _NEGATED:
+            flipped = condition_key(_Deferred(_NEGATED[value.op], value.left, value.right))
+            if flipped in self.cond_values:
+                return not self.cond_values[flipped]
+        return None
 
     def _unifies(self, a: ValueType, b: ValueType) -> bool:
         """Whether two types differ only in a launch-time element type that can be the
@@ -820,9 +840,17 @@ class KernelAnalyzer:
         cond = self.expr(node.test)
         if is_const(cond) and _concrete(cond.type.value):
             return self.expr(node.body if cond.type.value else node.orelse)
+        if is_const(cond) and self.known_condition(cond.type.value) is not None:
+            taken = self.known_condition(cond.type.value)
+            return self.expr(node.body if taken else node.orelse)
         body, orelse = self.expr(node.body), self.expr(node.orelse)
         if is_const(cond):
             if is_const(body) and is_const(orelse):
+                params = _params_in(cond.type.value)
+                if params:
+                    raise ConstDependentError(params, "a compile-time value chosen by "
+                                              "`ct.Constant` parameters", self.span(node),
+                                              cond.type.value)
                 raise self.error("E0103", "a compile-time choice that depends on a "
                                  "`ct.Constant` parameter cannot pick a compile-time value",
                                  node, "expr:const_ternary")
@@ -1406,13 +1434,55 @@ class KernelAnalyzer:
 
 class ConstDependentError(Exception):
     """Which code exists depends on `ct.Constant` parameters in a way Rust cannot type-check
-    for every value: the kernel is translated once per value the launches use."""
+    for every value: the kernel is translated once per value of the bools involved, or once
+    per outcome of the `condition` (`BLOCK == 1`) when it reads integers."""
 
-    def __init__(self, params: list[str], what: str, span: Span | None) -> None:
+    def __init__(self, params: list[str], what: str, span: Span | None,
+                 condition: object = None) -> None:
         super().__init__(what)
         self.params = params
         self.what = what
         self.span = span
+        self.condition = condition
+
+
+def condition_key(value: object) -> str:
+    """A condition over `ct.Constant` parameters written as Rust (`(BLOCK_W == 1)`)."""
+    if isinstance(value, _ConstParam | DimSym):
+        return value.name
+    if isinstance(value, _Deferred | DimExpr):
+        op = "/" if value.op == "//" else value.op
+        return f"({condition_key(value.left)} {op} {condition_key(value.right)})"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def condition_tree(value: object) -> object:
+    """JSON form of a condition: ["==", ["param", "BLOCK_W"], 1]."""
+    if isinstance(value, _ConstParam | DimSym):
+        return ["param", value.name]
+    if isinstance(value, _Deferred | DimExpr):
+        return [value.op, condition_tree(value.left), condition_tree(value.right)]
+    return value
+
+
+def evaluate_condition(tree: object, values: dict[str, object]) -> object:
+    """The value of a `condition_tree` for given constants (Python semantics)."""
+    if isinstance(tree, list) and tree[0] == "param":
+        return values[tree[1]]
+    if isinstance(tree, list):
+        left, right = evaluate_condition(tree[1], values), evaluate_condition(tree[2], values)
+        return _PY_OPS[tree[0]](left, right)
+    return tree
+
+
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _is_equality_pin(tree: object) -> bool:
+    return (isinstance(tree, list) and tree[0] == "==" and isinstance(tree[1], list)
+            and tree[1][0] == "param" and isinstance(tree[2], int | bool))
 
 
 def _params_in(value: object) -> list[str]:
@@ -1839,7 +1909,7 @@ def analyze_kernel(source: SourceModule, kernel: KernelDef,
     return KernelAnalyzer(source, kernel, allow_holes, launch_values).run()
 
 
-MAX_DTYPE_VARIANTS = 8
+MAX_DTYPE_VARIANTS = 24
 DEFAULT_VARIANT_DTYPES = ("float32", "float16", "bfloat16")
 
 
@@ -1850,11 +1920,13 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
     decides the code, and one per value of each `ct.Constant` that decides which code
     exists (cuTile Python compiles only what a launch selects; rustc would check it all)."""
     launch_values = launch_constants(source, kernel.name)
-    pending: list[tuple[dict[str, DType], dict[str, object]]] = [({}, {})]
+    pending: list[tuple[dict[str, DType], dict[str, object], dict[str, object]]] = [
+        ({}, {}, {})]
     done: list[KernelModel] = []
     while pending:
-        fixed, consts = pending.pop(0)
-        analyzer = KernelAnalyzer(source, kernel, allow_holes, launch_values, fixed, consts)
+        fixed, consts, conds = pending.pop(0)
+        analyzer = KernelAnalyzer(source, kernel, allow_holes, launch_values, fixed, consts,
+                                  {k: bool(v["value"]) for k, v in conds.items()})
         try:
             model = analyzer.run()
         except DtypeDependentError as err:
@@ -1869,15 +1941,28 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
             for dtype in chosen:
                 variant = dict(fixed)
                 variant.update({p: DType(dtype) for p in err.params})
-                pending.append((variant, consts))
+                pending.append((variant, consts, conds))
             _check_variant_count(analyzer, pending, done)
             continue
         except ConstDependentError as err:
-            for values in _const_choices(analyzer, err, launch_values):
-                pending.append((fixed, {**consts, **values}))
+            kinds = {p.name: p.const_kind for p in analyzer.params}
+            if err.condition is not None and any(
+                    kinds.get(p) != "bool" and p not in launch_values for p in err.params):
+                key, tree = condition_key(err.condition), condition_tree(err.condition)
+                for outcome in (True, False):
+                    # `P == 1` holding fixes P itself, which lets shapes use the value.
+                    pinned = dict(consts)
+                    if outcome and _is_equality_pin(tree):
+                        pinned[tree[1][1]] = tree[2]
+                    pending.append((fixed, pinned,
+                                    {**conds, key: {"tree": tree, "value": outcome}}))
+            else:
+                for values in _const_choices(analyzer, err, launch_values):
+                    pending.append((fixed, {**consts, **values}, conds))
             _check_variant_count(analyzer, pending, done)
             continue
         model.const_variant = dict(consts)
+        model.cond_variant = dict(conds)
         model.dtype_variant = {k: v.name for k, v in fixed.items()}
         done.append(model)
     return done

@@ -1233,7 +1233,8 @@ def _rust_launch(launch: KernelLaunch, plan: LaunchPlan) -> list[str]:
     for entry in launch.entries:
         parts.append(_rust_run_fn(launch, entry, tag, plan))
     parts.append(_rust_extern(launch, tag, plan))
-    parts.append(_rust_packed_extern(launch))
+    if packable(launch.kernel):
+        parts.append(_rust_packed_extern(launch))
     if launch.grid is not None:
         parts.append(_rust_grid_extern(launch, tag))
     return parts
@@ -1414,6 +1415,13 @@ def _rust_packed_extern(launch: KernelLaunch) -> str:
             "        return ffi_call(|| Err(LaunchError::invalid(\"null argument record\")));\n"
             "    }\n" + "\n".join(lines) + "\n"
             f"    unsafe {{ {launch.symbol}({', '.join(args)}) }}\n}}\n")
+
+
+def packable(sig: KernelSig) -> bool:
+    """Whether a launch of `sig` gets a `__packed` twin: every scalar and constant has a
+    primitive C type and every array a rank the descriptor holds."""
+    return all(p.ndim <= 8 if p.kind == "array" else p.c_type in _PACKET_TYPES
+               for p in sig.params)
 
 
 def packed_format(sig: KernelSig, grid_param: bool) -> str:
@@ -1663,8 +1671,9 @@ _PY_RUNTIME = '''
 # ---- generated launch glue (transpiler --emit pywrapper) ----
 import ctypes as _tl_ctypes
 import os as _tl_os
+import struct as _tl_struct
 
-_TL_ABI_VERSION = 1
+_TL_ABI_VERSION = 2
 _TL_MAX_RANK = 8
 #: Set True to check, at each launch, that the Rust-computed grid equals Python's.
 CHECK_GRID = _tl_os.environ.get("TRANSPILER_CHECK_GRID") == "1"
@@ -1684,6 +1693,8 @@ _TL_CTYPES = {"i32": _tl_ctypes.c_int32, "i64": _tl_ctypes.c_int64, "f32": _tl_c
               "i16": _tl_ctypes.c_int16, "i8": _tl_ctypes.c_int8, "u8": _tl_ctypes.c_uint8,
               "u16": _tl_ctypes.c_uint16}
 _tl_state = {"lib": None, "funcs": {}}
+#: `<symbol>__packed` functions by symbol (the fast path's one-pointer calls).
+_TL_PACKED = {}
 
 
 def _tl_dtype_codes():
@@ -1711,7 +1722,20 @@ def load_library(path=None):
                            f"this wrapper needs {_TL_ABI_VERSION}")
     _tl_state["lib"] = lib
     _tl_state["funcs"] = {}
+    _TL_PACKED.clear()
     return lib
+
+
+def _tl_packed(symbol):
+    """`<symbol>__packed` of the loaded library: takes one packed argument record."""
+    fn = _TL_PACKED.get(symbol)
+    if fn is None:
+        lib = _tl_state["lib"] or load_library()
+        fn = getattr(lib, symbol + "__packed")
+        fn.argtypes = [_tl_ctypes.c_char_p]
+        fn.restype = _tl_ctypes.c_int32
+        _TL_PACKED[symbol] = fn
+    return fn
 
 
 def _tl_function(symbol, specs, grid_param, grid_twin=False):
@@ -1778,7 +1802,19 @@ def _tl_check(code, symbol):
 
 
 def _tl_launch_site(site, stream, grid, kernel, kernel_args):
-    """Stands in for `ct.launch` at one launch site: runs the Rust translation."""
+    """Stands in for `ct.launch` at one launch site: runs the Rust translation (one packed
+    call when the arguments are plain CUDA tensors and numbers, else the checked path)."""
+    if not CHECK_GRID:
+        fast = getattr(kernel, "fast", None)
+        if fast:
+            fn = fast.get(site)
+            if fn is not None and fn(stream, grid, kernel_args):
+                return
+    _tl_launch_checked(site, stream, grid, kernel, kernel_args)
+
+
+def _tl_launch_checked(site, stream, grid, kernel, kernel_args):
+    """The launch with every argument checked in Python and a descriptor per array."""
     table = _TL_SITES[site]
     name = getattr(kernel, "name", kernel)
     if name not in table:
@@ -1804,6 +1840,8 @@ class _TlKernel:
 
     def __init__(self, name):
         self.name = name
+        #: launch site -> its fast-path function (`_tl_fast_N`) for this kernel
+        self.fast = _TL_FAST.get(name, {})
 
     def __repr__(self):
         return f"<translated kernel {self.name}>"
@@ -1872,9 +1910,60 @@ def _py_tables(plan: LaunchPlan) -> str:
         sites.setdefault(launch.site_index, {})[sig.name] = (
             launch.symbol, names, specs, launch.grid is None)
     skipped = {plan.sites.index(site): why for site, why in plan.skipped}
+    fast_text, fast = _py_fast(plan)
     return (f"LIBRARY = {_library(plan)!r}\n"
             f"_TL_SITES = {sites!r}\n"
-            f"_TL_SKIPPED = {skipped!r}\n")
+            f"_TL_SKIPPED = {skipped!r}\n"
+            + fast_text
+            + f"_TL_FAST = {{{', '.join(f'{k!r}: {{' + ', '.join(f'{i}: {fn}' for i, fn in v.items()) + '}' for k, v in fast.items())}}}\n")
+
+
+def _py_fast(plan: LaunchPlan) -> tuple[str, dict[str, dict[int, str]]]:
+    """Per launch site and kernel, a function that packs the call into one record for
+    `<symbol>__packed` (`packed_format`) and returns True, or returns False, leaving the
+    call to the checked path, when an argument is not what the record expects (a tensor
+    not on CUDA or of another rank, an unknown dtype, a value `struct` refuses)."""
+    parts: list[str] = []
+    table: dict[str, dict[int, str]] = {}
+    for number, launch in enumerate(plan.launches):
+        sig = launch.kernel
+        arrays = [i for i, p in enumerate(sig.params) if p.kind == "array"]
+        if not arrays or not packable(sig):
+            continue
+        fn = f"_tl_fast_{number}"
+        names = [f"_a{i}" for i in range(len(sig.params))]
+        first = names[arrays[0]]
+        tests = [f"_dev < 0 or {first}.dim() != {sig.params[arrays[0]].ndim}"]
+        tests += [f"{names[i]}.get_device() != _dev or {names[i]}.dim() != {sig.params[i].ndim}"
+                  for i in arrays[1:]]
+        values = ['getattr(stream, "cuda_stream", stream) or 0', "_dev"]
+        for i, p in enumerate(sig.params):
+            a = names[i]
+            values.append(f"{a}.data_ptr(), _codes[{a}.dtype], *{a}.shape, *{a}.stride()"
+                          if p.kind == "array" else a)
+        if launch.grid is None:
+            values.append("*_tl_grid3(grid)")
+        symbol = launch.symbol
+        parts.append(
+            f"_tl_pack_{number} = _tl_struct.Struct({packed_format(sig, launch.grid is None)!r})"
+            ".pack\n\n\n"
+            f"def {fn}(stream, grid, args):\n"
+            f'    """Site {launch.site_index}, kernel `{sig.name}`: one packed call, or False '
+            '(the checked path decides)."""\n'
+            "    try:\n"
+            f"        {', '.join(names)}, = args\n"
+            f"        _dev = {first}.get_device()\n"
+            f"        if {' or '.join(tests)}:\n"
+            "            return False\n"
+            "        _codes = _TL_DTYPE_CODES\n"
+            f"        _packet = _tl_pack_{number}({', '.join(values)})\n"
+            f"        _fn = _TL_PACKED.get({symbol!r}) or _tl_packed({symbol!r})\n"
+            "    except Exception:  # anything unusual: the checked path reports it\n"
+            "        return False\n"
+            f"    _tl_check(_fn(_packet), {symbol!r})\n"
+            "    return True\n\n\n")
+        table.setdefault(sig.name, {})[launch.site_index] = fn
+    return "".join(parts), table
 
 
 def _split_future(module: cst.Module) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:

@@ -302,5 +302,7 @@ class KernelModel:
     stride_params: list[tuple[str, str, int]] = field(default_factory=list)
     # `ct.Constant` parameter -> the value this variant is translated for.
     const_variant: dict[str, object] = field(default_factory=dict)
+    # Condition over constants (Rust text) -> {"tree": JSON condition, "value": outcome}.
+    cond_variant: dict[str, dict[str, object]] = field(default_factory=dict)
     # Array parameter -> cuda.tile dtype this variant is translated for (empty: generic).
     dtype_variant: dict[str, str] = field(default_factory=dict)

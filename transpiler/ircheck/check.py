@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from transpiler.analysis import evaluate_expression
+from transpiler.analysis import evaluate_condition, evaluate_expression
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.ircheck.spec import (
@@ -238,7 +238,13 @@ def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
                            for p, d in variant.items())
         consts_match = all(isinstance(spec.param(p), ConstSpec) and spec.param(p).value == v
                            for p, v in consts.items())
-        if dtypes_match and consts_match:
+        values = {name: p.value for name, p in spec.params if isinstance(p, ConstSpec)}
+        try:
+            conds_match = all(bool(evaluate_condition(c["tree"], values)) == c["value"]
+                              for c in manifest.get("conditions") or [])
+        except (KeyError, TypeError, ZeroDivisionError):
+            conds_match = False
+        if dtypes_match and consts_match and conds_match:
             return manifest
     return None
 
@@ -339,7 +345,8 @@ def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
         kernel = str(manifest["kernel"])
         if kernel not in specs:
             specs[kernel] = []
-        if manifest.get("dtype_variant") or manifest.get("const_variant") or not specs[kernel]:
+        if manifest.get("dtype_variant") or manifest.get("const_variant") or manifest.get(
+                "conditions") or not specs[kernel]:
             for spec in derive_specs(source, manifest):
                 if spec not in specs[kernel]:
                     specs[kernel].append(spec)
