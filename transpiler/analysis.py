@@ -523,6 +523,14 @@ class KernelAnalyzer:
     def _static_if(self, node: cst.If, cond: TExpr) -> None:
         # A condition on a `ct.Constant` parameter: Python compiles only the taken branch;
         # the Rust keeps both arms under `if FLAG`, which the cuTile Rust compiler folds.
+        # A `ct.Constant[float]` is a runtime value in Rust, which nothing folds: such a
+        # condition is decided per variant of the kernel.
+        value = cond.type.value
+        floats = [p.name for p in self.params if p.const_kind == "float" and p.fixed is None]
+        params = _params_in(value)
+        if any(p in floats for p in params):
+            raise ConstDependentError(params, "a condition on a `ct.Constant[float]`",
+                                      self.span(node), value)
         self._region_if(node, TExpr("const_cond", [], ScalarType(BOOL), cond.span,
                                     {"value": cond.type.value}), static=True)
 
