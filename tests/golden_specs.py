@@ -212,4 +212,10 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
         _spec("gram_kernel", ("X", _arr("float32", 2)), ("G", _arr("float32", 2)),
               ("n_samples", ScalarSpec("int32")), ("TS", ConstSpec(64)), ("TD", ConstSpec(64))),
     ],
+    "row_scale_ragged": [
+        _spec("row_scale_kernel", ("x", _arr(dt, 2)), ("w", _arr(dt, 1)), ("y", _arr(dt, 2)),
+              ("N", ConstSpec(n)), ("TILE", ConstSpec(tile)))
+        for dt, n, tile in (("float32", 3000, 1024), ("float16", 2048, 1024),
+                            ("bfloat16", 4100, 1024))
+    ],
 }

@@ -574,7 +574,10 @@ class KernelAnalyzer:
             e_val = self._arm_value(name, e_val, t_val, else_body, node)
             if t_val.op != "var" or e_val.op != "var":
                 continue
-            if t_val.type != e_val.type and not self._unifies(t_val.type, e_val.type):
+            # Under a static `if`, Python compiles one arm only: its arms' element types
+            # are not tied together (that would fix a launch-time dtype for every variant).
+            if t_val.type != e_val.type and (static or not self._unifies(t_val.type,
+                                                                       e_val.type)):
                 if static:
                     # cuTile Python compiles only the arm the constant selects; Rust checks
                     # both, so the kernel is translated once per value of the constant.

@@ -29,7 +29,7 @@ from transpiler.model import (
     dim_op,
 )
 
-from transpiler.analysis import ConstDependentError, _params_in
+from transpiler.analysis import _NEGATED, ConstDependentError, _params_in
 
 if TYPE_CHECKING:
     from transpiler.analysis import KernelAnalyzer
@@ -87,10 +87,16 @@ def _flag(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode, what: str) -> obj
     which code exists: the kernel is translated once per value (ConstDependentError)."""
     v = an.const_value(value, node, what)
     params = _params_in(v)
-    if params:
-        raise ConstDependentError(params, f"{what} depends on compile-time constants",
-                                  an.span(node))
-    return v
+    if not params:
+        return v
+    # A comparison (`N % TILE != 0`) is decided per variant: one per outcome.
+    is_comparison = getattr(v, "op", None) in _NEGATED
+    if is_comparison:
+        known = an.known_condition(v)
+        if known is not None:
+            return known
+    raise ConstDependentError(params, f"{what} depends on compile-time constants",
+                              an.span(node), v if is_comparison else None)
 
 
 def _index_scalars(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> list[TExpr]:
