@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from transpiler.analysis import _NEGATED, ConstDependentError, _params_in
 from transpiler.model import (
     ArrayType,
     ConstType,
@@ -28,8 +29,6 @@ from transpiler.model import (
     TileType,
     dim_op,
 )
-
-from transpiler.analysis import _NEGATED, ConstDependentError, _params_in
 
 if TYPE_CHECKING:
     from transpiler.analysis import KernelAnalyzer
