@@ -214,7 +214,7 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
     ],
     "row_scale_ragged": [
         _spec("row_scale_kernel", ("x", _arr(dt, 2)), ("w", _arr(dt, 1)), ("y", _arr(dt, 2)),
-              ("N", ConstSpec(n)), ("TILE", ConstSpec(tile)))
+              ("N", ConstSpec(n)), ("offset", ConstSpec(1.0)), ("TILE", ConstSpec(tile)))
         for dt, n, tile in (("float32", 3000, 1024), ("float16", 2048, 1024),
                             ("bfloat16", 4100, 1024))
     ],

@@ -486,7 +486,9 @@ def lower_dim(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 @rule("const_param")
 def lower_const_param(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    return t.Path(e.attrs["name"])
+    # A `ct.Constant[float]` is a runtime parameter, named as the signature names it.
+    name = e.attrs["name"]
+    return t.Path(_ident(name) if name in lw.spec.param_types else name)
 
 
 @rule("const_cond")
