@@ -33,130 +33,132 @@ pub mod row_scale_ragged {
             let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index64_2: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_3: Tile<i64, { [1] }> = index64_2.reshape(const_shape![1]);
-            let index64_4: Tile<i64, { [TILE] }> = index64_3.broadcast(const_shape![TILE]);
-            let extent_5: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_6: Tile<i32, { [] }> = scalar_to_tile(extent_5);
-            let bound64_7: Tile<i64, { [] }> = exti(bound_tile_6);
-            let bound_8: Tile<i64, { [TILE] }> = bound64_7
+            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
+            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
+            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
+            let extent_6: i32 = get_shape_dim(x.shape(), 0i32);
+            let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
+            let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
+            let bound_9: Tile<i64, { [TILE] }> = bound64_8
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_9: Tile<u64, { [TILE] }> = bitcast(index64_4);
-            let bound_u_10: Tile<u64, { [TILE] }> = bitcast(bound_8);
-            let in_bounds_11: Tile<bool, { [TILE] }> = lt_tile(index_u_9, bound_u_10);
-            let stride_tile_12: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_13: Tile<i64, { [] }> = exti(stride_tile_12);
-            let stride_14: Tile<i64, { [TILE] }> = stride64_13
+            let index_u_10: Tile<u64, { [TILE] }> = bitcast(index64_5);
+            let bound_u_11: Tile<u64, { [TILE] }> = bitcast(bound_9);
+            let in_bounds_12: Tile<bool, { [TILE] }> = lt_tile(index_u_10, bound_u_11);
+            let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
+            let stride_15: Tile<i64, { [TILE] }> = stride64_14
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_15: Tile<i64, { [TILE] }> = index64_4 * stride_14;
-            let index64_16: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_17: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_18: Tile<i32, { [] }> = scalar_to_tile(extent_17);
-            let bound64_19: Tile<i64, { [] }> = exti(bound_tile_18);
-            let bound_20: Tile<i64, { [TILE] }> = bound64_19
+            let offsets_16: Tile<i64, { [TILE] }> = index64_5 * stride_15;
+            let index64_17: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_18: i32 = get_shape_dim(x.shape(), 1i32);
+            let bound_tile_19: Tile<i32, { [] }> = scalar_to_tile(extent_18);
+            let bound64_20: Tile<i64, { [] }> = exti(bound_tile_19);
+            let bound_21: Tile<i64, { [TILE] }> = bound64_20
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_21: Tile<u64, { [TILE] }> = bitcast(index64_16);
-            let bound_u_22: Tile<u64, { [TILE] }> = bitcast(bound_20);
-            let in_bounds_23: Tile<bool, { [TILE] }> = lt_tile(index_u_21, bound_u_22);
-            let unit_stride_24: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_25: Tile<i64, { [TILE] }> = index64_16 * unit_stride_24;
-            let offsets_26: Tile<i64, { [TILE] }> = offsets_15 + offsets_25;
-            let mask_27: Tile<bool, { [TILE] }> = in_bounds_11 & in_bounds_23;
-            let base_28: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
-            let base_29: PointerTile<*mut f32, { [1] }> = base_28.reshape(const_shape![1]);
-            let base_30: PointerTile<*mut f32, { [TILE] }> = base_29.broadcast(const_shape![TILE]);
-            let pointers_31: PointerTile<*mut f32, { [TILE] }> = base_30.offset_tile(offsets_26);
-            let padding_32: f32 = 0.0f32;
-            let (gathered_33, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let index_u_22: Tile<u64, { [TILE] }> = bitcast(index64_17);
+            let bound_u_23: Tile<u64, { [TILE] }> = bitcast(bound_21);
+            let in_bounds_24: Tile<bool, { [TILE] }> = lt_tile(index_u_22, bound_u_23);
+            let unit_stride_25: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_26: Tile<i64, { [TILE] }> = index64_17 * unit_stride_25;
+            let offsets_27: Tile<i64, { [TILE] }> = offsets_16 + offsets_26;
+            let mask_28: Tile<bool, { [TILE] }> = in_bounds_12 & in_bounds_24;
+            let base_29: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
+            let base_30: PointerTile<*mut f32, { [1] }> = base_29.reshape(const_shape![1]);
+            let base_31: PointerTile<*mut f32, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
+            let pointers_32: PointerTile<*mut f32, { [TILE] }> = base_31.offset_tile(offsets_27);
+            let padding_33: f32 = 0.0f32;
+            let (gathered_34, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_31,
+                    pointers_32,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_27),
-                    Some(padding_32),
+                    Some(mask_28),
+                    Some(padding_33),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f32, { [TILE] }> = gathered_33;
-            let index64_34: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_35: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_36: Tile<i32, { [] }> = scalar_to_tile(extent_35);
-            let bound64_37: Tile<i64, { [] }> = exti(bound_tile_36);
-            let bound_38: Tile<i64, { [TILE] }> = bound64_37
+            let xj: Tile<f32, { [TILE] }> = gathered_34;
+            let index64_35: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_36: i32 = get_shape_dim(w.shape(), 0i32);
+            let bound_tile_37: Tile<i32, { [] }> = scalar_to_tile(extent_36);
+            let bound64_38: Tile<i64, { [] }> = exti(bound_tile_37);
+            let bound_39: Tile<i64, { [TILE] }> = bound64_38
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_39: Tile<u64, { [TILE] }> = bitcast(index64_34);
-            let bound_u_40: Tile<u64, { [TILE] }> = bitcast(bound_38);
-            let in_bounds_41: Tile<bool, { [TILE] }> = lt_tile(index_u_39, bound_u_40);
-            let unit_stride_42: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_43: Tile<i64, { [TILE] }> = index64_34 * unit_stride_42;
-            let base_44: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
-            let base_45: PointerTile<*mut f32, { [1] }> = base_44.reshape(const_shape![1]);
-            let base_46: PointerTile<*mut f32, { [TILE] }> = base_45.broadcast(const_shape![TILE]);
-            let pointers_47: PointerTile<*mut f32, { [TILE] }> = base_46.offset_tile(offsets_43);
-            let padding_48: f32 = 0.0f32;
-            let (gathered_49, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let index_u_40: Tile<u64, { [TILE] }> = bitcast(index64_35);
+            let bound_u_41: Tile<u64, { [TILE] }> = bitcast(bound_39);
+            let in_bounds_42: Tile<bool, { [TILE] }> = lt_tile(index_u_40, bound_u_41);
+            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_44: Tile<i64, { [TILE] }> = index64_35 * unit_stride_43;
+            let base_45: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
+            let base_46: PointerTile<*mut f32, { [1] }> = base_45.reshape(const_shape![1]);
+            let base_47: PointerTile<*mut f32, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
+            let pointers_48: PointerTile<*mut f32, { [TILE] }> = base_47.offset_tile(offsets_44);
+            let padding_49: f32 = 0.0f32;
+            let (gathered_50, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_47,
+                    pointers_48,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_41),
-                    Some(padding_48),
+                    Some(in_bounds_42),
+                    Some(padding_49),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f32, { [TILE] }> = gathered_49;
+            let wj: Tile<f32, { [TILE] }> = gathered_50;
             let out: Tile<f32, { [TILE] }> =
                 xj * (broadcast_scalar(offset_, const_shape![TILE]) + wj);
-            let index64_50: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_51: Tile<i64, { [1] }> = index64_50.reshape(const_shape![1]);
-            let index64_52: Tile<i64, { [TILE] }> = index64_51.broadcast(const_shape![TILE]);
-            let extent_53: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_54: Tile<i32, { [] }> = scalar_to_tile(extent_53);
-            let bound64_55: Tile<i64, { [] }> = exti(bound_tile_54);
-            let bound_56: Tile<i64, { [TILE] }> = bound64_55
+            let index_tile_51: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_52: Tile<i64, { [] }> = exti(index_tile_51);
+            let index64_53: Tile<i64, { [1] }> = index64_52.reshape(const_shape![1]);
+            let index64_54: Tile<i64, { [TILE] }> = index64_53.broadcast(const_shape![TILE]);
+            let extent_55: i32 = get_shape_dim(y.shape(), 0i32);
+            let bound_tile_56: Tile<i32, { [] }> = scalar_to_tile(extent_55);
+            let bound64_57: Tile<i64, { [] }> = exti(bound_tile_56);
+            let bound_58: Tile<i64, { [TILE] }> = bound64_57
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_57: Tile<u64, { [TILE] }> = bitcast(index64_52);
-            let bound_u_58: Tile<u64, { [TILE] }> = bitcast(bound_56);
-            let in_bounds_59: Tile<bool, { [TILE] }> = lt_tile(index_u_57, bound_u_58);
-            let stride_tile_60: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_61: Tile<i64, { [] }> = exti(stride_tile_60);
-            let stride_62: Tile<i64, { [TILE] }> = stride64_61
+            let index_u_59: Tile<u64, { [TILE] }> = bitcast(index64_54);
+            let bound_u_60: Tile<u64, { [TILE] }> = bitcast(bound_58);
+            let in_bounds_61: Tile<bool, { [TILE] }> = lt_tile(index_u_59, bound_u_60);
+            let stride_tile_62: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_63: Tile<i64, { [] }> = exti(stride_tile_62);
+            let stride_64: Tile<i64, { [TILE] }> = stride64_63
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_63: Tile<i64, { [TILE] }> = index64_52 * stride_62;
-            let index64_64: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_65: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_66: Tile<i32, { [] }> = scalar_to_tile(extent_65);
-            let bound64_67: Tile<i64, { [] }> = exti(bound_tile_66);
-            let bound_68: Tile<i64, { [TILE] }> = bound64_67
+            let offsets_65: Tile<i64, { [TILE] }> = index64_54 * stride_64;
+            let index64_66: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_67: i32 = get_shape_dim(y.shape(), 1i32);
+            let bound_tile_68: Tile<i32, { [] }> = scalar_to_tile(extent_67);
+            let bound64_69: Tile<i64, { [] }> = exti(bound_tile_68);
+            let bound_70: Tile<i64, { [TILE] }> = bound64_69
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_69: Tile<u64, { [TILE] }> = bitcast(index64_64);
-            let bound_u_70: Tile<u64, { [TILE] }> = bitcast(bound_68);
-            let in_bounds_71: Tile<bool, { [TILE] }> = lt_tile(index_u_69, bound_u_70);
-            let unit_stride_72: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_73: Tile<i64, { [TILE] }> = index64_64 * unit_stride_72;
-            let offsets_74: Tile<i64, { [TILE] }> = offsets_63 + offsets_73;
-            let mask_75: Tile<bool, { [TILE] }> = in_bounds_59 & in_bounds_71;
-            let base_76: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_77: PointerTile<*mut E, { [1] }> = base_76.reshape(const_shape![1]);
-            let base_78: PointerTile<*mut E, { [TILE] }> = base_77.broadcast(const_shape![TILE]);
-            let pointers_79: PointerTile<*mut E, { [TILE] }> = base_78.offset_tile(offsets_74);
-            let conv_80: Tile<E, { [TILE] }> = convert_tile(out);
+            let index_u_71: Tile<u64, { [TILE] }> = bitcast(index64_66);
+            let bound_u_72: Tile<u64, { [TILE] }> = bitcast(bound_70);
+            let in_bounds_73: Tile<bool, { [TILE] }> = lt_tile(index_u_71, bound_u_72);
+            let unit_stride_74: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_75: Tile<i64, { [TILE] }> = index64_66 * unit_stride_74;
+            let offsets_76: Tile<i64, { [TILE] }> = offsets_65 + offsets_75;
+            let mask_77: Tile<bool, { [TILE] }> = in_bounds_61 & in_bounds_73;
+            let base_78: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_79: PointerTile<*mut E, { [1] }> = base_78.reshape(const_shape![1]);
+            let base_80: PointerTile<*mut E, { [TILE] }> = base_79.broadcast(const_shape![TILE]);
+            let pointers_81: PointerTile<*mut E, { [TILE] }> = base_80.offset_tile(offsets_76);
+            let conv_82: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_79,
-                    conv_80,
+                    pointers_81,
+                    conv_82,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_75),
+                    Some(mask_77),
                     None,
                     Latency::<0>,
                 )
@@ -186,134 +188,136 @@ pub mod row_scale_ragged {
             let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index64_2: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_3: Tile<i64, { [1] }> = index64_2.reshape(const_shape![1]);
-            let index64_4: Tile<i64, { [TILE] }> = index64_3.broadcast(const_shape![TILE]);
-            let extent_5: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_6: Tile<i32, { [] }> = scalar_to_tile(extent_5);
-            let bound64_7: Tile<i64, { [] }> = exti(bound_tile_6);
-            let bound_8: Tile<i64, { [TILE] }> = bound64_7
+            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
+            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
+            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
+            let extent_6: i32 = get_shape_dim(x.shape(), 0i32);
+            let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
+            let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
+            let bound_9: Tile<i64, { [TILE] }> = bound64_8
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_9: Tile<u64, { [TILE] }> = bitcast(index64_4);
-            let bound_u_10: Tile<u64, { [TILE] }> = bitcast(bound_8);
-            let in_bounds_11: Tile<bool, { [TILE] }> = lt_tile(index_u_9, bound_u_10);
-            let stride_tile_12: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_13: Tile<i64, { [] }> = exti(stride_tile_12);
-            let stride_14: Tile<i64, { [TILE] }> = stride64_13
+            let index_u_10: Tile<u64, { [TILE] }> = bitcast(index64_5);
+            let bound_u_11: Tile<u64, { [TILE] }> = bitcast(bound_9);
+            let in_bounds_12: Tile<bool, { [TILE] }> = lt_tile(index_u_10, bound_u_11);
+            let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
+            let stride_15: Tile<i64, { [TILE] }> = stride64_14
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_15: Tile<i64, { [TILE] }> = index64_4 * stride_14;
-            let index64_16: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_17: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_18: Tile<i32, { [] }> = scalar_to_tile(extent_17);
-            let bound64_19: Tile<i64, { [] }> = exti(bound_tile_18);
-            let bound_20: Tile<i64, { [TILE] }> = bound64_19
+            let offsets_16: Tile<i64, { [TILE] }> = index64_5 * stride_15;
+            let index64_17: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_18: i32 = get_shape_dim(x.shape(), 1i32);
+            let bound_tile_19: Tile<i32, { [] }> = scalar_to_tile(extent_18);
+            let bound64_20: Tile<i64, { [] }> = exti(bound_tile_19);
+            let bound_21: Tile<i64, { [TILE] }> = bound64_20
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_21: Tile<u64, { [TILE] }> = bitcast(index64_16);
-            let bound_u_22: Tile<u64, { [TILE] }> = bitcast(bound_20);
-            let in_bounds_23: Tile<bool, { [TILE] }> = lt_tile(index_u_21, bound_u_22);
-            let unit_stride_24: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_25: Tile<i64, { [TILE] }> = index64_16 * unit_stride_24;
-            let offsets_26: Tile<i64, { [TILE] }> = offsets_15 + offsets_25;
-            let mask_27: Tile<bool, { [TILE] }> = in_bounds_11 & in_bounds_23;
-            let base_28: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
-            let base_29: PointerTile<*mut f16, { [1] }> = base_28.reshape(const_shape![1]);
-            let base_30: PointerTile<*mut f16, { [TILE] }> = base_29.broadcast(const_shape![TILE]);
-            let pointers_31: PointerTile<*mut f16, { [TILE] }> = base_30.offset_tile(offsets_26);
-            let padding_32: f32 = 0.0f32;
-            let padding_33: f16 = convert_scalar(padding_32);
-            let (gathered_34, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let index_u_22: Tile<u64, { [TILE] }> = bitcast(index64_17);
+            let bound_u_23: Tile<u64, { [TILE] }> = bitcast(bound_21);
+            let in_bounds_24: Tile<bool, { [TILE] }> = lt_tile(index_u_22, bound_u_23);
+            let unit_stride_25: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_26: Tile<i64, { [TILE] }> = index64_17 * unit_stride_25;
+            let offsets_27: Tile<i64, { [TILE] }> = offsets_16 + offsets_26;
+            let mask_28: Tile<bool, { [TILE] }> = in_bounds_12 & in_bounds_24;
+            let base_29: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
+            let base_30: PointerTile<*mut f16, { [1] }> = base_29.reshape(const_shape![1]);
+            let base_31: PointerTile<*mut f16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
+            let pointers_32: PointerTile<*mut f16, { [TILE] }> = base_31.offset_tile(offsets_27);
+            let padding_33: f32 = 0.0f32;
+            let padding_34: f16 = convert_scalar(padding_33);
+            let (gathered_35, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_31,
+                    pointers_32,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_27),
-                    Some(padding_33),
+                    Some(mask_28),
+                    Some(padding_34),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f16, { [TILE] }> = gathered_34;
-            let index64_35: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_36: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_37: Tile<i32, { [] }> = scalar_to_tile(extent_36);
-            let bound64_38: Tile<i64, { [] }> = exti(bound_tile_37);
-            let bound_39: Tile<i64, { [TILE] }> = bound64_38
+            let xj: Tile<f16, { [TILE] }> = gathered_35;
+            let index64_36: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
+            let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
+            let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
+            let bound_40: Tile<i64, { [TILE] }> = bound64_39
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_40: Tile<u64, { [TILE] }> = bitcast(index64_35);
-            let bound_u_41: Tile<u64, { [TILE] }> = bitcast(bound_39);
-            let in_bounds_42: Tile<bool, { [TILE] }> = lt_tile(index_u_40, bound_u_41);
-            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_44: Tile<i64, { [TILE] }> = index64_35 * unit_stride_43;
-            let base_45: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
-            let base_46: PointerTile<*mut f16, { [1] }> = base_45.reshape(const_shape![1]);
-            let base_47: PointerTile<*mut f16, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
-            let pointers_48: PointerTile<*mut f16, { [TILE] }> = base_47.offset_tile(offsets_44);
-            let padding_49: f32 = 0.0f32;
-            let padding_50: f16 = convert_scalar(padding_49);
-            let (gathered_51, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let index_u_41: Tile<u64, { [TILE] }> = bitcast(index64_36);
+            let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
+            let in_bounds_43: Tile<bool, { [TILE] }> = lt_tile(index_u_41, bound_u_42);
+            let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_45: Tile<i64, { [TILE] }> = index64_36 * unit_stride_44;
+            let base_46: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
+            let base_47: PointerTile<*mut f16, { [1] }> = base_46.reshape(const_shape![1]);
+            let base_48: PointerTile<*mut f16, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
+            let pointers_49: PointerTile<*mut f16, { [TILE] }> = base_48.offset_tile(offsets_45);
+            let padding_50: f32 = 0.0f32;
+            let padding_51: f16 = convert_scalar(padding_50);
+            let (gathered_52, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_48,
+                    pointers_49,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_42),
-                    Some(padding_50),
+                    Some(in_bounds_43),
+                    Some(padding_51),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f16, { [TILE] }> = gathered_51;
-            let conv_52: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_53: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<f16, { [TILE] }> = gathered_52;
+            let conv_53: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_54: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_52 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_53);
-            let index64_54: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_55: Tile<i64, { [1] }> = index64_54.reshape(const_shape![1]);
-            let index64_56: Tile<i64, { [TILE] }> = index64_55.broadcast(const_shape![TILE]);
-            let extent_57: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_58: Tile<i32, { [] }> = scalar_to_tile(extent_57);
-            let bound64_59: Tile<i64, { [] }> = exti(bound_tile_58);
-            let bound_60: Tile<i64, { [TILE] }> = bound64_59
+                conv_53 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_54);
+            let index_tile_55: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_56: Tile<i64, { [] }> = exti(index_tile_55);
+            let index64_57: Tile<i64, { [1] }> = index64_56.reshape(const_shape![1]);
+            let index64_58: Tile<i64, { [TILE] }> = index64_57.broadcast(const_shape![TILE]);
+            let extent_59: i32 = get_shape_dim(y.shape(), 0i32);
+            let bound_tile_60: Tile<i32, { [] }> = scalar_to_tile(extent_59);
+            let bound64_61: Tile<i64, { [] }> = exti(bound_tile_60);
+            let bound_62: Tile<i64, { [TILE] }> = bound64_61
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_61: Tile<u64, { [TILE] }> = bitcast(index64_56);
-            let bound_u_62: Tile<u64, { [TILE] }> = bitcast(bound_60);
-            let in_bounds_63: Tile<bool, { [TILE] }> = lt_tile(index_u_61, bound_u_62);
-            let stride_tile_64: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_65: Tile<i64, { [] }> = exti(stride_tile_64);
-            let stride_66: Tile<i64, { [TILE] }> = stride64_65
+            let index_u_63: Tile<u64, { [TILE] }> = bitcast(index64_58);
+            let bound_u_64: Tile<u64, { [TILE] }> = bitcast(bound_62);
+            let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
+            let stride_tile_66: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_67: Tile<i64, { [] }> = exti(stride_tile_66);
+            let stride_68: Tile<i64, { [TILE] }> = stride64_67
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_67: Tile<i64, { [TILE] }> = index64_56 * stride_66;
-            let index64_68: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_69: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_70: Tile<i32, { [] }> = scalar_to_tile(extent_69);
-            let bound64_71: Tile<i64, { [] }> = exti(bound_tile_70);
-            let bound_72: Tile<i64, { [TILE] }> = bound64_71
+            let offsets_69: Tile<i64, { [TILE] }> = index64_58 * stride_68;
+            let index64_70: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_71: i32 = get_shape_dim(y.shape(), 1i32);
+            let bound_tile_72: Tile<i32, { [] }> = scalar_to_tile(extent_71);
+            let bound64_73: Tile<i64, { [] }> = exti(bound_tile_72);
+            let bound_74: Tile<i64, { [TILE] }> = bound64_73
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_73: Tile<u64, { [TILE] }> = bitcast(index64_68);
-            let bound_u_74: Tile<u64, { [TILE] }> = bitcast(bound_72);
-            let in_bounds_75: Tile<bool, { [TILE] }> = lt_tile(index_u_73, bound_u_74);
-            let unit_stride_76: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_77: Tile<i64, { [TILE] }> = index64_68 * unit_stride_76;
-            let offsets_78: Tile<i64, { [TILE] }> = offsets_67 + offsets_77;
-            let mask_79: Tile<bool, { [TILE] }> = in_bounds_63 & in_bounds_75;
-            let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_81: PointerTile<*mut E, { [1] }> = base_80.reshape(const_shape![1]);
-            let base_82: PointerTile<*mut E, { [TILE] }> = base_81.broadcast(const_shape![TILE]);
-            let pointers_83: PointerTile<*mut E, { [TILE] }> = base_82.offset_tile(offsets_78);
-            let conv_84: Tile<E, { [TILE] }> = convert_tile(out);
+            let index_u_75: Tile<u64, { [TILE] }> = bitcast(index64_70);
+            let bound_u_76: Tile<u64, { [TILE] }> = bitcast(bound_74);
+            let in_bounds_77: Tile<bool, { [TILE] }> = lt_tile(index_u_75, bound_u_76);
+            let unit_stride_78: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_79: Tile<i64, { [TILE] }> = index64_70 * unit_stride_78;
+            let offsets_80: Tile<i64, { [TILE] }> = offsets_69 + offsets_79;
+            let mask_81: Tile<bool, { [TILE] }> = in_bounds_65 & in_bounds_77;
+            let base_82: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_83: PointerTile<*mut E, { [1] }> = base_82.reshape(const_shape![1]);
+            let base_84: PointerTile<*mut E, { [TILE] }> = base_83.broadcast(const_shape![TILE]);
+            let pointers_85: PointerTile<*mut E, { [TILE] }> = base_84.offset_tile(offsets_80);
+            let conv_86: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_83,
-                    conv_84,
+                    pointers_85,
+                    conv_86,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_79),
+                    Some(mask_81),
                     None,
                     Latency::<0>,
                 )
@@ -343,134 +347,136 @@ pub mod row_scale_ragged {
             let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index64_2: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_3: Tile<i64, { [1] }> = index64_2.reshape(const_shape![1]);
-            let index64_4: Tile<i64, { [TILE] }> = index64_3.broadcast(const_shape![TILE]);
-            let extent_5: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_6: Tile<i32, { [] }> = scalar_to_tile(extent_5);
-            let bound64_7: Tile<i64, { [] }> = exti(bound_tile_6);
-            let bound_8: Tile<i64, { [TILE] }> = bound64_7
+            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
+            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
+            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
+            let extent_6: i32 = get_shape_dim(x.shape(), 0i32);
+            let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
+            let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
+            let bound_9: Tile<i64, { [TILE] }> = bound64_8
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_9: Tile<u64, { [TILE] }> = bitcast(index64_4);
-            let bound_u_10: Tile<u64, { [TILE] }> = bitcast(bound_8);
-            let in_bounds_11: Tile<bool, { [TILE] }> = lt_tile(index_u_9, bound_u_10);
-            let stride_tile_12: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_13: Tile<i64, { [] }> = exti(stride_tile_12);
-            let stride_14: Tile<i64, { [TILE] }> = stride64_13
+            let index_u_10: Tile<u64, { [TILE] }> = bitcast(index64_5);
+            let bound_u_11: Tile<u64, { [TILE] }> = bitcast(bound_9);
+            let in_bounds_12: Tile<bool, { [TILE] }> = lt_tile(index_u_10, bound_u_11);
+            let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
+            let stride_15: Tile<i64, { [TILE] }> = stride64_14
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_15: Tile<i64, { [TILE] }> = index64_4 * stride_14;
-            let index64_16: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_17: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_18: Tile<i32, { [] }> = scalar_to_tile(extent_17);
-            let bound64_19: Tile<i64, { [] }> = exti(bound_tile_18);
-            let bound_20: Tile<i64, { [TILE] }> = bound64_19
+            let offsets_16: Tile<i64, { [TILE] }> = index64_5 * stride_15;
+            let index64_17: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_18: i32 = get_shape_dim(x.shape(), 1i32);
+            let bound_tile_19: Tile<i32, { [] }> = scalar_to_tile(extent_18);
+            let bound64_20: Tile<i64, { [] }> = exti(bound_tile_19);
+            let bound_21: Tile<i64, { [TILE] }> = bound64_20
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_21: Tile<u64, { [TILE] }> = bitcast(index64_16);
-            let bound_u_22: Tile<u64, { [TILE] }> = bitcast(bound_20);
-            let in_bounds_23: Tile<bool, { [TILE] }> = lt_tile(index_u_21, bound_u_22);
-            let unit_stride_24: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_25: Tile<i64, { [TILE] }> = index64_16 * unit_stride_24;
-            let offsets_26: Tile<i64, { [TILE] }> = offsets_15 + offsets_25;
-            let mask_27: Tile<bool, { [TILE] }> = in_bounds_11 & in_bounds_23;
-            let base_28: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
-            let base_29: PointerTile<*mut bf16, { [1] }> = base_28.reshape(const_shape![1]);
-            let base_30: PointerTile<*mut bf16, { [TILE] }> = base_29.broadcast(const_shape![TILE]);
-            let pointers_31: PointerTile<*mut bf16, { [TILE] }> = base_30.offset_tile(offsets_26);
-            let padding_32: f32 = 0.0f32;
-            let padding_33: bf16 = convert_scalar(padding_32);
-            let (gathered_34, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let index_u_22: Tile<u64, { [TILE] }> = bitcast(index64_17);
+            let bound_u_23: Tile<u64, { [TILE] }> = bitcast(bound_21);
+            let in_bounds_24: Tile<bool, { [TILE] }> = lt_tile(index_u_22, bound_u_23);
+            let unit_stride_25: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_26: Tile<i64, { [TILE] }> = index64_17 * unit_stride_25;
+            let offsets_27: Tile<i64, { [TILE] }> = offsets_16 + offsets_26;
+            let mask_28: Tile<bool, { [TILE] }> = in_bounds_12 & in_bounds_24;
+            let base_29: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
+            let base_30: PointerTile<*mut bf16, { [1] }> = base_29.reshape(const_shape![1]);
+            let base_31: PointerTile<*mut bf16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
+            let pointers_32: PointerTile<*mut bf16, { [TILE] }> = base_31.offset_tile(offsets_27);
+            let padding_33: f32 = 0.0f32;
+            let padding_34: bf16 = convert_scalar(padding_33);
+            let (gathered_35, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_31,
+                    pointers_32,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_27),
-                    Some(padding_33),
+                    Some(mask_28),
+                    Some(padding_34),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<bf16, { [TILE] }> = gathered_34;
-            let index64_35: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_36: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_37: Tile<i32, { [] }> = scalar_to_tile(extent_36);
-            let bound64_38: Tile<i64, { [] }> = exti(bound_tile_37);
-            let bound_39: Tile<i64, { [TILE] }> = bound64_38
+            let xj: Tile<bf16, { [TILE] }> = gathered_35;
+            let index64_36: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
+            let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
+            let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
+            let bound_40: Tile<i64, { [TILE] }> = bound64_39
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_40: Tile<u64, { [TILE] }> = bitcast(index64_35);
-            let bound_u_41: Tile<u64, { [TILE] }> = bitcast(bound_39);
-            let in_bounds_42: Tile<bool, { [TILE] }> = lt_tile(index_u_40, bound_u_41);
-            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_44: Tile<i64, { [TILE] }> = index64_35 * unit_stride_43;
-            let base_45: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
-            let base_46: PointerTile<*mut bf16, { [1] }> = base_45.reshape(const_shape![1]);
-            let base_47: PointerTile<*mut bf16, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
-            let pointers_48: PointerTile<*mut bf16, { [TILE] }> = base_47.offset_tile(offsets_44);
-            let padding_49: f32 = 0.0f32;
-            let padding_50: bf16 = convert_scalar(padding_49);
-            let (gathered_51, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let index_u_41: Tile<u64, { [TILE] }> = bitcast(index64_36);
+            let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
+            let in_bounds_43: Tile<bool, { [TILE] }> = lt_tile(index_u_41, bound_u_42);
+            let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_45: Tile<i64, { [TILE] }> = index64_36 * unit_stride_44;
+            let base_46: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
+            let base_47: PointerTile<*mut bf16, { [1] }> = base_46.reshape(const_shape![1]);
+            let base_48: PointerTile<*mut bf16, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
+            let pointers_49: PointerTile<*mut bf16, { [TILE] }> = base_48.offset_tile(offsets_45);
+            let padding_50: f32 = 0.0f32;
+            let padding_51: bf16 = convert_scalar(padding_50);
+            let (gathered_52, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_48,
+                    pointers_49,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_42),
-                    Some(padding_50),
+                    Some(in_bounds_43),
+                    Some(padding_51),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<bf16, { [TILE] }> = gathered_51;
-            let conv_52: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_53: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<bf16, { [TILE] }> = gathered_52;
+            let conv_53: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_54: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_52 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_53);
-            let index64_54: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_55: Tile<i64, { [1] }> = index64_54.reshape(const_shape![1]);
-            let index64_56: Tile<i64, { [TILE] }> = index64_55.broadcast(const_shape![TILE]);
-            let extent_57: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_58: Tile<i32, { [] }> = scalar_to_tile(extent_57);
-            let bound64_59: Tile<i64, { [] }> = exti(bound_tile_58);
-            let bound_60: Tile<i64, { [TILE] }> = bound64_59
+                conv_53 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_54);
+            let index_tile_55: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_56: Tile<i64, { [] }> = exti(index_tile_55);
+            let index64_57: Tile<i64, { [1] }> = index64_56.reshape(const_shape![1]);
+            let index64_58: Tile<i64, { [TILE] }> = index64_57.broadcast(const_shape![TILE]);
+            let extent_59: i32 = get_shape_dim(y.shape(), 0i32);
+            let bound_tile_60: Tile<i32, { [] }> = scalar_to_tile(extent_59);
+            let bound64_61: Tile<i64, { [] }> = exti(bound_tile_60);
+            let bound_62: Tile<i64, { [TILE] }> = bound64_61
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_61: Tile<u64, { [TILE] }> = bitcast(index64_56);
-            let bound_u_62: Tile<u64, { [TILE] }> = bitcast(bound_60);
-            let in_bounds_63: Tile<bool, { [TILE] }> = lt_tile(index_u_61, bound_u_62);
-            let stride_tile_64: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_65: Tile<i64, { [] }> = exti(stride_tile_64);
-            let stride_66: Tile<i64, { [TILE] }> = stride64_65
+            let index_u_63: Tile<u64, { [TILE] }> = bitcast(index64_58);
+            let bound_u_64: Tile<u64, { [TILE] }> = bitcast(bound_62);
+            let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
+            let stride_tile_66: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_67: Tile<i64, { [] }> = exti(stride_tile_66);
+            let stride_68: Tile<i64, { [TILE] }> = stride64_67
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_67: Tile<i64, { [TILE] }> = index64_56 * stride_66;
-            let index64_68: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_69: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_70: Tile<i32, { [] }> = scalar_to_tile(extent_69);
-            let bound64_71: Tile<i64, { [] }> = exti(bound_tile_70);
-            let bound_72: Tile<i64, { [TILE] }> = bound64_71
+            let offsets_69: Tile<i64, { [TILE] }> = index64_58 * stride_68;
+            let index64_70: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_71: i32 = get_shape_dim(y.shape(), 1i32);
+            let bound_tile_72: Tile<i32, { [] }> = scalar_to_tile(extent_71);
+            let bound64_73: Tile<i64, { [] }> = exti(bound_tile_72);
+            let bound_74: Tile<i64, { [TILE] }> = bound64_73
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_73: Tile<u64, { [TILE] }> = bitcast(index64_68);
-            let bound_u_74: Tile<u64, { [TILE] }> = bitcast(bound_72);
-            let in_bounds_75: Tile<bool, { [TILE] }> = lt_tile(index_u_73, bound_u_74);
-            let unit_stride_76: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_77: Tile<i64, { [TILE] }> = index64_68 * unit_stride_76;
-            let offsets_78: Tile<i64, { [TILE] }> = offsets_67 + offsets_77;
-            let mask_79: Tile<bool, { [TILE] }> = in_bounds_63 & in_bounds_75;
-            let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_81: PointerTile<*mut E, { [1] }> = base_80.reshape(const_shape![1]);
-            let base_82: PointerTile<*mut E, { [TILE] }> = base_81.broadcast(const_shape![TILE]);
-            let pointers_83: PointerTile<*mut E, { [TILE] }> = base_82.offset_tile(offsets_78);
-            let conv_84: Tile<E, { [TILE] }> = convert_tile(out);
+            let index_u_75: Tile<u64, { [TILE] }> = bitcast(index64_70);
+            let bound_u_76: Tile<u64, { [TILE] }> = bitcast(bound_74);
+            let in_bounds_77: Tile<bool, { [TILE] }> = lt_tile(index_u_75, bound_u_76);
+            let unit_stride_78: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_79: Tile<i64, { [TILE] }> = index64_70 * unit_stride_78;
+            let offsets_80: Tile<i64, { [TILE] }> = offsets_69 + offsets_79;
+            let mask_81: Tile<bool, { [TILE] }> = in_bounds_65 & in_bounds_77;
+            let base_82: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_83: PointerTile<*mut E, { [1] }> = base_82.reshape(const_shape![1]);
+            let base_84: PointerTile<*mut E, { [TILE] }> = base_83.broadcast(const_shape![TILE]);
+            let pointers_85: PointerTile<*mut E, { [TILE] }> = base_84.offset_tile(offsets_80);
+            let conv_86: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_83,
-                    conv_84,
+                    pointers_85,
+                    conv_86,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_79),
+                    Some(mask_81),
                     None,
                     Latency::<0>,
                 )
@@ -504,80 +510,82 @@ pub mod row_scale_ragged {
             let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index64_2: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_3: Tile<i64, { [1] }> = index64_2.reshape(const_shape![1]);
-            let index64_4: Tile<i64, { [TILE] }> = index64_3.broadcast(const_shape![TILE]);
-            let stride_tile_5: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_6: Tile<i64, { [] }> = exti(stride_tile_5);
-            let stride_7: Tile<i64, { [TILE] }> = stride64_6
+            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
+            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
+            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
+            let stride_tile_6: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_7: Tile<i64, { [] }> = exti(stride_tile_6);
+            let stride_8: Tile<i64, { [TILE] }> = stride64_7
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_8: Tile<i64, { [TILE] }> = index64_4 * stride_7;
-            let index64_9: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_10: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_11: Tile<i64, { [TILE] }> = index64_9 * unit_stride_10;
-            let offsets_12: Tile<i64, { [TILE] }> = offsets_8 + offsets_11;
-            let base_13: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
-            let base_14: PointerTile<*mut f32, { [1] }> = base_13.reshape(const_shape![1]);
-            let base_15: PointerTile<*mut f32, { [TILE] }> = base_14.broadcast(const_shape![TILE]);
-            let pointers_16: PointerTile<*mut f32, { [TILE] }> = base_15.offset_tile(offsets_12);
-            let padding_17: f32 = 0.0f32;
-            let (gathered_18, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let offsets_9: Tile<i64, { [TILE] }> = index64_5 * stride_8;
+            let index64_10: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_12: Tile<i64, { [TILE] }> = index64_10 * unit_stride_11;
+            let offsets_13: Tile<i64, { [TILE] }> = offsets_9 + offsets_12;
+            let base_14: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
+            let base_15: PointerTile<*mut f32, { [1] }> = base_14.reshape(const_shape![1]);
+            let base_16: PointerTile<*mut f32, { [TILE] }> = base_15.broadcast(const_shape![TILE]);
+            let pointers_17: PointerTile<*mut f32, { [TILE] }> = base_16.offset_tile(offsets_13);
+            let padding_18: f32 = 0.0f32;
+            let (gathered_19, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_16,
+                    pointers_17,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_17),
+                    Some(padding_18),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f32, { [TILE] }> = gathered_18;
-            let index64_19: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_20: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_21: Tile<i64, { [TILE] }> = index64_19 * unit_stride_20;
-            let base_22: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
-            let base_23: PointerTile<*mut f32, { [1] }> = base_22.reshape(const_shape![1]);
-            let base_24: PointerTile<*mut f32, { [TILE] }> = base_23.broadcast(const_shape![TILE]);
-            let pointers_25: PointerTile<*mut f32, { [TILE] }> = base_24.offset_tile(offsets_21);
-            let padding_26: f32 = 0.0f32;
-            let (gathered_27, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f32, { [TILE] }> = gathered_19;
+            let index64_20: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_21: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_22: Tile<i64, { [TILE] }> = index64_20 * unit_stride_21;
+            let base_23: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
+            let base_24: PointerTile<*mut f32, { [1] }> = base_23.reshape(const_shape![1]);
+            let base_25: PointerTile<*mut f32, { [TILE] }> = base_24.broadcast(const_shape![TILE]);
+            let pointers_26: PointerTile<*mut f32, { [TILE] }> = base_25.offset_tile(offsets_22);
+            let padding_27: f32 = 0.0f32;
+            let (gathered_28, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_25,
+                    pointers_26,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_26),
+                    Some(padding_27),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f32, { [TILE] }> = gathered_27;
+            let wj: Tile<f32, { [TILE] }> = gathered_28;
             let out: Tile<f32, { [TILE] }> =
                 xj * (broadcast_scalar(offset_, const_shape![TILE]) + wj);
-            let index64_28: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_29: Tile<i64, { [1] }> = index64_28.reshape(const_shape![1]);
-            let index64_30: Tile<i64, { [TILE] }> = index64_29.broadcast(const_shape![TILE]);
-            let stride_tile_31: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_32: Tile<i64, { [] }> = exti(stride_tile_31);
-            let stride_33: Tile<i64, { [TILE] }> = stride64_32
+            let index_tile_29: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_30: Tile<i64, { [] }> = exti(index_tile_29);
+            let index64_31: Tile<i64, { [1] }> = index64_30.reshape(const_shape![1]);
+            let index64_32: Tile<i64, { [TILE] }> = index64_31.broadcast(const_shape![TILE]);
+            let stride_tile_33: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_34: Tile<i64, { [] }> = exti(stride_tile_33);
+            let stride_35: Tile<i64, { [TILE] }> = stride64_34
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_34: Tile<i64, { [TILE] }> = index64_30 * stride_33;
-            let index64_35: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_36: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_37: Tile<i64, { [TILE] }> = index64_35 * unit_stride_36;
-            let offsets_38: Tile<i64, { [TILE] }> = offsets_34 + offsets_37;
-            let base_39: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_40: PointerTile<*mut E, { [1] }> = base_39.reshape(const_shape![1]);
-            let base_41: PointerTile<*mut E, { [TILE] }> = base_40.broadcast(const_shape![TILE]);
-            let pointers_42: PointerTile<*mut E, { [TILE] }> = base_41.offset_tile(offsets_38);
-            let conv_43: Tile<E, { [TILE] }> = convert_tile(out);
+            let offsets_36: Tile<i64, { [TILE] }> = index64_32 * stride_35;
+            let index64_37: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_38: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_39: Tile<i64, { [TILE] }> = index64_37 * unit_stride_38;
+            let offsets_40: Tile<i64, { [TILE] }> = offsets_36 + offsets_39;
+            let base_41: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_42: PointerTile<*mut E, { [1] }> = base_41.reshape(const_shape![1]);
+            let base_43: PointerTile<*mut E, { [TILE] }> = base_42.broadcast(const_shape![TILE]);
+            let pointers_44: PointerTile<*mut E, { [TILE] }> = base_43.offset_tile(offsets_40);
+            let conv_45: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_42,
-                    conv_43,
+                    pointers_44,
+                    conv_45,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
@@ -614,84 +622,86 @@ pub mod row_scale_ragged {
             let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index64_2: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_3: Tile<i64, { [1] }> = index64_2.reshape(const_shape![1]);
-            let index64_4: Tile<i64, { [TILE] }> = index64_3.broadcast(const_shape![TILE]);
-            let stride_tile_5: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_6: Tile<i64, { [] }> = exti(stride_tile_5);
-            let stride_7: Tile<i64, { [TILE] }> = stride64_6
+            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
+            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
+            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
+            let stride_tile_6: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_7: Tile<i64, { [] }> = exti(stride_tile_6);
+            let stride_8: Tile<i64, { [TILE] }> = stride64_7
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_8: Tile<i64, { [TILE] }> = index64_4 * stride_7;
-            let index64_9: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_10: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_11: Tile<i64, { [TILE] }> = index64_9 * unit_stride_10;
-            let offsets_12: Tile<i64, { [TILE] }> = offsets_8 + offsets_11;
-            let base_13: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
-            let base_14: PointerTile<*mut f16, { [1] }> = base_13.reshape(const_shape![1]);
-            let base_15: PointerTile<*mut f16, { [TILE] }> = base_14.broadcast(const_shape![TILE]);
-            let pointers_16: PointerTile<*mut f16, { [TILE] }> = base_15.offset_tile(offsets_12);
-            let padding_17: f32 = 0.0f32;
-            let padding_18: f16 = convert_scalar(padding_17);
-            let (gathered_19, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let offsets_9: Tile<i64, { [TILE] }> = index64_5 * stride_8;
+            let index64_10: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_12: Tile<i64, { [TILE] }> = index64_10 * unit_stride_11;
+            let offsets_13: Tile<i64, { [TILE] }> = offsets_9 + offsets_12;
+            let base_14: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
+            let base_15: PointerTile<*mut f16, { [1] }> = base_14.reshape(const_shape![1]);
+            let base_16: PointerTile<*mut f16, { [TILE] }> = base_15.broadcast(const_shape![TILE]);
+            let pointers_17: PointerTile<*mut f16, { [TILE] }> = base_16.offset_tile(offsets_13);
+            let padding_18: f32 = 0.0f32;
+            let padding_19: f16 = convert_scalar(padding_18);
+            let (gathered_20, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_16,
+                    pointers_17,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_18),
+                    Some(padding_19),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f16, { [TILE] }> = gathered_19;
-            let index64_20: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_21: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_22: Tile<i64, { [TILE] }> = index64_20 * unit_stride_21;
-            let base_23: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
-            let base_24: PointerTile<*mut f16, { [1] }> = base_23.reshape(const_shape![1]);
-            let base_25: PointerTile<*mut f16, { [TILE] }> = base_24.broadcast(const_shape![TILE]);
-            let pointers_26: PointerTile<*mut f16, { [TILE] }> = base_25.offset_tile(offsets_22);
-            let padding_27: f32 = 0.0f32;
-            let padding_28: f16 = convert_scalar(padding_27);
-            let (gathered_29, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f16, { [TILE] }> = gathered_20;
+            let index64_21: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_23: Tile<i64, { [TILE] }> = index64_21 * unit_stride_22;
+            let base_24: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
+            let base_25: PointerTile<*mut f16, { [1] }> = base_24.reshape(const_shape![1]);
+            let base_26: PointerTile<*mut f16, { [TILE] }> = base_25.broadcast(const_shape![TILE]);
+            let pointers_27: PointerTile<*mut f16, { [TILE] }> = base_26.offset_tile(offsets_23);
+            let padding_28: f32 = 0.0f32;
+            let padding_29: f16 = convert_scalar(padding_28);
+            let (gathered_30, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_26,
+                    pointers_27,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_28),
+                    Some(padding_29),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f16, { [TILE] }> = gathered_29;
-            let conv_30: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_31: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<f16, { [TILE] }> = gathered_30;
+            let conv_31: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_32: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_30 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_31);
-            let index64_32: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_33: Tile<i64, { [1] }> = index64_32.reshape(const_shape![1]);
-            let index64_34: Tile<i64, { [TILE] }> = index64_33.broadcast(const_shape![TILE]);
-            let stride_tile_35: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_36: Tile<i64, { [] }> = exti(stride_tile_35);
-            let stride_37: Tile<i64, { [TILE] }> = stride64_36
+                conv_31 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_32);
+            let index_tile_33: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_34: Tile<i64, { [] }> = exti(index_tile_33);
+            let index64_35: Tile<i64, { [1] }> = index64_34.reshape(const_shape![1]);
+            let index64_36: Tile<i64, { [TILE] }> = index64_35.broadcast(const_shape![TILE]);
+            let stride_tile_37: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_38: Tile<i64, { [] }> = exti(stride_tile_37);
+            let stride_39: Tile<i64, { [TILE] }> = stride64_38
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_38: Tile<i64, { [TILE] }> = index64_34 * stride_37;
-            let index64_39: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_40: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_41: Tile<i64, { [TILE] }> = index64_39 * unit_stride_40;
-            let offsets_42: Tile<i64, { [TILE] }> = offsets_38 + offsets_41;
-            let base_43: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_44: PointerTile<*mut E, { [1] }> = base_43.reshape(const_shape![1]);
-            let base_45: PointerTile<*mut E, { [TILE] }> = base_44.broadcast(const_shape![TILE]);
-            let pointers_46: PointerTile<*mut E, { [TILE] }> = base_45.offset_tile(offsets_42);
-            let conv_47: Tile<E, { [TILE] }> = convert_tile(out);
+            let offsets_40: Tile<i64, { [TILE] }> = index64_36 * stride_39;
+            let index64_41: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_42: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_43: Tile<i64, { [TILE] }> = index64_41 * unit_stride_42;
+            let offsets_44: Tile<i64, { [TILE] }> = offsets_40 + offsets_43;
+            let base_45: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_46: PointerTile<*mut E, { [1] }> = base_45.reshape(const_shape![1]);
+            let base_47: PointerTile<*mut E, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
+            let pointers_48: PointerTile<*mut E, { [TILE] }> = base_47.offset_tile(offsets_44);
+            let conv_49: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_46,
-                    conv_47,
+                    pointers_48,
+                    conv_49,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
@@ -728,84 +738,86 @@ pub mod row_scale_ragged {
             let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index64_2: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_3: Tile<i64, { [1] }> = index64_2.reshape(const_shape![1]);
-            let index64_4: Tile<i64, { [TILE] }> = index64_3.broadcast(const_shape![TILE]);
-            let stride_tile_5: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_6: Tile<i64, { [] }> = exti(stride_tile_5);
-            let stride_7: Tile<i64, { [TILE] }> = stride64_6
+            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
+            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
+            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
+            let stride_tile_6: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_7: Tile<i64, { [] }> = exti(stride_tile_6);
+            let stride_8: Tile<i64, { [TILE] }> = stride64_7
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_8: Tile<i64, { [TILE] }> = index64_4 * stride_7;
-            let index64_9: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_10: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_11: Tile<i64, { [TILE] }> = index64_9 * unit_stride_10;
-            let offsets_12: Tile<i64, { [TILE] }> = offsets_8 + offsets_11;
-            let base_13: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
-            let base_14: PointerTile<*mut bf16, { [1] }> = base_13.reshape(const_shape![1]);
-            let base_15: PointerTile<*mut bf16, { [TILE] }> = base_14.broadcast(const_shape![TILE]);
-            let pointers_16: PointerTile<*mut bf16, { [TILE] }> = base_15.offset_tile(offsets_12);
-            let padding_17: f32 = 0.0f32;
-            let padding_18: bf16 = convert_scalar(padding_17);
-            let (gathered_19, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let offsets_9: Tile<i64, { [TILE] }> = index64_5 * stride_8;
+            let index64_10: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_12: Tile<i64, { [TILE] }> = index64_10 * unit_stride_11;
+            let offsets_13: Tile<i64, { [TILE] }> = offsets_9 + offsets_12;
+            let base_14: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
+            let base_15: PointerTile<*mut bf16, { [1] }> = base_14.reshape(const_shape![1]);
+            let base_16: PointerTile<*mut bf16, { [TILE] }> = base_15.broadcast(const_shape![TILE]);
+            let pointers_17: PointerTile<*mut bf16, { [TILE] }> = base_16.offset_tile(offsets_13);
+            let padding_18: f32 = 0.0f32;
+            let padding_19: bf16 = convert_scalar(padding_18);
+            let (gathered_20, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_16,
+                    pointers_17,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_18),
+                    Some(padding_19),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<bf16, { [TILE] }> = gathered_19;
-            let index64_20: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_21: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_22: Tile<i64, { [TILE] }> = index64_20 * unit_stride_21;
-            let base_23: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
-            let base_24: PointerTile<*mut bf16, { [1] }> = base_23.reshape(const_shape![1]);
-            let base_25: PointerTile<*mut bf16, { [TILE] }> = base_24.broadcast(const_shape![TILE]);
-            let pointers_26: PointerTile<*mut bf16, { [TILE] }> = base_25.offset_tile(offsets_22);
-            let padding_27: f32 = 0.0f32;
-            let padding_28: bf16 = convert_scalar(padding_27);
-            let (gathered_29, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<bf16, { [TILE] }> = gathered_20;
+            let index64_21: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_23: Tile<i64, { [TILE] }> = index64_21 * unit_stride_22;
+            let base_24: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
+            let base_25: PointerTile<*mut bf16, { [1] }> = base_24.reshape(const_shape![1]);
+            let base_26: PointerTile<*mut bf16, { [TILE] }> = base_25.broadcast(const_shape![TILE]);
+            let pointers_27: PointerTile<*mut bf16, { [TILE] }> = base_26.offset_tile(offsets_23);
+            let padding_28: f32 = 0.0f32;
+            let padding_29: bf16 = convert_scalar(padding_28);
+            let (gathered_30, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_26,
+                    pointers_27,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_28),
+                    Some(padding_29),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<bf16, { [TILE] }> = gathered_29;
-            let conv_30: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_31: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<bf16, { [TILE] }> = gathered_30;
+            let conv_31: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_32: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_30 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_31);
-            let index64_32: Tile<i64, { [] }> = exti(scalar_to_tile(row));
-            let index64_33: Tile<i64, { [1] }> = index64_32.reshape(const_shape![1]);
-            let index64_34: Tile<i64, { [TILE] }> = index64_33.broadcast(const_shape![TILE]);
-            let stride_tile_35: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_36: Tile<i64, { [] }> = exti(stride_tile_35);
-            let stride_37: Tile<i64, { [TILE] }> = stride64_36
+                conv_31 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_32);
+            let index_tile_33: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_34: Tile<i64, { [] }> = exti(index_tile_33);
+            let index64_35: Tile<i64, { [1] }> = index64_34.reshape(const_shape![1]);
+            let index64_36: Tile<i64, { [TILE] }> = index64_35.broadcast(const_shape![TILE]);
+            let stride_tile_37: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_38: Tile<i64, { [] }> = exti(stride_tile_37);
+            let stride_39: Tile<i64, { [TILE] }> = stride64_38
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_38: Tile<i64, { [TILE] }> = index64_34 * stride_37;
-            let index64_39: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_40: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_41: Tile<i64, { [TILE] }> = index64_39 * unit_stride_40;
-            let offsets_42: Tile<i64, { [TILE] }> = offsets_38 + offsets_41;
-            let base_43: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_44: PointerTile<*mut E, { [1] }> = base_43.reshape(const_shape![1]);
-            let base_45: PointerTile<*mut E, { [TILE] }> = base_44.broadcast(const_shape![TILE]);
-            let pointers_46: PointerTile<*mut E, { [TILE] }> = base_45.offset_tile(offsets_42);
-            let conv_47: Tile<E, { [TILE] }> = convert_tile(out);
+            let offsets_40: Tile<i64, { [TILE] }> = index64_36 * stride_39;
+            let index64_41: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_42: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_43: Tile<i64, { [TILE] }> = index64_41 * unit_stride_42;
+            let offsets_44: Tile<i64, { [TILE] }> = offsets_40 + offsets_43;
+            let base_45: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_46: PointerTile<*mut E, { [1] }> = base_45.reshape(const_shape![1]);
+            let base_47: PointerTile<*mut E, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
+            let pointers_48: PointerTile<*mut E, { [TILE] }> = base_47.offset_tile(offsets_44);
+            let conv_49: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_46,
-                    conv_47,
+                    pointers_48,
+                    conv_49,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,

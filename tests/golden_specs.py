@@ -215,7 +215,8 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
     "row_scale_ragged": [
         _spec("row_scale_kernel", ("x", _arr(dt, 2)), ("w", _arr(dt, 1)), ("y", _arr(dt, 2)),
               ("N", ConstSpec(n)), ("offset", ConstSpec(1.0)), ("TILE", ConstSpec(tile)))
+        # Ragged with several column tiles, exact, and ragged with a single column tile.
         for dt, n, tile in (("float32", 3000, 1024), ("float16", 2048, 1024),
-                            ("bfloat16", 4100, 1024))
+                            ("bfloat16", 4100, 1024), ("float32", 1000, 1024))
     ],
 }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import struct
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from transpiler.ircheck.parse import (
@@ -110,9 +111,14 @@ RULES: tuple[Rule, ...] = (
          "padded load `load_ptr_tko(p, m, pad)`: masked-off lanes take `pad` either way "
          "(cuTile Rust 0.5.0 cannot pass a padding to loads of rank >= 2)."),
     Rule("constant-folding",
-         "`cmpi` of two integer constants is the boolean constant it evaluates to, and "
+         "`cmpi` of two integer constants is the boolean constant it evaluates to, "
+         "`addi`/`subi`/`muli` of two integer constants is the (wrapped) result, and "
          "`itof`/`exti` of an integer constant is the converted constant (cuTile Python folds "
          "these at compile time, cuTile Rust may not)."),
+    Rule("single-trip-loop",
+         "The induction variable of a `for` whose constant bounds allow exactly one "
+         "iteration is the lower bound (cuTile Rust folds it from the loop's bounds; "
+         "cuTile Python keeps the variable)."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
 )
@@ -922,6 +928,8 @@ def splat_literal(value: Value) -> str | None:
     node = value.node
     if value.kind == "arg" and value.bound_literal is not None:
         return value.bound_literal
+    if value.kind == "blockarg" and node is not None:
+        return _single_trip_index(value)
     if value.kind != "result" or node is None:
         return None
     if node.op.name == "constant":
@@ -938,6 +946,14 @@ def splat_literal(value: Value) -> str | None:
                 return f"<{target}: {_round_to(target, float(value))!r}>"
             if node.op.name == "exti":
                 return f"<{target}: {value}>"
+    if node.op.name in _INT_FOLDS and len(node.operands) == 2 and node.results[0].type:
+        # Rule constant-folding: integer arithmetic on two constants is a constant.
+        lhs, rhs = (_int_literal(splat_literal(v)) for v in node.operands)
+        element = node.results[0].type.element
+        bits = _INT_BITS.get(element or "")
+        if lhs is not None and rhs is not None and bits is not None:
+            folded = _INT_FOLDS[node.op.name](lhs, rhs) % (1 << bits)
+            return f"<{element}: {folded - (1 << bits) if folded >> (bits - 1) else folded}>"
     if node.op.name == "cmpi" and len(node.operands) == 2:
         # Rule constant-folding: a comparison of two integer constants is a constant.
         folded = _fold_compare(node)
@@ -954,6 +970,23 @@ def splat_literal(value: Value) -> str | None:
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+_INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+_INT_FOLDS: dict[str, Callable[[int, int], int]] = {
+    "addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b}
+
+
+def _single_trip_index(value: Value) -> str | None:
+    """Rule single-trip-loop: the induction variable of a `for` whose constant bounds allow
+    exactly one iteration is its lower bound."""
+    node = value.node
+    if node is None or node.op.name != "for" or value.index != 0 or len(node.operands) < 3:
+        return None
+    lower, upper, step = (_int_literal(splat_literal(node.operands[i])) for i in range(3))
+    if lower is None or upper is None or step is None or step <= 0:
+        return None
+    if not lower < upper <= lower + step or value.type is None:
+        return None
+    return f"<{value.type.element}: {lower}>"
 _PREDICATES = {"equal": "==", "not_equal": "!=", "less_than": "<", "less_than_or_equal": "<=",
                "greater_than": ">", "greater_than_or_equal": ">="}
 

@@ -591,6 +591,9 @@ def _pointer_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> tuple[t.Path, t
         idx: t.Expr = lw.expr(index, ctx)
         own_ty = f"Tile<i64, {lw.shape_type(index.type.shape, e.span)}>"
         if lw.elem(index.type.dtype) != "i64":
+            if index.op == "scalar_to_tile":
+                # `exti` is generic in its input: rustc needs the index tile's type named.
+                idx = lw.let(ctx, "index_tile", idx, lw.rust_type(index.type, e.span) or "_")
             idx = lw.let(ctx, "index64", t.Call("exti", (idx,)), own_ty)
         if len(index.type.shape) < len(shape):
             lifted = (1,) * (len(shape) - len(index.type.shape)) + tuple(index.type.shape)
