@@ -219,4 +219,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
         for dt, n, tile in (("float32", 3000, 1024), ("float16", 2048, 1024),
                             ("bfloat16", 4100, 1024), ("float32", 1000, 1024))
     ],
+    "causal_block_sum": [
+        _spec("causal_block_sum_kernel", ("x", _arr(dt, 1)), ("y", _arr(dt, 1)),
+              ("n_blocks", ScalarSpec("int32")), ("TILE", ConstSpec(256)))
+        for dt in ("float32", "bfloat16")
+    ],
 }

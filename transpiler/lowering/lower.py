@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 from rust_emit import tree as t
 from specialization.plan import SpecializedKernel
-from transpiler.analysis import rust_ident
+from transpiler.analysis import I32, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
+from transpiler.lowering import loop_split
 from transpiler.lowering.support import floordiv_name, mod_name
 from transpiler.model import (
     ArrayType,
@@ -173,13 +174,37 @@ class KernelLowerer:
             ctx.stmts.append(t.Assign(stmt.name, value))
 
     def for_loop(self, stmt: TFor, ctx: _Context) -> None:
-        start = self.expr(stmt.start, ctx)
-        stop = self.expr(stmt.stop, ctx)
+        split = loop_split.find_split(stmt)
+        if split is not None:
+            self.split_for_loop(stmt, split, ctx)
+            return
+        self.emit_for(stmt, self.expr(stmt.start, ctx), self.expr(stmt.stop, ctx), stmt.body,
+                      ctx)
+
+    def split_for_loop(self, stmt: TFor, split: loop_split.LoopSplit, ctx: _Context) -> None:
+        """Two loops, as cuTile Python compiles a loop that branches on its index."""
+        at = self.expr(split.split_at, ctx)
+        if not isinstance(at, t.Path | t.Lit):
+            at = self.let(ctx, "split", at, "i32")
+        bound = TExpr("var", [], ScalarType(I32), stmt.span, {"name": at.text}) if isinstance(
+            at, t.Path) else split.split_at
+        first_stop = TExpr("scalar_minmax", [stmt.stop, bound], ScalarType(I32), stmt.span,
+                           {"which": "min"})
+        second_start = TExpr("scalar_minmax", [stmt.start, bound], ScalarType(I32),
+                             stmt.span, {"which": "max"})
+        first_body, second_body = loop_split.split_bodies(stmt, split)
+        stop = self.expr(first_stop, ctx)
+        start = self.expr(second_start, ctx)
+        self.emit_for(stmt, self.expr(stmt.start, ctx), stop, first_body, ctx)
+        self.emit_for(stmt, start, self.expr(stmt.stop, ctx), second_body, ctx)
+
+    def emit_for(self, stmt: TFor, start: t.Expr, stop: t.Expr, body: list[TStmt],
+                 ctx: _Context) -> None:
         rng: t.Expr = t.Range(start, stop)
         if not (stmt.step.op == "literal" and stmt.step.attrs["value"] == 1):
             rng = t.MethodCall(rng, "step_by", (t.Cast(self.expr(stmt.step, ctx), "usize"),))
         inner = _Context([], ctx.carried | set(stmt.carried))
-        self.block(stmt.body, inner)
+        self.block(body, inner)
         ctx.stmts.append(t.ForLoop(stmt.var, rng, t.BlockExpr(tuple(inner.stmts))))
 
     def if_stmt(self, stmt: TIf, ctx: _Context) -> None:
