@@ -112,7 +112,8 @@ RULES: tuple[Rule, ...] = (
          "(cuTile Rust 0.5.0 cannot pass a padding to loads of rank >= 2)."),
     Rule("constant-folding",
          "`cmpi` of two integer constants is the boolean constant it evaluates to, "
-         "`addi`/`subi`/`muli` of two integer constants is the (wrapped) result, and "
+         "`addi`/`subi`/`muli`/signed `divi` of two integer constants is the (wrapped, "
+         "rounded as written) result, and "
          "`itof`/`exti` of an integer constant is the converted constant (cuTile Python folds "
          "these at compile time, cuTile Rust may not)."),
     Rule("single-trip-loop",
@@ -954,6 +955,14 @@ def splat_literal(value: Value) -> str | None:
         if lhs is not None and rhs is not None and bits is not None:
             folded = _INT_FOLDS[node.op.name](lhs, rhs) % (1 << bits)
             return f"<{element}: {folded - (1 << bits) if folded >> (bits - 1) else folded}>"
+    if node.op.name == "divi" and len(node.operands) == 2 and node.results[0].type:
+        # Rule constant-folding: a signed division of two constants, rounded as written.
+        lhs, rhs = (_int_literal(splat_literal(v)) for v in node.operands)
+        element = node.results[0].type.element
+        rounding = node.op.attributes.get("rounding", "<zero>")
+        if lhs is not None and rhs and "signed" in node.op.attributes and rounding in _DIVI:
+            folded = _DIVI[rounding](lhs, rhs)
+            return f"<{element}: {folded}>"
     if node.op.name == "cmpi" and len(node.operands) == 2:
         # Rule constant-folding: a comparison of two integer constants is a constant.
         folded = _fold_compare(node)
@@ -971,6 +980,9 @@ def splat_literal(value: Value) -> str | None:
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 _INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+_DIVI: dict[str, Callable[[int, int], int]] = {
+    "<negative_inf>": lambda a, b: a // b, "<positive_inf>": lambda a, b: -(-a // b),
+    "<zero>": lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)}
 _INT_FOLDS: dict[str, Callable[[int, int], int]] = {
     "addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b}
 
