@@ -116,6 +116,10 @@ RULES: tuple[Rule, ...] = (
          "rounded as written) result, and "
          "`itof`/`exti` of an integer constant is the converted constant (cuTile Python folds "
          "these at compile time, cuTile Rust may not)."),
+    Rule("pointer-element-alignment",
+         "`div_by<n>` on a pointer that `offset` computes, n the byte size of the pointee, "
+         "restates what the op guarantees: an element pointer moved by whole elements stays "
+         "aligned to the element size."),
     Rule("single-trip-loop",
          "The induction variable of a `for` whose constant bounds allow exactly one "
          "iteration is the lower bound (cuTile Rust folds it from the loop's bounds; "
@@ -532,6 +536,9 @@ class _Canonicalizer:
             if _loop_index_bound(root, predicate):
                 self.note("loop-index-bounds", _describe_def(root))
                 continue
+            if _element_aligned(root, predicate):
+                self.note("pointer-element-alignment", _describe_def(root))
+                continue
             if predicate in root.facts:
                 self.note("assume-duplicate", predicate)
             root.facts.add(predicate)
@@ -902,6 +909,23 @@ def _loop_index_bound(value: Value, predicate: str) -> bool:
     high_ok = parts[1] == "?" or (upper is not None and parts[1].lstrip("-").isdigit()
                                   and int(parts[1]) >= upper - 1)
     return low_ok and high_ok
+
+
+_ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "f16": 2, "bf16": 2, "i32": 4, "f32": 4,
+                  "tf32": 4, "i64": 8, "f64": 8}
+
+
+def _element_aligned(value: Value, predicate: str) -> bool:
+    """Rule pointer-element-alignment: `div_by<size of the element>` on pointers that
+    `offset` computes from a typed pointer."""
+    node = value.node
+    if value.kind != "result" or node is None or node.op.name != "offset":
+        return False
+    element = value.type.element if value.type else None
+    if not element or not element.startswith("ptr<"):
+        return False
+    size = _ELEMENT_BYTES.get(element[len("ptr<"):-1])
+    return size is not None and predicate == f"div_by<{size}>"
 
 
 def _nonnegative_by_construction(value: Value) -> bool:
