@@ -2,18 +2,23 @@
 
 Runs on the device machine (torch, cuda.tile, the Tile IR toolchain; see launcher/NOTES.md,
 "GPU bench"). Takes the staging folder of `launcher/stage_bench.sh` (one `--emit pywrapper`
-module per golden file and the launcher library they share) and the golden sources. Gives, per
-operator, shape and dtype:
+module per golden file and per TileGym op file, the TileGym sources those need under
+`tilegym_src/`, and the launcher library they share) and the golden sources. TileGym op
+modules are loaded from their files with empty package `__init__`s (the package's own pulls
+in every backend). Gives, per operator, shape and dtype:
 
 - correctness: the Rust translation's outputs against the original's on fresh random inputs
-  (torch.testing's default tolerance for the dtype; bitwise equality reported), both against a
-  torch reference (relative L2 error, reported only), and the Rust grid against Python's;
+  (golden ops: torch.testing's default tolerance for the dtype; TileGym ops: the tolerances
+  of TileGym's own tests; bitwise equality reported), both against a torch reference
+  (relative L2 error, reported only), and the Rust grid against Python's;
 - kernel device time: CUPTI kernel durations through torch.profiler, median per call;
 - whole-call time: CUDA events around the Python call on an idle GPU, median per call;
 
-the two implementations interleaved in one run, after warm-up. Writes OUT/gpu.json and
-OUT/gpu.md (per configuration both pairs and the ratios Rust / Python, per-operator and overall
-geomeans, device, driver and versions) and prints the table.
+the two implementations interleaved in one run, after warm-up; and the launcher library's
+fast-path counters (`tl_fast_stats`). Writes OUT/gpu.json and OUT/gpu.md (per configuration
+both pairs and the ratios Rust / Python, per-operator and overall geomeans, the worst
+operator, device, driver and versions) and prints the table. `--overhead` instead measures
+the host cost per call of each layer of the launch path (OUT/gpu_overhead[_TAG].json).
 
     python3 bench/gpu_bench.py --stage .tlbench --out OUT [--ops a,b] [--quick] [--sanity]
 """
@@ -58,6 +63,16 @@ class Case:
     make: Callable[[tuple[int, ...], torch.dtype, torch.Generator], Inputs]
     reference: Callable[..., Any]
     quick: tuple[int, ...] = (0,)  # shape indices kept by --quick
+    #: TileGym op file under tilegym/ops/cutile/ (e.g. "activation/relu.py"); "" for golden
+    tilegym: str = ""
+    #: (rtol, atol) per dtype name for Rust vs Python and vs the reference (TileGym's tests)
+    tolerance: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: the results' operator name (default: `op`)
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.op
 
 
 def _randn(shape: tuple[int, ...], dtype: torch.dtype, gen: torch.Generator,
@@ -133,6 +148,60 @@ CASES: tuple[Case, ...] = (
 )
 
 
+
+def _tg_rand(shape: tuple[int, ...], dtype: torch.dtype, gen: torch.Generator, scale: float,
+             shift: float) -> torch.Tensor:
+    """`torch.rand(..) * scale + shift`, the input TileGym's tests draw."""
+    out = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32) * scale + shift
+    return out.to(dtype)
+
+
+def _tg_rms_ref(x: torch.Tensor, shape: tuple[int, ...], w: torch.Tensor, eps: float,
+                **_: Any) -> torch.Tensor:
+    xf = x.float()
+    y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+    return (w.float() * y.to(w.dtype).float()).to(x.dtype)
+
+
+#: Forward TileGym ops whose kernels translate with IR verdict PASS/PASS_WITH_NOTES
+#: (bench/results/tilegym.json) and whose launch sites get a launcher. Shapes: TileGym's
+#: benchmark shapes where it has them (rms_norm: bench_rmsnorm.py, M 4096, N 1024..16384;
+#: transpose: test_transpose.py perf, 2^6..2^14 squares), else its test shapes plus one
+#: bandwidth-sized shape; tolerances: TileGym's tests'.
+TILEGYM_CASES: tuple[Case, ...] = (
+    Case("relu", "relu", ((256, 2048), (256, 32768), (8192, 8192)), ("f32", "f16"),
+         lambda s, d, g: ((_tg_rand(s, d, g, 1.0, -0.5),), {}),
+         lambda x: F.relu(x), quick=(2,), tilegym="activation/relu.py",
+         tolerance={"f32": (1e-5, 1e-8), "f16": (1e-5, 1e-8), "bf16": (1e-5, 1e-8)},
+         label="tilegym/relu"),
+    Case("gelu", "gelu", ((256, 2048), (8192, 8192)), ("f32", "f16", "bf16"),
+         lambda s, d, g: ((_tg_rand(s, d, g, 12.0, -6.0),), {"approximate": "tanh"}),
+         lambda x, approximate: F.gelu(x.float(), approximate=approximate).to(x.dtype),
+         quick=(1,), tilegym="activation/gelu.py",
+         tolerance={"f32": (1e-6, 1e-6), "f16": (2e-3, 1e-5), "bf16": (1.6e-2, 1e-4)},
+         label="tilegym/gelu_tanh"),
+    Case("gelu", "gelu", ((8192, 8192),), ("f32", "bf16"),
+         lambda s, d, g: ((_tg_rand(s, d, g, 12.0, -6.0),), {"approximate": "none"}),
+         lambda x, approximate: F.gelu(x.float(), approximate=approximate).to(x.dtype),
+         tilegym="activation/gelu.py",
+         tolerance={"f32": (1e-6, 1e-6), "f16": (2e-3, 1e-5), "bf16": (1.6e-2, 1e-4)},
+         label="tilegym/gelu"),
+    Case("rms_norm", "rms_norm",
+         tuple((4096, n) for n in (1024, 2048, 4096, 8192, 16384)), ("f16", "bf16"),
+         lambda s, d, g: ((_tg_rand(s, d, g, 0.5, -2.3), (s[1],),
+                           _randn((s[1],), d, g), 1e-5), {"mode": "static_persistent"}),
+         _tg_rms_ref, quick=(2,), tilegym="rms_norm.py",
+         tolerance={"f16": (0.0, 5e-2), "bf16": (0.0, 5e-2), "f32": (0.0, 5e-2)},
+         label="tilegym/rms_norm"),
+    Case("transpose", "transpose", tuple((1 << e, 1 << e) for e in (6, 8, 10, 12, 14)),
+         ("f16", "f32"),
+         lambda s, d, g: ((_tg_rand(s, d, g, 1.0, 0.0),), {}),
+         lambda x: x.t().contiguous(), quick=(3,), tilegym="transpose.py",
+         tolerance={"f16": (0.0, 0.0), "f32": (0.0, 0.0), "bf16": (0.0, 0.0)},
+         label="tilegym/transpose"),
+)
+
+
 # ---- loading --------------------------------------------------------------------------------
 
 
@@ -156,10 +225,40 @@ class Pair:
 
 
 def load_pair(case: Case, stage: Path, library: Path) -> Pair:
-    original = load_module(f"orig_{case.op}", REPO / "golden" / f"{case.op}.py")
-    wrapper = load_module(f"tl_{case.op}", stage / f"{case.op}_wrapper.py")
+    if case.tilegym:
+        original, wrapper = load_tilegym(case.tilegym, stage)
+        library = library.parent / "libtl_tilegym.so"
+    else:
+        original = load_module(f"orig_{case.op}", REPO / "golden" / f"{case.op}.py")
+        wrapper = load_module(f"tl_{case.op}", stage / f"{case.op}_wrapper.py")
     wrapper.load_library(library)
     return Pair(case, getattr(original, case.function), getattr(wrapper, case.function), wrapper)
+
+
+def load_tilegym(relative: str, stage: Path) -> tuple[Any, Any]:
+    """TileGym's op module `tilegym/ops/cutile/<relative>` and its wrapper, both loaded as
+    modules of that package (relative imports work) from `STAGE/tilegym_src`, whose package
+    `__init__`s are empty."""
+    import importlib
+    import sys as _sys
+
+    root = stage / "tilegym_src"
+    if str(root) not in _sys.path:
+        _sys.path.insert(0, str(root))
+    dotted = "tilegym.ops.cutile." + relative.removesuffix(".py").replace("/", ".")
+    original = importlib.import_module(dotted)
+    package, _, stem = dotted.rpartition(".")
+    name = f"{package}._tl_{stem}"
+    if name in _sys.modules:
+        return original, _sys.modules[name]
+    wrapper_path = stage / f"tg_{relative.removesuffix('.py').replace('/', '_')}_wrapper.py"
+    spec = importlib.util.spec_from_file_location(name, wrapper_path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {wrapper_path}")
+    wrapper = importlib.util.module_from_spec(spec)
+    _sys.modules[name] = wrapper
+    spec.loader.exec_module(wrapper)
+    return original, wrapper
 
 
 # ---- correctness ----------------------------------------------------------------------------
@@ -201,11 +300,17 @@ def check(pair: Pair, shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> 
     if len(got_t) != len(want_t):
         return {**result, "ok": False, "error": f"{len(got_t)} outputs vs {len(want_t)}"}
     mismatch = []
+    tolerance = pair.case.tolerance.get(_dtype_name(dtype))
+    close = {} if tolerance is None else {"rtol": tolerance[0], "atol": tolerance[1]}
+    result["tolerance"] = close or "torch.testing default"
     for i, (g, w) in enumerate(zip(got_t, want_t, strict=True)):
         try:
-            torch.testing.assert_close(g, w, equal_nan=False)
+            torch.testing.assert_close(g, w, equal_nan=False, **close)
         except AssertionError as err:
             mismatch.append(f"output {i}: {str(err).splitlines()[0:3]}")
+    if tolerance is not None:  # TileGym's tests compare with the reference: so do we
+        result["rust_within_tolerance_of_reference"] = _all_close(got_t, ref_t, close)
+        result["python_within_tolerance_of_reference"] = _all_close(want_t, ref_t, close)
     result["ok"] = not mismatch
     result["mismatch"] = mismatch
     result["bitwise"] = all(g.shape == w.shape and bool(torch.equal(g, w))
@@ -219,6 +324,20 @@ def check(pair: Pair, shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> 
         "python": [_rel_l2(w, r) for w, r in zip(want_t, ref_t, strict=False)],
     }
     return result
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return next(name for name, value in DTYPES.items() if value == dtype)
+
+
+def _all_close(got: list[torch.Tensor], ref: list[torch.Tensor],
+               close: dict[str, float]) -> bool:
+    try:
+        for g, r in zip(got, ref, strict=False):
+            torch.testing.assert_close(g, r.to(g.dtype), **close)
+    except AssertionError:
+        return False
+    return True
 
 
 def _rel_l2(x: torch.Tensor, ref: torch.Tensor) -> float:
@@ -329,8 +448,12 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         per_op[op] = {"configs": len(mine),
                       "kernel_ratio_geomean": geomean([t["kernel_ratio"] for t in mine]),
                       "call_ratio_geomean": geomean([t["call_ratio"] for t in mine])}
+    ranked = sorted((s["kernel_ratio_geomean"], op) for op, s in per_op.items()
+                    if s["kernel_ratio_geomean"])
     return {
         "per_op": per_op,
+        "worst_op_kernel": ({"op": ranked[-1][1], "kernel_ratio_geomean": ranked[-1][0]}
+                            if ranked else None),
         "overall": {
             "configs": len(timed),
             "kernel_ratio_geomean": geomean([r["timing"]["kernel_ratio"] for r in timed]),
@@ -377,8 +500,18 @@ def markdown(meta: dict[str, Any], rows: list[dict[str, Any]], summary: dict[str
     o = summary["overall"]
     lines.append(f"| **all** | {o['configs']} | {_f(o['kernel_ratio_geomean'], 3)} | "
                  f"{_f(o['call_ratio_geomean'], 3)} |")
+    worst = summary.get("worst_op_kernel")
     lines += ["", f"Correct: {o['correct']}/{o['checked']} (bitwise {o['bitwise']}); "
-              f"errors: {o['errors']}.", ""]
+              f"errors: {o['errors']}."
+              + (f" Slowest operator (kernel, Rust / Python): {worst['op']} "
+                 f"{worst['kernel_ratio_geomean']:.3f}." if worst else ""), ""]
+    fast = [(r["op"], r["fast_stats_op"]) for r in rows if "fast_stats_op" in r]
+    if fast:
+        lines += ["## Launcher fast path (calls per operator)", "",
+                  "| op | fast | checked | keys remembered | refused |", "|---|---|---|---|---|"]
+        lines += [f"| {op} | {f['fast']} | {f['checked']} | {f['remembered']} | {f['refused']} |"
+                  for op, f in fast]
+        lines.append("")
     problems = [r for r in rows if r.get("error") or not r.get("check", {}).get("ok", True)]
     if problems:
         lines += ["## Problems (bugs to report, not tolerances to loosen)", ""]
@@ -442,22 +575,38 @@ def run_case(case: Case, stage: Path, library: Path, args: argparse.Namespace,
     try:
         pair = load_pair(case, stage, library)
     except Exception as err:  # noqa: BLE001 - reported per operator
-        return [{"op": case.op, "shape": [], "dtype": "-", "error": f"load: {err!r}"}]
+        return [{"op": case.name, "shape": [], "dtype": "-", "error": f"load: {err!r}"}]
     shapes = [case.shapes[i] for i in case.quick] if args.quick else list(case.shapes)
+    before = fast_stats(pair.wrapper)
     for shape in shapes:
         for dname in case.dtypes:
             if budget.left() < 20:
-                rows.append({"op": case.op, "shape": list(shape), "dtype": dname,
+                rows.append({"op": case.name, "shape": list(shape), "dtype": dname,
                              "error": "skipped: time budget"})
                 continue
             rows.append(run_config(pair, shape, dname, args, l2_bytes))
             print(_row_line(rows[-1]), flush=True)
+    after = fast_stats(pair.wrapper)
+    if rows and before and after:
+        rows[-1]["fast_stats_op"] = {k: after[k] - before[k] for k in after}
     return rows
+
+
+def fast_stats(wrapper: Any) -> dict[str, int] | None:
+    """The launcher library's fast-path counters (`tl_fast_stats`), or None without them."""
+    import ctypes
+
+    lib = wrapper._tl_state.get("lib")
+    if lib is None or not hasattr(lib, "tl_fast_stats"):
+        return None
+    out = (ctypes.c_uint64 * 4)()
+    lib.tl_fast_stats(out)
+    return dict(zip(("fast", "checked", "remembered", "refused"), out, strict=True))
 
 
 def run_config(pair: Pair, shape: tuple[int, ...], dname: str, args: argparse.Namespace,
                l2_bytes: int) -> dict[str, Any]:
-    row: dict[str, Any] = {"op": pair.case.op, "function": pair.case.function,
+    row: dict[str, Any] = {"op": pair.case.name, "function": pair.case.function,
                            "shape": list(shape), "dtype": dname}
     dtype = DTYPES[dname]
     try:
@@ -493,62 +642,106 @@ def sanity(stage: Path, library: Path) -> int:
 
     lib = ctypes.CDLL(str(library))
     print("abi", lib.tl_abi_version())
-    for case in CASES:
+    for case in (*CASES, *TILEGYM_CASES):
         try:
-            wrapper = load_module(f"tl_{case.op}", stage / f"{case.op}_wrapper.py")
-            wrapper.load_library(library)
             import cuda.tile  # noqa: F401 - the originals need it
 
-            print("ok", case.op, sorted(wrapper._TL_SITES))
+            pair = load_pair(case, stage, library)
+            print("ok", case.name, sorted(pair.wrapper._TL_SITES))
         except Exception as err:  # noqa: BLE001
-            print("FAIL", case.op, repr(err))
+            print("FAIL", case.name, repr(err))
     return 0
 
 
 def overhead(stage: Path, library: Path) -> dict[str, Any]:
     """Host cost per call of each layer (wall clock over many unsynchronized calls on small
-    inputs, so the host, not the GPU, is the bottleneck)."""
+    inputs, so the host, not the GPU, is the bottleneck), in microseconds."""
     out: dict[str, Any] = {}
-    for case, shape in ((CASES[0], (1 << 16,)), (CASES[1], (256, 1024))):
-        res = _overhead_case(case, shape, stage, library)
-        out[f"{case.op} {shape}"] = res
-        print(case.op, {k: round(v, 2) for k, v in res.items()}, flush=True)
+    cases = {c.op: c for c in CASES}
+    for op, shape in (("vector_add", (1 << 16,)), ("softmax_rows", (256, 1024)),
+                      ("layer_norm", (256, 1024))):
+        res = _overhead_case(cases[op], shape, stage, library)
+        out[f"{op} {shape}"] = res
+        print(op, {k: (round(v, 2) if isinstance(v, float) else v) for k, v in res.items()},
+              flush=True)
     return out
 
 
 def _overhead_case(case: Case, shape: tuple[int, ...], stage: Path,
-                   library: Path) -> dict[str, float]:
-    import ctypes
+                   library: Path) -> dict[str, Any]:
+    import cuda.tile as ct
 
     pair = load_pair(case, stage, library)
     args, kwargs = case.make(shape, torch.float32, torch.Generator(device="cuda"))
     w = pair.wrapper
-    symbol, names, specs, _ = next(iter(w._TL_SITES[0].values()))
-    launch = w._tl_function(symbol, specs, False)
-    twin = w._tl_function(symbol, specs, False, grid_twin=True)
-    kargs = (*args, pair.python(*args, **kwargs), 1024)
+    # The arguments each side's launch site gets, captured from one call.
+    site: list[tuple[Any, ...]] = []
+    checked = w._tl_launch_checked
+
+    def capture(*launch: Any) -> None:
+        site.append(launch)
+        checked(*launch)
+
+    w._tl_launch_checked, w.CHECK_GRID = capture, True
+    try:
+        pair.rust(*args, **kwargs)
+    finally:
+        w._tl_launch_checked, w.CHECK_GRID = checked, False
+    number, stream, grid, kernel, kargs = site[0]
+    launched: list[tuple[Any, ...]] = []
+    real_launch = ct.launch
+    ct.launch = lambda *a: launched.append(a) or real_launch(*a)
+    try:
+        pair.python(*args, **kwargs)
+    finally:
+        ct.launch = real_launch
+    symbol, names, specs, grid_param = w._TL_SITES[number][kernel.name]
+    launch = w._tl_function(symbol, specs, grid_param)
     cargs = w._tl_args(names, specs, kargs)
-    grid = (ctypes.c_int64 * 3)()
     handle = torch.cuda.current_stream().cuda_stream or None
-    fns = {
+    values: list[Any] = [handle or 0, torch.cuda.current_device()]
+    for value, kind in zip(kargs, specs, strict=True):
+        values += ([value.data_ptr(), w._TL_DTYPE_CODES[value.dtype], *value.shape,
+                    *value.stride()] if kind[0] == "A" else [value])
+    pack = getattr(w, "_tl_pack_0", None)
+    record = pack(*values) if pack else None
+    packed = w._tl_packed(symbol) if pack else None
+    fast = dict(kernel.fast)
+    fns: dict[str, Callable[[], Any]] = {
         "python_original": lambda: pair.python(*args, **kwargs),
         "rust_wrapper": lambda: pair.rust(*args, **kwargs),
-        "wrapper_marshal_only": lambda: w._tl_args(names, specs, kargs),
-        "c_grid_twin_only": lambda: twin(0, *cargs, grid),
+        "cutile_python_launch_only": lambda: real_launch(*launched[0]),
+        "rust_launch_site_only": lambda: w._tl_launch_site(number, stream, grid, kernel, kargs),
         "c_launcher_prebuilt_args": lambda: launch(handle, 0, *cargs),
         "torch_empty_like": lambda: torch.empty_like(args[0]),
+        "ctypes_empty_call": w._tl_state["lib"].tl_abi_version,
     }
-    res: dict[str, float] = {}
-    for name, fn in fns.items():
-        for _ in range(200):
-            fn()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(3000):
-            fn()
-        torch.cuda.synchronize()
-        res[name] = (time.perf_counter() - t0) / 3000 * 1e6
+    if packed is not None:
+        fns["c_packed_prebuilt"] = lambda: packed(record)
+        fns["python_pack_only"] = lambda: pack(*values)
+    res: dict[str, Any] = {name: _host_us(fn) for name, fn in fns.items()}
+    kernel.fast = {}
+    try:
+        res["rust_wrapper_checked_python_path"] = _host_us(lambda: pair.rust(*args, **kwargs))
+    finally:
+        kernel.fast = fast
+    res["fast_stats"] = fast_stats(w)
+    res["fast_path_env"] = os.environ.get("TRANSPILER_LAUNCHER_FAST", "(unset)")
     return res
+
+
+def _host_us(fn: Callable[[], Any], calls: int = 3000) -> float:
+    for _ in range(200):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        samples.append((time.perf_counter() - t0) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(samples)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -563,6 +756,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=480.0, help="seconds before skipping")
     parser.add_argument("--sanity", action="store_true")
     parser.add_argument("--overhead", action="store_true", help="host cost per layer only")
+    parser.add_argument("--tag", default="", help="suffix of the --overhead output file")
     args = parser.parse_args(argv)
     library = args.library or args.stage / "libtl_launchers.so"
     if args.sanity:
@@ -570,7 +764,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.overhead:
         args.out.mkdir(parents=True, exist_ok=True)
         data = overhead(args.stage, library)
-        (args.out / "gpu_overhead.json").write_text(json.dumps(data, indent=1))
+        name = f"gpu_overhead{'_' + args.tag if args.tag else ''}.json"
+        (args.out / name).write_text(json.dumps(data, indent=1, default=str))
         return 0
     wanted = set(args.ops.split(",")) if args.ops else None
     budget = Budget(args.budget)
@@ -578,8 +773,8 @@ def main(argv: list[str] | None = None) -> int:
     meta = metadata(args.stage)
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
-    for case in CASES:
-        if wanted is None or case.op in wanted:
+    for case in (*CASES, *TILEGYM_CASES):
+        if wanted is None or case.op in wanted or case.name in wanted:
             rows.extend(run_case(case, args.stage, library, args, budget, l2_bytes))
             summary = summarize(rows)
             report = {"meta": meta, "configs": rows, **summary}

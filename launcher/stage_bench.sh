@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Stages what bench/gpu_bench.py needs on the device machine, into ignored folders:
-#   .tlbench/   <op>_wrapper.py per golden op, libtl_launchers.so (stripped), stage.json
+#   .tlbench/   <op>_wrapper.py per golden op, libtl_launchers.so (stripped; .xz), stage.json;
+#               tg_<file>_wrapper.py per TileGym op file, libtl_tilegym.so (their launchers:
+#               a second library, since module names like rms_norm repeat golden ones) and
+#               tilegym_src/ (the TileGym files those import, with empty package __init__s;
+#               from the wheel that `python -m bench.corpus` caches in .cache/tilegym)
 #   .whl/       cuda-tile for the device's Python 3.12 (the originals import cuda.tile)
 #   .gpu/       the Tile IR toolchain parts + stage-on-device.sh + tileir-env.sh
 #               (from ../shared/gpu, or $SHARED_GPU; built once, ~5 min)
 #
 #   launcher/stage_bench.sh [OP ...]     # default: every op bench/gpu_bench.py knows
+#   TILEGYM_OPS="activation/relu ..." launcher/stage_bench.sh   # TileGym files (default below;
+#                                                              # TILEGYM_OPS= for none)
 # Then see launcher/NOTES.md, "GPU bench", for the two device calls.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,15 +41,62 @@ else
   mv "$stage/build/libtl_launchers.so" "$stage/libtl_launchers.so"
 fi
 rm -rf "$stage/build"
+
+# TileGym forward ops (bench/results/tilegym.json: translated, IR PASS/PASS_WITH_NOTES).
+tilegym_ops=(${TILEGYM_OPS-activation/relu activation/gelu rms_norm transpose})
+if [ "${#tilegym_ops[@]}" -gt 0 ]; then
+  wheel_root="$repo/.cache/tilegym/unpacked/tilegym"
+  [ -d "$wheel_root" ] || { echo "stage_bench.sh: run python -m bench.corpus first" >&2; exit 66; }
+  src="$stage/tilegym_src/tilegym"
+  mkdir -p "$src/backend" "$src/ops/cutile/activation" "$stage/tg"
+  for pkg in "$src" "$src/ops" "$src/ops/cutile" "$src/ops/cutile/activation"; do
+    : > "$pkg/__init__.py"   # empty: the wheel's own pull in every backend
+  done
+  cp -r "$wheel_root/backend/." "$src/backend/"
+  cp "$wheel_root/logger.py" "$wheel_root/experimental.py" "$wheel_root/autotune.py" "$src/"
+  cp "$wheel_root/ops/cutile/utils.py" "$src/ops/cutile/"
+  tg_pairs=()
+  for op in "${tilegym_ops[@]}"; do
+    cp "$wheel_root/ops/cutile/$op.py" "$src/ops/cutile/$op.py"
+    flat=${op//\//_}
+    # Translated from the file with the kernels whose IR check did not pass blanked out
+    # (bench/results/tilegym.json; the lines stay), as bench.corpus does "in isolation".
+    mkdir -p "$stage/tg/$flat"
+    file="$stage/tg/$flat/$(basename "$op").py"
+    "$py" - "$wheel_root/ops/cutile/$op.py" "$op.py" "$file" <<'PY'
+import json, sys
+from pathlib import Path
+from bench.corpus import PASSING, RESULTS, isolated_source
+source, relative, out = sys.argv[1:]
+rows = json.loads((RESULTS / "tilegym.json").read_text())["kernels"]
+keep = {r["kernel"] for r in rows if r["file"] == relative and r["ir"]["verdict"] in PASSING}
+Path(out).write_text(isolated_source(Path(source), keep))
+print(f"staged TileGym {relative}: kernels {sorted(keep)}")
+PY
+    "$py" -m transpiler "$file" -q -o "$stage/tg/$flat.rs"
+    "$py" -m transpiler "$file" -q --emit launcher -o "$stage/tg/${flat}_launcher.rs"
+    "$py" -m transpiler "$file" -q --emit pywrapper -o "$stage/tg_${flat}_wrapper.py"
+    tg_pairs+=("$stage/tg/$flat.rs" "$stage/tg/${flat}_launcher.rs")
+  done
+  STRIP=1 "$here/build.sh" "${tg_pairs[@]}" "$stage/build" >/dev/null
+  if [ "${#tilegym_ops[@]}" -eq 1 ]; then
+    mv "$stage/build/"libtl_*.so "$stage/libtl_tilegym.so"
+  else
+    mv "$stage/build/libtl_launchers.so" "$stage/libtl_tilegym.so"
+  fi
+  rm -rf "$stage/build" "$stage/tg"
+fi
+# Carried xz-compressed (14 MB -> 3 MB each); the device command runs `xz -df .tlbench/*.xz`.
+xz -T0 -f "$stage"/libtl_*.so
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$repo" status --porcelain 2>/dev/null | wc -l)
-"$py" - "$stage/stage.json" "$commit" "$dirty" "${ops[@]}" <<'PY'
+"$py" - "$stage/stage.json" "$commit" "$dirty" "${tilegym_ops[*]}" "${ops[@]}" <<'PY'
 import json, sys, time
 from transpiler import __version__
-path, commit, dirty, *ops = sys.argv[1:]
+path, commit, dirty, tilegym, *ops = sys.argv[1:]
 json.dump({"transpiler": __version__, "commit": f"{commit} ({dirty} files changed)",
-           "staged": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "ops": ops},
-          open(path, "w"), indent=1)
+           "staged": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "ops": ops,
+           "tilegym_ops": tilegym.split()}, open(path, "w"), indent=1)
 PY
 
 mkdir -p .whl

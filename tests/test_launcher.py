@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import json
+import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import types
@@ -23,6 +26,8 @@ from transpiler.driver import translate_text
 from transpiler.emit_launcher import (
     emit_pywrapper,
     emit_rust_launchers,
+    packable,
+    packed_format,
     plan_launches,
 )
 from transpiler.frontend.cutile_py import parse_source
@@ -115,7 +120,7 @@ def test_launcher_text_is_deterministic(name: str) -> None:
     source, rust = _translate(GOLDEN / f"{name}.py")
     first = emit_rust_launchers(source, rust)
     assert first == emit_rust_launchers(*_translate(GOLDEN / f"{name}.py"))
-    assert first.count("#[no_mangle]") == 2  # the launcher and its grid twin
+    assert first.count("#[no_mangle]") == 3  # the launcher, its packed and grid twins
     assert "async_on(stream)" in first and "catch_unwind" not in first
 
 
@@ -244,6 +249,55 @@ def test_pywrapper_text() -> None:
     assert "_tl_launch_site(0, torch.cuda.current_stream(), grid, vector_add_kernel," in text
     assert "LIBRARY = 'libtl_vector_add.so'" in text
     assert text == emit_pywrapper(*_translate(GOLDEN / "vector_add.py"))
+
+
+def test_packed_record_layout() -> None:
+    (launch,) = _plan("vector_add").launches
+    assert packable(launch.kernel)
+    # stream, device, then a, b, c as data/dtype/shape/strides, then TILE
+    assert packed_format(launch.kernel, grid_param=False) == "<Qi" + "Qiqq" * 3 + "i"
+    assert packed_format(launch.kernel, grid_param=True).endswith("iqqq")
+    (ln,) = _plan("layer_norm").launches
+    # N (i32), eps (a float constant: f64), BLOCK_N (an int constant: i32)
+    assert packed_format(ln.kernel, False) == "<Qi" + "Qiqqqq" + "Qiqq" * 2 + "Qiqqqq" \
+        + "Qiqq" * 2 + "idi"
+
+
+def test_launcher_has_a_fast_path_and_a_packed_twin() -> None:
+    text = emit_rust_launchers(*_translate(GOLDEN / "softmax_rows.py"))
+    assert "static FAST_S0_SOFTMAX_ROW_KERNEL_SOFTMAX_ROW_KERNEL: FastCache" in text
+    # The key: both tensors, the constant's value, the grid; the packet: what cutile pushes.
+    key = text[text.index("let mut fast_key"):text.index("let mut packet")]
+    assert [line.strip() for line in key.splitlines() if line.strip()] == [
+        "let mut fast_key = FastKey::new(device);", "fast_key.tensor(x);",
+        "fast_key.tensor(y);", "fast_key.int(TILE_N as i64);", "fast_key.grid(grid);"]
+    assert "packet.tensor(x);\n            packet.tensor(y);" in text
+    # The fast path is tried before the checked path, which remembers the key afterwards.
+    assert text.index(".launch(&fast_key, &packet, stream, grid)") < text.index(
+        "borrowed_stream(device, stream)")
+    assert "fast.remember(fast_key, packet, context, &spec, |probe| {" in text
+    assert ".l1_cache_key_on(probe)" in text
+    assert "fn tl_softmax_rows__softmax__softmax_row_kernel__packed(" in text
+    assert "let x = unsafe { tl_reader.desc(2) };" in text
+
+
+def test_fast_path_packs_scalars_and_derived_values() -> None:
+    text = emit_rust_launchers(*_translate(GOLDEN / "layer_norm.py"))
+    packet = text[text.index("let mut packet"):text.index("if unsafe {", text.index(
+        "let mut packet"))]
+    assert [line.strip() for line in packet.splitlines() if line.strip()][1:] == [
+        "packet.tensor(X);", "packet.tensor(W);", "packet.tensor(B);", "packet.tensor(Y);",
+        "packet.tensor(Mean);", "packet.tensor(Rstd);", "packet.i32(N);",
+        "packet.f32(eps as f32);"]
+    assert "fast_key.hint(N as i64);" in text and "fast_key.float(eps);" in text
+
+
+def test_pywrapper_fast_path_text() -> None:
+    text = emit_pywrapper(*_translate(GOLDEN / "vector_add.py"))
+    assert "_TL_ABI_VERSION = 2" in text
+    assert "_tl_pack_0 = _tl_struct.Struct('<QiQiqqQiqqQiqqi').pack" in text
+    assert "_TL_FAST = {'vector_add_kernel': {0: _tl_fast_0}}" in text
+    assert "_tl_packed('tl_vector_add__vector_add__vector_add_kernel')" in text
 
 
 def test_cli_emit_writes_suffixed_files(tmp_path: Path) -> None:
@@ -396,6 +450,25 @@ def test_launcher_errors_are_codes_not_panics(library: Path) -> None:
     assert fn(None, 0, ctypes.byref(bad_rank), ctypes.byref(x), ctypes.c_int32(64)) == 1
 
 
+def test_packed_twin_checks_like_the_launcher(library: Path) -> None:
+    lib = _lib(library)
+    assert lib.tl_abi_version() == 2
+    packed = lib.tl_softmax_rows__softmax__softmax_row_kernel__packed
+    packed.argtypes = [ctypes.c_char_p]
+    assert packed(None) == 1 and b"null argument record" in lib.tl_last_error()
+
+    def record(x_dtype: int, y_dtype: int) -> bytes:
+        return struct.pack("<Qi" + "Qiqqqq" * 2 + "i", 0, 0, 0x10000, x_dtype, 7, 33, 33, 1,
+                           0x20000, y_dtype, 7, 33, 33, 1, 64)
+
+    assert packed(record(8, 7)) == 2
+    assert b"expected f32" in lib.tl_last_error()
+    assert packed(record(8, 8)) == 3  # every check passes; only the driver is missing
+    stats = (ctypes.c_uint64 * 4)()
+    assert lib.tl_fast_stats(stats) == 0
+    assert tuple(stats) == (0, 0, 0, 0)  # nothing launched, nothing remembered
+
+
 # ---- the wrapper against a fake torch -------------------------------------------------------
 
 
@@ -422,6 +495,9 @@ class _FakeTensor:
 
     def data_ptr(self) -> int:
         return 0x20000
+
+    def get_device(self) -> int:
+        return 0
 
 
 def _fake_torch() -> types.ModuleType:
@@ -450,3 +526,114 @@ def test_wrapper_marshals_and_checks_the_grid(library: Path,
     # The grid twin agrees with Python's (3, 1, 1); the launch itself needs a driver.
     with pytest.raises(RuntimeError, match=r"code 3\).*(CUDA driver|libcuda)"):
         wrapper.vector_add(a, a)
+
+
+def test_wrapper_fast_path_makes_one_packed_call(library: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = _fake_torch()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    path = library.parent / "vector_add_wrapper.py"
+    spec = importlib.util.spec_from_file_location("vector_add_wrapper_fast", path)
+    assert spec is not None and spec.loader is not None
+    wrapper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(wrapper)
+    wrapper.load_library(library)
+    a = _FakeTensor((3000,), torch.float32)
+    wrapper._tl_dtype_codes()
+    calls: list[str] = []
+    checked = wrapper._tl_launch_checked
+    monkeypatch.setattr(wrapper, "_tl_launch_checked",
+                        lambda *args: calls.append("checked") or checked(*args))
+    # Plain CUDA tensors: the packed call (which reaches the missing driver: code 3).
+    with pytest.raises(RuntimeError, match=r"vector_add_kernel failed \(code 3\)"):
+        wrapper.vector_add(a, a)
+    assert calls == [] and list(wrapper._TL_PACKED) == [
+        "tl_vector_add__vector_add__vector_add_kernel"]
+    # A tensor off the GPU: the fast path declines and the checked path reports it.
+    cpu = _FakeTensor((3000,), torch.float32)
+    cpu.is_cuda, cpu.get_device = False, lambda: -1
+    with pytest.raises(TypeError, match="expected a CUDA tensor"):
+        wrapper.vector_add(a, cpu)
+    assert calls == ["checked"]
+
+
+# ---- launches through the stub driver (launcher/stub; needs a full Tile IR toolchain) ------
+
+
+def _stub_reason() -> str | None:
+    tileiras = os.environ.get("CUTILE_TILEIRAS_PATH", "")
+    if not tileiras or not (Path(tileiras).parent / "ptxas").exists():
+        return "CUTILE_TILEIRAS_PATH does not name a tileiras with ptxas beside it"
+    if shutil.which("cc") is None:
+        return "no C compiler for the stub driver"
+    return None
+
+
+_STUB_SCRIPT = r"""
+import ctypes, json, sys
+stub = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)
+stub.stub_launch_count.restype = ctypes.c_uint64
+lib = ctypes.CDLL(sys.argv[2]); lib.tl_last_error.restype = ctypes.c_char_p
+
+class TD(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_uint64), ("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * 8), ("strides", ctypes.c_int64 * 8)]
+
+fn = lib.tl_vector_add__vector_add__vector_add_kernel
+def call(n, dtype=8, stream=None):
+    descs = [TD(0x7f0000000000 + i * (1 << 30), dtype, 1, (ctypes.c_int64 * 8)(n),
+                (ctypes.c_int64 * 8)(1)) for i in range(3)]
+    code = fn(ctypes.c_void_p(stream), 0, *(ctypes.byref(d) for d in descs), ctypes.c_int32(1024))
+    assert code == 0, lib.tl_last_error()
+    grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
+    shared, strm, buf = ctypes.c_uint(), ctypes.c_void_p(), (ctypes.c_ubyte * 256)()
+    size = stub.stub_last_launch(grid, block, ctypes.byref(shared), ctypes.byref(strm), buf, 256)
+    return [list(grid), list(block), shared.value, strm.value, bytes(buf[:size]).hex()]
+
+def stats():
+    out = (ctypes.c_uint64 * 4)(); lib.tl_fast_stats(out); return list(out)
+
+sizes = bytes([8, 4, 4] * 3)
+stub.stub_set_param_sizes(sizes, len(sizes))
+out = {"first": call(5000, stream=0x1234), "after_first": stats()}
+out["second"] = call(5000, stream=0x1234); out["after_second"] = stats()
+out["other_shape"] = call(7000); out["after_other"] = stats()
+out["other_shape_again"] = call(7000); out["after_other_again"] = stats()
+stub.stub_set_param_sizes(sizes[:-1], len(sizes) - 1)   # the driver disagrees: refused
+call(5000, dtype=6); call(5000, dtype=6); out["after_refused"] = stats()
+out["launches"] = stub.stub_launch_count()
+print(json.dumps(out))
+"""
+
+
+def test_warm_launches_take_the_fast_path_with_cutiles_arguments(
+        library: Path, tmp_path: Path) -> None:
+    reason = _stub_reason()
+    if reason:
+        pytest.skip(reason)
+    stub = tmp_path / "libcuda.so.1"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wl,-soname,libcuda.so.1", "-o",
+                    str(stub), str(REPO / "launcher" / "stub" / "libcuda_stub.c")], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH")}
+
+    def run(**extra: str) -> dict:
+        proc = subprocess.run([sys.executable, "-c", _STUB_SCRIPT, str(stub), str(library)],
+                              capture_output=True, text=True, timeout=600,
+                              env={**env, **extra}, check=False)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    out = run()
+    # [fast, checked, remembered, refused]: the first launch of a key is checked, then fast.
+    assert out["after_first"] == [0, 1, 1, 0]
+    assert out["after_second"] == [1, 1, 1, 0]
+    # The fast path hands the driver exactly what cutile did: grid, block, stream, arguments.
+    assert out["second"] == out["first"]
+    assert out["first"][:4] == [[5, 1, 1], [1, 1, 1], 0, 0x1234]
+    assert out["after_other"] == [1, 2, 2, 0] and out["after_other_again"] == [2, 2, 2, 0]
+    assert out["other_shape"][0] == [7, 1, 1]
+    # A function whose parameters disagree with the packet is never launched fast.
+    assert out["after_refused"] == [2, 4, 2, 1]
+    assert out["launches"] == 6
+    off = run(TRANSPILER_LAUNCHER_FAST="0")
+    assert off["after_other_again"] == [0, 4, 0, 0]

@@ -1911,11 +1911,14 @@ def _py_tables(plan: LaunchPlan) -> str:
             launch.symbol, names, specs, launch.grid is None)
     skipped = {plan.sites.index(site): why for site, why in plan.skipped}
     fast_text, fast = _py_fast(plan)
+    by_kernel = ", ".join(
+        f"{kernel!r}: {{{', '.join(f'{site}: {fn}' for site, fn in fns.items())}}}"
+        for kernel, fns in fast.items())
     return (f"LIBRARY = {_library(plan)!r}\n"
             f"_TL_SITES = {sites!r}\n"
             f"_TL_SKIPPED = {skipped!r}\n"
             + fast_text
-            + f"_TL_FAST = {{{', '.join(f'{k!r}: {{' + ', '.join(f'{i}: {fn}' for i, fn in v.items()) + '}' for k, v in fast.items())}}}\n")
+            + f"_TL_FAST = {{{by_kernel}}}\n")
 
 
 def _py_fast(plan: LaunchPlan) -> tuple[str, dict[str, dict[int, str]]]:

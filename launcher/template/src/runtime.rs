@@ -17,7 +17,7 @@ use cutile::cutile_compiler::specialization::{DivHint, SpecializationBits};
 use cutile::tensor::Tensor;
 
 /// Version of the C ABI below; bump on any layout or signature change.
-pub const ABI_VERSION: i32 = 1;
+pub const ABI_VERSION: i32 = 2;
 /// Largest tensor rank a [`TensorDesc`] carries.
 pub const MAX_RANK: usize = 8;
 
@@ -92,6 +92,16 @@ fn set_last_error(message: &str) {
     LAST_ERROR.with(|slot| *slot.borrow_mut() = text);
 }
 
+/// Empties this thread's last error without allocating when it is already empty (the
+/// common case: one success after another).
+fn clear_last_error() {
+    LAST_ERROR.with(|slot| {
+        if !slot.borrow().as_bytes().is_empty() {
+            *slot.borrow_mut() = CString::default();
+        }
+    });
+}
+
 /// The message of this thread's last failed call (empty after a success). Valid until the
 /// thread's next launcher call.
 #[no_mangle]
@@ -109,7 +119,7 @@ pub extern "C" fn tl_abi_version() -> i32 {
 pub fn ffi_call(body: impl FnOnce() -> TlResult<()>) -> i32 {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {
-            set_last_error("");
+            clear_last_error();
             TL_OK
         }
         Ok(Err(err)) => {
