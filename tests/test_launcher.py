@@ -230,6 +230,17 @@ def test_constant_value_variants_are_dispatched_on_the_constant(tmp_path: Path) 
     assert "TL_INVALID_ARGUMENT" in body[body.rindex("} else {"):]
 
 
+def test_condition_variants_are_dispatched_on_the_condition() -> None:
+    source, rust = _translate(GOLDEN / "row_scale_ragged.py")
+    (launch,) = plan_launches(source, rust).launches
+    outcomes = {e.rust_fn: [v for _, v, _ in e.conds] for e in launch.entries}
+    assert sorted(map(tuple, outcomes.values())) == [(False,)] * 3 + [(True,)] * 3
+    body = _extern_body(emit_rust_launchers(source, rust), launch.symbol)
+    test = "(floor_mod_i64((N as i64), (TILE as i64)) != 0i64)"
+    assert body.count(f"!{test}") == 3 and body.count(test) == 6
+    assert "!((N % TILE) != 0)" in body[body.rindex("} else {"):]  # the no-entry error
+
+
 def test_a_variant_without_a_c_abi_dtype_is_left_out(tmp_path: Path) -> None:
     source, rust = _translate(GOLDEN / "matmul_tf32.py")
     rust = rust.replace('"dtype_variant":{"A":"bfloat16"}', '"dtype_variant":{"A":"float8_e4m3fn"}')
@@ -346,7 +357,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pairs: list[str] = []
     (work / "widen.py").write_text(CONST_VARIANT)
     sources = [GOLDEN / f"{name}.py" for name in ("vector_add", "softmax_rows",
-                                                  *sorted(DTYPE_VARIANTS))]
+                                                  "row_scale_ragged", *sorted(DTYPE_VARIANTS))]
     for path in [*sources, work / "widen.py"]:
         name = path.stem
         for kind, suffix in (("kernels", ".rs"), ("launcher", "_launcher.rs"),

@@ -133,11 +133,14 @@ class KernelSig:
     consts: tuple[tuple[str, object], ...] = ()  # (constant, value) a value variant fixes
     # i32 params carrying a tensor's stride (name, array, dim): a kernel cannot read them
     strides: tuple[tuple[str, str, int], ...] = ()
+    # (condition tree over constants, outcome, text) a condition variant fixes
+    conds: tuple[tuple[object, bool, str], ...] = ()
 
     @property
     def is_variant(self) -> bool:
-        """One of several entries of a kernel, for given dtypes and/or constant values."""
-        return bool(self.variant or self.consts)
+        """One of several entries of a kernel, for given dtypes, constant values and/or
+        outcomes of conditions over constants."""
+        return bool(self.variant or self.consts or self.conds)
 
     def param(self, name: str) -> ParamSig:
         return next(p for p in self.params if p.name == name)
@@ -190,8 +193,10 @@ def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
                     for k, v in dict(data.get("dtype_variant") or {}).items())  # type: ignore[call-overload]
     consts = tuple((str(k), v)
                    for k, v in dict(data.get("const_variant") or {}).items())  # type: ignore[call-overload]
+    conds = tuple((c["tree"], bool(c["value"]), str(c.get("text", "")))
+                  for c in data.get("conditions") or [])  # type: ignore[attr-defined]
     return KernelSig(str(data["kernel"]), rust_fn, params, generics, variant, derived, consts,
-                     strides)
+                     strides, conds)
 
 
 # ---- host values ---------------------------------------------------------------------------
@@ -1525,8 +1530,13 @@ def _variant_doc(entry: KernelSig) -> str:
     if not entry.is_variant:
         return ""
     fixed = [*(f"{p} = {e}" for p, e in entry.variant),
-             *(f"{p} = {_value_text(v)}" for p, v in entry.consts)]
+             *(f"{p} = {_value_text(v)}" for p, v in entry.consts),
+             *(_cond_text(text, value) for _, value, text in entry.conds)]
     return f" (launched for {', '.join(fixed)})"
+
+
+def _cond_text(text: str, value: bool) -> str:
+    return text if value else f"!{text}"
 
 
 def _generics_doc(entry: KernelSig, launch: KernelLaunch) -> str:
@@ -1557,6 +1567,7 @@ def _entry_selection(launch: KernelLaunch, tag: str, plan: LaunchPlan) -> str:
     for entry in sorted(launch.entries, key=lambda e: not e.is_variant):
         tests = [f"{entry.param(p).ident}.dtype == {_dt(e)}" for p, e in entry.variant]
         tests += [_const_test(entry.param(p), v) for p, v in entry.consts]
+        tests += [_cond_test(entry, tree, v) for tree, v, _ in entry.conds]
         body = _generic_dispatch(launch, entry, tag, plan)
         if not tests:  # the generic entry, after the variants: it takes every other case
             branches.append(f"{{ {body} }}")
@@ -1577,6 +1588,43 @@ def _const_test(param: ParamSig, value: object) -> str:
     raise ValueError(f"cannot test the constant `{param.name}` for the value {value!r}")
 
 
+def _cond_test(entry: KernelSig, tree: object, value: bool) -> str:
+    rust = _cond_rust(entry, tree)
+    if not (isinstance(tree, list) and tree and tree[0] in _COMPARISONS):
+        rust = f"({rust} != 0i64)"
+    return rust if value else f"!{rust}"
+
+
+_COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+
+
+# Python's integer operators on the launcher's i64 values (floor division and modulo
+# round toward negative infinity, as Python's do).
+_COND_OPS = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})",
+             "//": "floor_div_i64({a}, {b})", "%": "floor_mod_i64({a}, {b})",
+             "<": "({a} < {b})", "<=": "({a} <= {b})", ">": "({a} > {b})",
+             ">=": "({a} >= {b})", "==": "({a} == {b})", "!=": "({a} != {b})"}
+
+
+def _cond_rust(entry: KernelSig, tree: object) -> str:
+    """A condition tree over the constants as a Rust expression."""
+    if isinstance(tree, list) and tree and tree[0] == "param":
+        param = entry.param(str(tree[1]))
+        if param.const_kind == "bool":
+            return f"({param.ident} as i64)"
+        if param.const_kind != "int":
+            raise ValueError(f"cannot test a condition on the constant `{param.name}`")
+        return f"({param.ident} as i64)"
+    if isinstance(tree, bool):
+        return "1i64" if tree else "0i64"
+    if isinstance(tree, int):
+        return f"{tree}i64"
+    if isinstance(tree, list) and len(tree) == 3 and tree[0] in _COND_OPS:
+        a, b = _cond_rust(entry, tree[1]), _cond_rust(entry, tree[2])
+        return _COND_OPS[str(tree[0])].format(a=a, b=b)
+    raise ValueError(f"cannot write the condition {tree!r} in the launcher")
+
+
 def _no_entry_error(launch: KernelLaunch) -> str:
     """`Err(..)`: which dtypes / values this call has, and which ones entries exist for."""
     sig = launch.kernel
@@ -1587,7 +1635,8 @@ def _no_entry_error(launch: KernelLaunch) -> str:
     args += [sig.param(p).ident for p in consts]
     built = "; ".join(
         ", ".join([*(f"{p} = {e}" for p, e in entry.variant),
-                   *(f"{p} = {_value_text(v)}" for p, v in entry.consts)])
+                   *(f"{p} = {_value_text(v)}" for p, v in entry.consts),
+                   *(_cond_text(text, v) for _, v, text in entry.conds)])
         for entry in launch.entries)
     code = "TL_UNSUPPORTED_DTYPE" if arrays else "TL_INVALID_ARGUMENT"
     message = (f"no translation of `{sig.name}` for {', '.join(shown)} (translated for: "

@@ -143,6 +143,25 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Python's `a // b` on integers (rounds toward negative infinity); 0 when `b` is 0, which
+/// no launch condition divides by (the kernel's own code would fail to compile first).
+pub fn floor_div_i64(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        return 0;
+    }
+    let q = a / b;
+    if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+/// Python's `a % b` on integers (the result takes the sign of `b`).
+pub fn floor_mod_i64(a: i64, b: i64) -> i64 {
+    a - floor_div_i64(a, b) * b
+}
+
 /// The cutile name of a `DT_*` code (`"f32"`, `"bf16"`, ...), as `.generics(..)` spells it.
 pub fn dtype_name(code: i32) -> &'static str {
     match code {
