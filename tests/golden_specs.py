@@ -224,4 +224,10 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("n_blocks", ScalarSpec("int32")), ("TILE", ConstSpec(256)))
         for dt in ("float32", "bfloat16")
     ],
+    "qk_normalize": [
+        _spec("qk_rows_kernel", ("q", _arr(dt, 2)), ("k", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("eps", ScalarSpec("float32")), ("DIM", ConstSpec(128)),
+              ("NORMALIZE", ConstSpec(normalize)))
+        for dt, normalize in (("float16", True), ("bfloat16", True), ("float16", False))
+    ],
 }

@@ -237,11 +237,20 @@ class KernelLowerer:
         tuple-valued blocks, so each name is declared `mut` before the `if` and each arm
         assigns it (arm-local bindings of the same names are renamed first)."""
         names = [r[0] for r in stmt.results]
-        for name, vtype, _t, _e, first in stmt.results:
+        for name, vtype, then_name, else_name, first in stmt.results:
             if first:
                 ty = self.rust_type(vtype, stmt.span) or "_"
-                ctx.stmts.append(t.Let(name, self.zero(vtype, stmt.span), t.RType(ty),
-                                       mutable=True))
+                # The declaration shadows an earlier binding of the same name that an arm
+                # may read or keep: the variable starts from that value.
+                prior = _read_types([*stmt.then, *stmt.orelse], name)
+                if name in (then_name, else_name):
+                    prior.add(vtype)
+                if prior and prior != {vtype}:
+                    raise self.error("E0110", f"`{name}` changes type in one arm of this `if` "
+                                     "while the other arm reads its earlier value; cuTile "
+                                     "Rust cannot declare it before the `if`", stmt.span)
+                init = t.Path(name) if prior else self.zero(vtype, stmt.span)
+                ctx.stmts.append(t.Let(name, init, t.RType(ty), mutable=True))
         arms = []
         for arm, index, suffix in ((stmt.then, 2, "then"), (stmt.orelse, 3, "else")):
             renamed = _rename_bindings(arm, set(names), suffix)
@@ -400,6 +409,45 @@ def _keyed(by_binding: dict[tuple[int, str], str], stmt: TIf, old: str,
            new_name: Callable[[str], str]) -> str:
     by_binding[(id(stmt), old)] = new = new_name(old)
     return new
+
+
+def _read_types(stmts: list[TStmt], name: str) -> set[ValueType]:
+    """The types of the reads, in `stmts` (nested blocks included), of a variable `name`
+    bound before them."""
+    found: set[ValueType] = set()
+    local = {id(b) for b in _bindings(stmts)}
+
+    def expr(e: TExpr) -> None:
+        if e.op == "var" and e.attrs.get("name") == name and id(
+                e.attrs.get("binding")) not in local:
+            found.add(e.type)
+        for arg in e.args:
+            expr(arg)
+
+    for stmt in stmts:
+        if isinstance(stmt, TAssign | TEffect):
+            expr(stmt.value)
+        elif isinstance(stmt, TIf):
+            expr(stmt.cond)
+            found.update(_read_types([*stmt.then, *stmt.orelse], name))
+        elif isinstance(stmt, TFor):
+            for e in (stmt.start, stmt.stop, stmt.step):
+                expr(e)
+            found.update(_read_types(stmt.body, name))
+    return found
+
+
+def _bindings(stmts: list[TStmt]) -> list[TStmt]:
+    """The statements that bind names in `stmts`, nested blocks included."""
+    out: list[TStmt] = []
+    for stmt in stmts:
+        if isinstance(stmt, TAssign):
+            out.append(stmt)
+        elif isinstance(stmt, TIf):
+            out += [stmt, *_bindings(stmt.then), *_bindings(stmt.orelse)]
+        elif isinstance(stmt, TFor):
+            out += [stmt, *_bindings(stmt.body)]
+    return out
 
 
 def _tuple_or_single(items: list[t.Expr]) -> t.Expr:
