@@ -423,6 +423,17 @@ class KernelAnalyzer:
         self.used_names.add(base)
         return base
 
+    def _fresh_distinct(self, py_name: str) -> str:
+        """A Rust name for `py_name` that no binding of this kernel has used yet."""
+        base = self._fresh(py_name)
+        k = 2
+        while f"{base}_{k}" in self.used_names:
+            k += 1
+        name = f"{base}_{k}"
+        self.scope.rename[py_name] = name
+        self.used_names.add(name)
+        return name
+
     def _unpack(self, value: TExpr, count: int, node: cst.CSTNode) -> list[TExpr]:
         if isinstance(value.type, ListType):
             items = value.args
@@ -472,7 +483,7 @@ class KernelAnalyzer:
         self._restore_after_region(before)
         for name in carried:
             binding = before[name].attrs.get("binding")
-            if isinstance(binding, TAssign):
+            if isinstance(binding, TAssign | TIf):
                 binding.mutable = True
         self.out.append(TFor(loop_var, start, stop, step, body, carried_out, self.span(node)))
 
@@ -603,6 +614,13 @@ class KernelAnalyzer:
                 rust_name, binding, first = prev.attrs["name"], prev.attrs.get("binding"), False
             else:
                 rust_name, binding, first = self._fresh(name), None, True
+                if prev is not None and prev.op == "var" and prev.attrs["name"] == rust_name:
+                    if prev.type == vtype:
+                        stmt.inherits.add(rust_name)
+                    else:
+                        # A `mut` of another type declared before the `if` would hide the
+                        # earlier value from the arms: it gets its own name.
+                        rust_name = self._fresh_distinct(name)
             stmt.results.append((rust_name, vtype, t_name, e_name, first))
             self.scope.names[name] = TExpr("var", [], vtype, self.span(node),
                                            {"name": rust_name, "binding": binding or stmt})

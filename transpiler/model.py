@@ -243,6 +243,9 @@ class TIf:
     static: bool = False
     results: list[tuple[str, object, str, str, bool]] = field(default_factory=list)
     mutable: bool = False
+    # Result names whose declaration shadows an earlier binding of the same Rust name and
+    # type: declared before the `if`, they start from that value.
+    inherits: set[str] = field(default_factory=set)
 
 
 @dataclass

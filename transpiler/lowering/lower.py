@@ -237,19 +237,12 @@ class KernelLowerer:
         tuple-valued blocks, so each name is declared `mut` before the `if` and each arm
         assigns it (arm-local bindings of the same names are renamed first)."""
         names = [r[0] for r in stmt.results]
-        for name, vtype, then_name, else_name, first in stmt.results:
+        for name, vtype, _t, _e, first in stmt.results:
             if first:
                 ty = self.rust_type(vtype, stmt.span) or "_"
-                # The declaration shadows an earlier binding of the same name that an arm
-                # may read or keep: the variable starts from that value.
-                prior = _read_types([*stmt.then, *stmt.orelse], name)
-                if name in (then_name, else_name):
-                    prior.add(vtype)
-                if prior and prior != {vtype}:
-                    raise self.error("E0110", f"`{name}` changes type in one arm of this `if` "
-                                     "while the other arm reads its earlier value; cuTile "
-                                     "Rust cannot declare it before the `if`", stmt.span)
-                init = t.Path(name) if prior else self.zero(vtype, stmt.span)
+                # A declaration that shadows the earlier binding of the name starts from
+                # its value: an arm may read it, or keep it.
+                init = t.Path(name) if name in stmt.inherits else self.zero(vtype, stmt.span)
                 ctx.stmts.append(t.Let(name, init, t.RType(ty), mutable=True))
         arms = []
         for arm, index, suffix in ((stmt.then, 2, "then"), (stmt.orelse, 3, "else")):
@@ -411,45 +404,6 @@ def _keyed(by_binding: dict[tuple[int, str], str], stmt: TIf, old: str,
     return new
 
 
-def _read_types(stmts: list[TStmt], name: str) -> set[ValueType]:
-    """The types of the reads, in `stmts` (nested blocks included), of a variable `name`
-    bound before them."""
-    found: set[ValueType] = set()
-    local = {id(b) for b in _bindings(stmts)}
-
-    def expr(e: TExpr) -> None:
-        if e.op == "var" and e.attrs.get("name") == name and id(
-                e.attrs.get("binding")) not in local:
-            found.add(e.type)
-        for arg in e.args:
-            expr(arg)
-
-    for stmt in stmts:
-        if isinstance(stmt, TAssign | TEffect):
-            expr(stmt.value)
-        elif isinstance(stmt, TIf):
-            expr(stmt.cond)
-            found.update(_read_types([*stmt.then, *stmt.orelse], name))
-        elif isinstance(stmt, TFor):
-            for e in (stmt.start, stmt.stop, stmt.step):
-                expr(e)
-            found.update(_read_types(stmt.body, name))
-    return found
-
-
-def _bindings(stmts: list[TStmt]) -> list[TStmt]:
-    """The statements that bind names in `stmts`, nested blocks included."""
-    out: list[TStmt] = []
-    for stmt in stmts:
-        if isinstance(stmt, TAssign):
-            out.append(stmt)
-        elif isinstance(stmt, TIf):
-            out += [stmt, *_bindings(stmt.then), *_bindings(stmt.orelse)]
-        elif isinstance(stmt, TFor):
-            out += [stmt, *_bindings(stmt.body)]
-    return out
-
-
 def _tuple_or_single(items: list[t.Expr]) -> t.Expr:
     return items[0] if len(items) == 1 else t.TupleExpr(tuple(items))
 
@@ -570,15 +524,35 @@ def lower_const_cond(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 
 def _cond_text(value: object) -> str:
+    """A condition over constants as a Rust `bool` expression (Python truthiness: an
+    integer is true when it is not 0)."""
+    text = _const_expr_text(value)
+    return text if _is_bool_valued(value) else f"({text} != 0)"
+
+
+def _const_expr_text(value: object) -> str:
     name = getattr(value, "name", None)
     if name is not None:
         return name
     op, left, right = (getattr(value, a, None) for a in ("op", "left", "right"))
     if op is not None:
-        return f"({_cond_text(left)} {op} {_cond_text(right)})"
+        rust_op = "/" if op == "//" else op  # constants here are sizes: never negative
+        return f"({_const_expr_text(left)} {rust_op} {_const_expr_text(right)})"
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def _is_bool_valued(value: object) -> bool:
+    if isinstance(value, bool) or getattr(value, "kind", None) == "bool":
+        return True
+    op = getattr(value, "op", None)
+    if op in ("==", "!=", "<", "<=", ">", ">="):
+        return True
+    if op in ("&", "|", "^"):
+        return _is_bool_valued(getattr(value, "left", None)) and _is_bool_valued(
+            getattr(value, "right", None))
+    return False
 
 
 @rule("bid")
