@@ -347,10 +347,13 @@ class FileResult:
     spec_problems: list[str]
     unhandled_error: str | None
     isolated: FileRun | None = None
+    # rustc's errors on the Rust output (type-checked against the `cutile` crate).
+    rustc_errors: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "file": self.rel, "op_kind": self.kind,
+            "rustc_errors": self.rustc_errors,
             "translate_seconds": round(self.run.seconds, 3),
             "exit_status": self.run.exit_status, "rust_written": self.run.rust is not None,
             "crash": self.run.crash, "unhandled_read_error": self.unhandled_error,
@@ -416,6 +419,8 @@ def run_benchmark(root: Path, work: Path = CACHE, ir: bool = True,
     files = [p for p in op_files(root)
              if not only or any(p.name == o or p.match(o) for o in only)]
     results = [run_file(p, root, work, ir) for p in files]
+    if ir:
+        rustc_check(results)
     rows = [row for r in results for row in r.rows]
     return {
         "corpus": {"requirement": WHEEL_REQUIREMENT, "scope": f"{OPS_DIR.as_posix()}/ "
@@ -426,6 +431,23 @@ def run_benchmark(root: Path, work: Path = CACHE, ir: bool = True,
         "files": [r.to_json() for r in results],
         "kernels": [row.to_json() for row in rows],
     }
+
+
+def rustc_check(results: list[FileResult]) -> None:
+    """Type-check every Rust output with rustc against the `cutile` crate (one cargo run):
+    the IR check compiles through cuTile Rust's own front end, which does not run rustc's
+    type and borrow checks."""
+    from transpiler.ircheck import generated
+
+    written = {str(r.run.output.resolve()): r for r in results if r.run.rust is not None}
+    if not written:
+        return
+    for r in written.values():
+        r.rustc_errors = []
+    for diag in generated.cargo_check_files(list(written)):
+        owner = written.get(str(Path(diag.file).resolve())) if diag.file else None
+        if diag.is_error and owner is not None:
+            owner.rustc_errors.append(f"{diag.line}: {diag.message}")  # type: ignore[union-attr]
 
 
 def summarize(results: list[FileResult], rows: list[KernelRow], ir: bool) -> dict[str, Any]:
@@ -457,6 +479,7 @@ def summarize(results: list[FileResult], rows: list[KernelRow], ir: bool) -> dic
         "ir_error": sum(1 for r in deterministic if r.ir_verdict == "ERROR"),
         "ir_not_run": sum(1 for r in deterministic if r.ir_verdict == "NOT RUN"),
         "files_with_rust": sum(1 for r in results if r.run.rust is not None),
+        "files_rustc_clean": sum(1 for r in results if r.rustc_errors == []),
         "files_crashed": [r.rel for r in results if r.run.crash is not None],
         "launch_with_known_constants": sum(1 for r in rows if _constants_known(r.launch)),
         "translation_seconds_total": round(sum(r.run.seconds for r in results), 2),
@@ -505,6 +528,8 @@ def markdown(results: dict[str, Any]) -> str:
         f"| deterministic, IR FAIL / ERROR / not run | {s['ir_failing']} / {s['ir_error']} / "
         f"{s['ir_not_run']} |",
         f"| files with Rust output | {s['files_with_rust']} |",
+        f"| files whose Rust rustc type-checks against the `cutile` crate | "
+        f"{s.get('files_rustc_clean', '-')} |",
         f"| kernels whose launch the host-code evaluation found, constants known | "
         f"{s['launch_with_known_constants']} |",
         f"| total translation time (sum of the per-file CLI calls) | "
@@ -525,6 +550,13 @@ def markdown(results: dict[str, Any]) -> str:
               "|---|---|---|---|---|---|---|---:|"]
     for k in results["kernels"]:
         lines.append(_kernel_line(k))
+    rejected = [f for f in results["files"] if f.get("rustc_errors")]
+    if rejected:
+        lines += ["", "## Rust outputs rustc rejects (first error)", "",
+                  "| file | errors | first |", "|---|---:|---|"]
+        for f in rejected:
+            lines.append(f"| {f['file']} | {len(f['rustc_errors'])} | "
+                         f"{_cell(f['rustc_errors'][0])} |")
     crashes = [f for f in results["files"] if f["crash"]]
     if crashes:
         lines += ["", "## Translator crashes", ""]
