@@ -230,4 +230,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("NORMALIZE", ConstSpec(normalize)))
         for dt, normalize in (("float16", True), ("bfloat16", True), ("float16", False))
     ],
+    "decayed_state": [
+        _spec("decayed_state_kernel", ("k", _arr(dt, 3)), ("v", _arr(dt, 3)), ("out", _arr(dt, 2)),
+              ("decay", ScalarSpec("float32")), ("T", ConstSpec(16)), ("D", ConstSpec(256)))
+        for dt in ("float32", "bfloat16")
+    ],
 }

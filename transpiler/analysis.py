@@ -411,8 +411,11 @@ class KernelAnalyzer:
             stmt = TAssign(rust_name, value, span)
             binding = stmt
         self.out.append(stmt)
+        # `assigned_by`: the statement that gave the current value (for a loop-carried
+        # name, a reassignment; its binding stays the `let mut`).
         self.scope.names[py_name] = TExpr("var", [], value.type, span,
-                                          {"name": rust_name, "binding": binding})
+                                          {"name": rust_name, "binding": binding,
+                                           "assigned_by": stmt})
 
     def _fresh(self, py_name: str) -> str:
         # Locals of an inlined helper carry the helper's name, so they never shadow the
@@ -481,6 +484,11 @@ class KernelAnalyzer:
         self.out = saved_out
         carried_out = self._check_carried(carried, before, node)
         self._restore_after_region(before)
+        for name in carried:
+            # After the loop the name holds the loop's result, not what assigned it before.
+            value = self.scope.names[name]
+            self.scope.names[name] = TExpr(value.op, value.args, value.type, value.span,
+                                           {**value.attrs, "assigned_by": None})
         for name in carried:
             binding = before[name].attrs.get("binding")
             if isinstance(binding, TAssign | TIf):

@@ -698,11 +698,16 @@ class _Canonicalizer:
         items = op.items
         template = op.template
         owner = node.parent.owner if op.name == "yield" and node.parent else None
-        if owner is not None and _passthrough_positions(owner):
-            kept = data_operands(node)
+        passthrough = owner is not None and bool(_passthrough_positions(owner))
+        kept = data_operands(node) if op.name in TERMINATORS else node.operands
+        if passthrough or len(kept) != len(node.operands):
+            # Rules if-passthrough and token-threading: a terminator written with the
+            # values it passes on, without tokens and unchanged values.
             types = ", ".join(v.type.text if v.type else "?" for v in kept)
             uses = ", ".join(f"${i}" for i in range(len(kept)))
-            return f"yield {uses}: {types}" if kept else "yield"
+            if len(kept) != len(node.operands) and not passthrough:
+                self.note("token-threading", op.name)
+            return f"{op.name} {uses}: {types}" if kept else op.name
         if "token" in op.attributes and not node.blocks:
             items = _strip_token_keyword(items)
             template = make_template(op.name, items,

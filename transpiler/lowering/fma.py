@@ -133,10 +133,13 @@ def _float_mul_of(operand: TExpr, consumer: TExpr) -> TExpr | None:
     """The float multiply `operand` is (directly or through its binding), whatever its uses."""
     mul = operand
     if operand.op == "var":
-        binding = operand.attrs.get("binding")
-        if not isinstance(binding, TAssign) or not binding.first:
+        # The statement that gave the variable its current value: cuTile Python sees the
+        # multiply's result there even when the name is a reassigned loop variable.
+        assigned = operand.attrs["assigned_by"] if "assigned_by" in operand.attrs else (
+            operand.attrs.get("binding"))
+        if not isinstance(assigned, TAssign):
             return None
-        mul = binding.value
+        mul = assigned.value
     if _is_float_binary(mul, ("*",)) and mul.type == consumer.type:
         return mul
     return None
