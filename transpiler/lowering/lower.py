@@ -877,8 +877,10 @@ def lower_scan(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     x = lw.expr(e.args[0], ctx)
     direction = "Reverse" if e.attrs.get("reverse") else "Forward"
     assert isinstance(e.type, TileType)
-    identity = literal(0, e.type.dtype, lw) if isinstance(e.type.dtype, DType) else t.Path(
-        f"{lw.elem(e.type.dtype)}::ZERO")
+    elem = lw.elem(e.type.dtype)
+    # Half types have no Rust literal: their zero is `f16::ZERO` / `bf16::ZERO`.
+    identity = literal(0, e.type.dtype, lw) if isinstance(e.type.dtype, DType) and elem not in (
+        "f16", "bf16") else t.Path(f"{elem}::ZERO")
     return t.Call("scan_sum", (x, t.Lit(f"{e.attrs['axis']}i32"),
                                t.Path(f"reverse::{direction}"), identity))
 

@@ -22,6 +22,7 @@ from transpiler.model import (
     DimExpr,
     DimSym,
     DType,
+    DTypeVar,
     EnumValue,
     ScalarType,
     Shape,
@@ -103,9 +104,20 @@ def _index_scalars(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> list[
         v = value.type.value
         items = list(v) if isinstance(v, tuple) else [v]
         return [an.to_scalar(TExpr("const", [], ConstType(i), value.span), node) for i in items]
-    if value.op == "tuple":
-        return [an.to_scalar(i, node) for i in value.args]
-    return [an.to_scalar(value, node)]
+    items = value.args if value.op == "tuple" else [value]
+    return [_index_i32(an, an.to_scalar(i, node), node) for i in items]
+
+
+def _index_i32(an: KernelAnalyzer, index: TExpr, node: cst.CSTNode) -> TExpr:
+    """Tile indices are i32 in cuTile Rust: a value of a launch-time element type used as an
+    index fixes that type to int32 (the launcher checks it); another integer is converted."""
+    dtype = an.find(index.type.dtype) if isinstance(index.type, ScalarType) else None
+    if isinstance(dtype, DTypeVar):
+        an.unify(dtype, I32, node)
+        return index
+    if isinstance(dtype, DType) and dtype != I32 and dtype.is_int:
+        return an.cast_scalar(index, I32, node)
+    return index
 
 
 def _note_rank(an: KernelAnalyzer, array: TExpr, rank: int, node: cst.CSTNode) -> None:
