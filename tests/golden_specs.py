@@ -221,8 +221,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
     ],
     "causal_block_sum": [
         _spec("causal_block_sum_kernel", ("x", _arr(dt, 1)), ("y", _arr(dt, 1)),
-              ("n_blocks", ScalarSpec("int32")), ("TILE", ConstSpec(256)))
-        for dt in ("float32", "bfloat16")
+              ("n_blocks", ScalarSpec("int32")), ("TILE", ConstSpec(256)),
+              ("MASKED", ConstSpec(masked)))
+        for dt, masked in (("float32", True), ("bfloat16", True), ("float32", False))
     ],
     "qk_normalize": [
         _spec("qk_rows_kernel", ("q", _arr(dt, 2)), ("k", _arr(dt, 2)), ("out", _arr(dt, 2)),

@@ -850,6 +850,9 @@ class KernelAnalyzer:
                 and _concrete(right.type.value):
             a, b = left.type.value, right.type.value
             return const((a and b) if is_and else (a or b), self.span(node))
+        if is_const(left) and _concrete(left.type.value):
+            # Python's `and`/`or` with a known left operand is one of the operands.
+            return right if bool(left.type.value) == is_and else left
         return self.binary("&" if is_and else "|", left, right, node, logical=True)
 
     def e_compare(self, node: cst.Comparison) -> TExpr:

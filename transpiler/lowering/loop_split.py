@@ -40,6 +40,9 @@ class LoopSplit:
     index: int
     split_at: TExpr
     first_arm: str  # "then" or "orelse": the arm kept in the first loop
+    # A compile-time condition `and`-ed with the comparison (`CAUSAL and j >= s`): cuTile
+    # Python splits only the specializations where it holds.
+    guard: TExpr | None = None
 
 
 def find_split(loop: TFor) -> LoopSplit | None:
@@ -50,11 +53,27 @@ def find_split(loop: TFor) -> LoopSplit | None:
     for index, stmt in enumerate(loop.body):
         if not isinstance(stmt, TIf) or stmt.static:
             continue
-        split = _split_of(stmt.cond, loop.var, assigned, index)
+        guard, cond = _peel_guard(stmt.cond)
+        split = _split_of(cond, loop.var, assigned, index)
         if split is not None:
+            split.guard = guard
             found.append(split)
     # Only a loop with exactly one such `if` is split.
     return found[0] if len(found) == 1 else None
+
+
+def _peel_guard(cond: TExpr) -> tuple[TExpr | None, TExpr]:
+    """(`G`, `c`) for `G and c` with `G` a compile-time condition; else (None, cond)."""
+    if cond.op == "binary" and cond.attrs.get("op") == "&" and cond.attrs.get("logical"):
+        left, right = cond.args
+        if left.op in _STATIC_OPS:
+            return left, right
+        if right.op in _STATIC_OPS:
+            return right, left
+    return None, cond
+
+
+_STATIC_OPS = {"const_param", "const_cond"}
 
 
 def _split_of(cond: TExpr, var: str, assigned: set[str], index: int) -> LoopSplit | None:
@@ -97,6 +116,11 @@ def _assigned(stmts: list[TStmt]) -> set[str]:
         elif isinstance(stmt, TEffect):
             continue
     return names
+
+
+def unsplit_body(loop: TFor, split: LoopSplit) -> list[TStmt]:
+    """The body where the guard fails: the `if` is its `else` arm throughout."""
+    return split_bodies(loop, LoopSplit(split.index, split.split_at, "orelse"))[0]
 
 
 def split_bodies(loop: TFor, split: LoopSplit) -> tuple[list[TStmt], list[TStmt]]:

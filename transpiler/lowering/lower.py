@@ -182,7 +182,24 @@ class KernelLowerer:
                       ctx)
 
     def split_for_loop(self, stmt: TFor, split: loop_split.LoopSplit, ctx: _Context) -> None:
-        """Two loops, as cuTile Python compiles a loop that branches on its index."""
+        """Two loops, as cuTile Python compiles a loop that branches on its index; under a
+        compile-time guard, `if GUARD { two loops } else { one loop without the branch }`
+        (the cuTile Rust compiler keeps only the arm the constants select)."""
+        if split.guard is None:
+            self.emit_split_loops(stmt, split, ctx)
+            return
+        guarded = _Context([], ctx.carried)
+        self.emit_split_loops(stmt, split, guarded)
+        plain = _Context([], ctx.carried)
+        self.emit_for(stmt, self.expr(stmt.start, plain), self.expr(stmt.stop, plain),
+                      loop_split.unsplit_body(stmt, split), plain)
+        ctx.stmts.append(t.ExprStmt(t.IfExpr(self.expr(split.guard, ctx),
+                                             t.BlockExpr(tuple(guarded.stmts)),
+                                             t.BlockExpr(tuple(plain.stmts))),
+                                    semicolon=False))
+
+    def emit_split_loops(self, stmt: TFor, split: loop_split.LoopSplit,
+                         ctx: _Context) -> None:
         at = self.expr(split.split_at, ctx)
         if not isinstance(at, t.Path | t.Lit):
             at = self.let(ctx, "split", at, "i32")
