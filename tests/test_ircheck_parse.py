@@ -190,3 +190,15 @@ def test_op_text_keeps_the_printed_header() -> None:
 def test_garbage_is_rejected() -> None:
     with pytest.raises(TileIrParseError):
         parse_tileir("entry @k( {\n")
+
+
+def test_pointer_tiles_have_a_shape_and_a_pointer_element() -> None:
+    module = parse_tileir(
+        "entry @k(%arg0: tile<ptr<f32>>) {\n"
+        "  %r = reshape %arg0 : tile<ptr<f32>> -> tile<4x1xptr<f16>>\n"
+        "  return\n}\n")
+    (op, _) = module.entries[0].ops
+    (scalar,) = op.signature_types[:1]
+    (tile,) = op.result_types
+    assert (scalar.shape, scalar.element) == ((), "ptr<f32>")
+    assert (tile.shape, tile.element) == ((4, 1), "ptr<f16>")

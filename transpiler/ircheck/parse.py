@@ -218,10 +218,12 @@ def parse_type(items: list[Item]) -> TileIrType:
 
 
 def _shape_and_element(part: list[Item]) -> tuple[tuple[int | None, ...], str]:
-    if len(part) == 1 and part[0].kind == "SHAPE":
-        *dims, element = part[0].text.split("x")
+    if part and part[0].kind == "SHAPE":
+        # `64x64xf32`, or `1xptr` followed by `<f32>` for a tile of pointers.
+        *dims, head = part[0].text.split("x")
+        element = (head + render(part[1:])).replace(" ", "")
         return tuple(None if d == "?" else int(d) for d in dims), element
-    return (), render(part)
+    return (), render(part).replace(" ", "")
 
 
 def _field(part: list[Item]) -> tuple[str, str]:
