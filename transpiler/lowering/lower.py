@@ -260,7 +260,13 @@ class KernelLowerer:
                 # A declaration that shadows the earlier binding of the name starts from
                 # its value: an arm may read it, or keep it.
                 init = t.Path(name) if name in stmt.inherits else self.zero(vtype, stmt.span)
-                ctx.stmts.append(t.Let(name, init, t.RType(ty), mutable=True))
+                annotation: t.RType | None = t.RType(ty)
+                if len(name) + len(ty) > _LONG_LET:
+                    # Keep annotations short (see `assign`): the type goes on a temporary.
+                    if not isinstance(init, t.Path):
+                        init = self.let(ctx, "value", init, ty)
+                    annotation = None
+                ctx.stmts.append(t.Let(name, init, annotation, mutable=True))
         arms = []
         for arm, index, suffix in ((stmt.then, 2, "then"), (stmt.orelse, 3, "else")):
             renamed = _rename_bindings(arm, set(names), suffix)
