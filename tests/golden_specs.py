@@ -236,4 +236,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("decay", ScalarSpec("float32")), ("T", ConstSpec(16)), ("D", ConstSpec(256)))
         for dt in ("float32", "bfloat16")
     ],
+    "row_tile_sum": [
+        _spec("row_tile_sum_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))
+        for dt in ("float32", "float16")
+    ],
 }

@@ -265,3 +265,39 @@ def test_two_entries_are_refused() -> None:
     text = _sample("vadd")
     with pytest.raises(ValueError):
         compare_modules(parse_tileir(text + text), parse_tileir(text))
+
+
+LOOP_CARRY = """entry @k(%arg0: tile<i32>, %arg1: tile<f32>) {
+  %c0 = constant <i32: 0> : tile<i32>
+  %c1 = constant <i32: 1> : tile<i32>
+  %c5 = constant <f32: 5.0> : tile<f32>
+  %for:2 = for %i in (%c0 to %arg0, step %c1) : tile<i32> iter_values(%a = %arg1, %b = %c5) -> (tile<f32>, tile<f32>) {
+    %s = addf %a, %b : tile<f32>
+    continue %s, %b : tile<f32>, tile<f32>
+  }
+  %t = mulf %for#0, %for#1 : tile<f32>
+  print "%f", %t : tile<f32>
+  return
+}
+"""  # noqa: E501 - printer-style text
+
+LOOP_NO_CARRY = """entry @k(%arg0: tile<i32>, %arg1: tile<f32>) {
+  %c0 = constant <i32: 0> : tile<i32>
+  %c1 = constant <i32: 1> : tile<i32>
+  %c5 = constant <f32: 5.0> : tile<f32>
+  %for = for %i in (%c0 to %arg0, step %c1) : tile<i32> iter_values(%a = %arg1) -> (tile<f32>) {
+    %s = addf %a, %c5 : tile<f32>
+    continue %s : tile<f32>
+  }
+  %t = mulf %for, %c5 : tile<f32>
+  print "%f", %t : tile<f32>
+  return
+}
+"""  # noqa: E501 - printer-style text
+
+
+def test_a_loop_value_passed_through_unchanged_is_its_initial_value() -> None:
+    verdict = _verdict(LOOP_CARRY, LOOP_NO_CARRY)
+    assert verdict.passed, format_verdict(verdict)
+    changed = LOOP_CARRY.replace("continue %s, %b", "continue %s, %s")
+    assert not _verdict(changed, LOOP_NO_CARRY).passed

@@ -467,8 +467,9 @@ class KernelAnalyzer:
         zero, one = self._int_scalar(0), self._int_scalar(1)
         start, stop, step = (zero, bounds[0], one) if len(bounds) == 1 else (
             bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else one)
-        before = dict(self.scope.names)
         assigned = self._assigned_names(node.body.body)
+        self._materialize_loop_constants(assigned, node)
+        before = dict(self.scope.names)
         carried = {n for n in assigned if n in before and before[n].op == "var"}
         saved_out = self.out
         self.out = []
@@ -494,6 +495,24 @@ class KernelAnalyzer:
             if isinstance(binding, TAssign | TIf):
                 binding.mutable = True
         self.out.append(TFor(loop_var, start, stop, step, body, carried_out, self.span(node)))
+
+    def _materialize_loop_constants(self, assigned: set[str], node: cst.For) -> None:
+        """A name holding a number before a loop that reassigns it (`cnt = 0` ... `cnt += 1`)
+        is a loop-carried runtime value, as in cuTile Python, not the number."""
+        for name in sorted(assigned):
+            value = self.scope.names.get(name)
+            if value is None or not is_const(value):
+                continue
+            number = value.type.value
+            if isinstance(number, bool):
+                dtype = BOOL
+            elif isinstance(number, int):
+                dtype = I32
+            elif isinstance(number, float):
+                dtype = F32
+            else:
+                continue
+            self.bind_name(name, self.to_scalar(value, node, dtype), self.span(node))
 
     def _check_carried(self, names: set[str], before: dict[str, TExpr],
                        node: cst.CSTNode) -> list[str]:

@@ -97,6 +97,11 @@ RULES: tuple[Rule, ...] = (
          "An `if` result that every branch yields from the same value defined before the "
          "`if` is that value; the result and its yields are dropped (cuTile Rust yields "
          "loop-carried variables through an `if` that does not change them)."),
+    Rule("loop-passthrough",
+         "A `for` iteration value that the body passes back unchanged (its final `continue` "
+         "returns the iteration argument, and nothing else jumps) is its initial value "
+         "throughout; the value, its argument and result are dropped (cuTile Python carries "
+         "some values through loops that never change them)."),
     Rule("identity-conversion",
          "`bitcast`, `ftof`, `broadcast` or `reshape` to the operand's own Tile IR type "
          "(i32 -> i32: "
@@ -329,9 +334,11 @@ def data_operands(node: Node) -> list[Value]:
     if not node.blocks and node.op.name not in TERMINATORS:
         return [v for v in node.operands if not alias(v).is_token]
     skip: set[int] = set()
-    owner = node.parent.owner if node.op.name == "yield" and node.parent else None
+    owner = node.parent.owner if node.op.name in ("yield", "continue") and node.parent else None
     if owner is not None:
         skip = _passthrough_positions(owner)
+    if node.op.name == "for":
+        skip = {3 + i for i in _passthrough_positions(node)}
     return [v for i, v in enumerate(node.operands) if not alias(v).is_token and i not in skip]
 
 
@@ -371,17 +378,26 @@ def alias(value: Value) -> Value:
             # likewise a float conversion to its own type.
             value = value.node.operands[0]
             continue
-        if value.node.op.name == "if":
+        if value.node.op.name in ("if", "for"):
             outer = passthrough_source(value.node, value.index)
             if outer is not None:
                 value = outer
                 continue
         break
+    if value.kind == "blockarg" and value.node is not None and value.node.op.name == "for" \
+            and value.index >= 1:
+        # Rule loop-passthrough: an iteration value no iteration changes is its initial value.
+        outer = passthrough_source(value.node, value.index - 1)
+        if outer is not None:
+            return alias(outer)
     return value
 
 
 def passthrough_source(node: Node, index: int) -> Value | None:
-    """The outer value an `if` yields unchanged at result `index` from every branch."""
+    """The outer value an `if` yields unchanged at result `index` from every branch, or the
+    initial value a `for` passes on unchanged at iteration value `index`."""
+    if node.op.name == "for":
+        return _loop_passthrough(node, index)
     if len(node.blocks) < 2:
         return None
     sources: list[Value] = []
@@ -410,7 +426,38 @@ def _defined_inside(value: Value, region_op: Node) -> bool:
     return False
 
 
+def _loop_passthrough(node: Node, index: int) -> Value | None:
+    """Rule loop-passthrough: the initial value of iteration value `index` of a `for` whose
+    only terminator, a final `continue`, passes the iteration argument back unchanged."""
+    if len(node.blocks) != 1 or len(node.operands) <= 3 + index:
+        return None
+    block = node.blocks[0]
+    last = block.nodes[-1] if block.nodes else None
+    if last is None or last.op.name != "continue" or index >= len(last.operands):
+        return None
+    if len(block.args) <= index + 1 or last.operands[index] is not block.args[index + 1]:
+        return None
+    if block.args[index + 1].is_token or _has_nested_jump(block):
+        return None
+    return node.operands[3 + index]
+
+
+def _has_nested_jump(block: Block) -> bool:
+    """A `continue`/`break` below the loop body's own terminator (in an inner `if`)."""
+    for inner in block.nodes:
+        if inner.op.name in ("for", "loop"):
+            continue  # an inner loop's jumps are its own
+        for nested in inner.blocks:
+            if any(op.op.name in ("continue", "break") for op in nested.nodes):
+                return True
+            if _has_nested_jump(nested):
+                return True
+    return False
+
+
 def _passthrough_positions(node: Node) -> set[int]:
+    if node.op.name == "for":
+        return {i for i in range(len(node.results)) if _loop_passthrough(node, i) is not None}
     if node.op.name != "if":
         return set()
     return {i for i in range(len(node.results)) if passthrough_source(node, i) is not None}
@@ -697,7 +744,7 @@ class _Canonicalizer:
         op = node.op
         items = op.items
         template = op.template
-        owner = node.parent.owner if op.name == "yield" and node.parent else None
+        owner = node.parent.owner if op.name in ("yield", "continue") and node.parent else None
         passthrough = owner is not None and bool(_passthrough_positions(owner))
         kept = data_operands(node) if op.name in TERMINATORS else node.operands
         if passthrough or len(kept) != len(node.operands):
