@@ -1867,8 +1867,9 @@ def _tl_launch_checked(site, stream, grid, kernel, kernel_args):
     table = _TL_SITES[site]
     name = getattr(kernel, "name", kernel)
     if name not in table:
-        raise NotImplementedError(_TL_SKIPPED.get(site, f"no launcher for kernel {name!r} "
-                                                        f"at launch site {site}"))
+        # A kernel this launch site calls that got no launcher (why is in _TL_SKIPPED).
+        raise RuntimeError(_TL_SKIPPED.get(site, f"no launcher for kernel {name!r} "
+                                                 f"at launch site {site}"))
     symbol, names, specs, grid_param = table[name]
     args = _tl_args(names, specs, kernel_args)
     device = _tl_device(stream, kernel_args)
