@@ -44,6 +44,7 @@ from transpiler.ircheck.spec import (
     KernelSpec,
     ParamSpec,
     ScalarSpec,
+    dtype_of_rust,
 )
 
 # ---- data ----------------------------------------------------------------------------------
@@ -2448,12 +2449,12 @@ def _param_spec(manifest_param: dict[str, Any] | None, value: object, dtype: str
         return None
     kind = manifest_param.get("kind")
     if kind == "array":
-        fixed = _dtype_of_rust(str(manifest_param.get("element")))
+        fixed = dtype_of_rust(str(manifest_param.get("element")))
         found = value.dtype.name if isinstance(value, FakeTensor) and isinstance(
             value.dtype, DType) and value.dtype.name in RUST_ELEMENT_TYPES else None
         return ArraySpec(found or fixed or dtype, int(manifest_param["ndim"]))
     if kind == "scalar":
-        return ScalarSpec(_dtype_of_rust(str(manifest_param.get("element"))) or "int32")
+        return ScalarSpec(dtype_of_rust(str(manifest_param.get("element"))) or "int32")
     constant = _constant_value(value, str(manifest_param.get("const_kind", "int")))
     return None if constant is None else ConstSpec(constant)
 
@@ -2471,13 +2472,6 @@ def _constant_value(value: object, kind: str) -> int | bool | float | None:
         return bool(value) if kind == "bool" else int(value)
     if isinstance(value, float):
         return value if kind in ("float", "any") else None
-    return None
-
-
-def _dtype_of_rust(element: str) -> str | None:
-    for name, rust in RUST_ELEMENT_TYPES.items():
-        if rust == element:
-            return name
     return None
 
 

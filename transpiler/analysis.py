@@ -50,6 +50,7 @@ from transpiler.model import (
     TStmt,
     ValueType,
     dim_op,
+    statement_exprs,
 )
 
 I32 = DType("int32")
@@ -1848,20 +1849,8 @@ def _prune_unused_if_results(body: list[TStmt]) -> None:
         for arg in expr.args:
             visit_expr(arg)
 
-    def visit(stmts: list[TStmt]) -> None:
-        for stmt in stmts:
-            if isinstance(stmt, TAssign | TEffect):
-                visit_expr(stmt.value)
-            elif isinstance(stmt, TFor):
-                for e in (stmt.start, stmt.stop, stmt.step):
-                    visit_expr(e)
-                visit(stmt.body)
-            elif isinstance(stmt, TIf):
-                visit_expr(stmt.cond)
-                visit(stmt.then)
-                visit(stmt.orelse)
-
-    visit(body)
+    for expr in statement_exprs(body):
+        visit_expr(expr)
 
     def prune(stmts: list[TStmt], tail: set[str]) -> None:
         for stmt in stmts:

@@ -9,6 +9,7 @@ source span, and `KernelModel` itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from transpiler.diagnostics import Span
@@ -268,6 +269,21 @@ class TComment:
 
 
 TStmt = TAssign | TEffect | TFor | TIf | TDeclare | TReturn | TComment
+
+
+def statement_exprs(stmts: list[TStmt]) -> Iterator[TExpr]:
+    """The expressions the statements evaluate, nested blocks included, in program order
+    (a loop's bounds before its body, an `if`'s condition before its arms)."""
+    for stmt in stmts:
+        if isinstance(stmt, TAssign | TEffect):
+            yield stmt.value
+        elif isinstance(stmt, TFor):
+            yield from (stmt.start, stmt.stop, stmt.step)
+            yield from statement_exprs(stmt.body)
+        elif isinstance(stmt, TIf):
+            yield stmt.cond
+            yield from statement_exprs(stmt.then)
+            yield from statement_exprs(stmt.orelse)
 
 
 # ---- kernels -------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from transpiler.ircheck.spec import (
     KernelSpec,
     ParamSpec,
     ScalarSpec,
+    dtype_of_rust,
 )
 
 DEFAULT_CONST_INT = 64
@@ -137,10 +138,10 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
                 continue  # Rust-only parameters: the launcher computes them
             if p["kind"] == "array":
                 element = p["element"]
-                concrete = _dtype_of_rust(element)
+                concrete = dtype_of_rust(element)
                 params.append((name, ArraySpec(concrete or dtype, int(p["ndim"]))))
             elif p["kind"] == "scalar":
-                params.append((name, ScalarSpec(_dtype_of_rust(p["element"]) or "int32")))
+                params.append((name, ScalarSpec(dtype_of_rust(p["element"]) or "int32")))
             else:
                 kind = p.get("const_kind")
                 value = consts.get(name)
@@ -151,13 +152,6 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
         if spec not in specs:
             specs.append(spec)
     return specs
-
-
-def _dtype_of_rust(element: str) -> str | None:
-    for name, rust in RUST_ELEMENT_TYPES.items():
-        if rust == element:
-            return name
-    return None
 
 
 # ---- running the check ---------------------------------------------------------------------

@@ -33,6 +33,14 @@ RUST_ELEMENT_TYPES: dict[str, str] = {
 }
 
 
+def dtype_of_rust(element: str) -> str | None:
+    """The cuda.tile dtype name of a cuTile Rust element type (`f32` -> `float32`)."""
+    for name, rust in RUST_ELEMENT_TYPES.items():
+        if rust == element:
+            return name
+    return None
+
+
 @dataclass(frozen=True)
 class ArraySpec:
     """An array argument: element type (cuda.tile dtype name) and rank."""

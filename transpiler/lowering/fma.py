@@ -22,6 +22,7 @@ from transpiler.model import (
     TIf,
     TileType,
     TStmt,
+    statement_exprs,
 )
 
 _UNRESTRICTED_FLOATS = {"float16", "bfloat16", "float32", "float64"}
@@ -36,7 +37,7 @@ def contract_fma(model: KernelModel) -> None:
 
 
 def _count_uses(stmts: list[TStmt], uses: dict[int, int]) -> None:
-    for expr in _stmt_exprs(stmts):
+    for expr in statement_exprs(stmts):
         _count_expr(expr, uses)
 
 
@@ -47,21 +48,6 @@ def _count_expr(expr: TExpr, uses: dict[int, int]) -> None:
             uses[id(binding)] = uses.get(id(binding), 0) + 1
     for arg in expr.args:
         _count_expr(arg, uses)
-
-
-def _stmt_exprs(stmts: list[TStmt]):
-    for stmt in stmts:
-        if isinstance(stmt, TAssign | TEffect):
-            yield stmt.value
-        elif isinstance(stmt, TFor):
-            yield stmt.start
-            yield stmt.stop
-            yield stmt.step
-            yield from _stmt_exprs(stmt.body)
-        elif isinstance(stmt, TIf):
-            yield stmt.cond
-            yield from _stmt_exprs(stmt.then)
-            yield from _stmt_exprs(stmt.orelse)
 
 
 def _rewrite_block(stmts: list[TStmt], uses: dict[int, int], removed: set[int]) -> None:

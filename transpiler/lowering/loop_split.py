@@ -18,7 +18,6 @@ from transpiler.analysis import I32
 from transpiler.model import (
     ScalarType,
     TAssign,
-    TEffect,
     TExpr,
     TFor,
     TIf,
@@ -113,8 +112,6 @@ def _assigned(stmts: list[TStmt]) -> set[str]:
             names |= _assigned(stmt.then) | _assigned(stmt.orelse)
         elif isinstance(stmt, TFor):
             names |= {stmt.var, *stmt.carried} | _assigned(stmt.body)
-        elif isinstance(stmt, TEffect):
-            continue
     return names
 
 

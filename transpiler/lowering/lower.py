@@ -39,6 +39,7 @@ from transpiler.model import (
     TReturn,
     TStmt,
     ValueType,
+    statement_exprs,
 )
 
 _PADDING = {None: "None", "UNDETERMINED": "None", "ZERO": "Zero", "NEG_ZERO": "NegZero",
@@ -161,17 +162,21 @@ class KernelLowerer:
     def assign(self, stmt: TAssign, ctx: _Context) -> None:
         value = self.expr(stmt.value, ctx, top=True)
         if stmt.first:
-            ty = self.rust_type(stmt.value.type, stmt.span)
-            if ty and len(stmt.name) + len(ty) > _LONG_LET:
-                # rustfmt would break a long annotation over lines with a trailing comma,
-                # and the cuTile Rust compiler compares types as written: keep it short.
-                if not isinstance(value, t.Binary | t.Path | t.Unary):
-                    value = self.let(ctx, "value", value, ty)
-                ty = None
-            ctx.stmts.append(t.Let(stmt.name, value, t.RType(ty) if ty else None,
-                                   mutable=stmt.mutable))
+            self.declare(ctx, stmt.name, value, self.rust_type(stmt.value.type, stmt.span),
+                         stmt.mutable)
         else:
             ctx.stmts.append(t.Assign(stmt.name, value))
+
+    def declare(self, ctx: _Context, name: str, value: t.Expr, ty: str | None,
+                mutable: bool) -> None:
+        """`let name: ty = value;`. rustfmt would break a long annotation over lines with a
+        trailing comma, and the cuTile Rust compiler compares types as written: a long one
+        goes on a temporary (or is left to inference from a plain operand) instead."""
+        if ty and len(name) + len(ty) > _LONG_LET:
+            if not isinstance(value, t.Binary | t.Path | t.Unary):
+                value = self.let(ctx, "value", value, ty)
+            ty = None
+        ctx.stmts.append(t.Let(name, value, t.RType(ty) if ty else None, mutable=mutable))
 
     def for_loop(self, stmt: TFor, ctx: _Context) -> None:
         split = loop_split.find_split(stmt)
@@ -260,13 +265,7 @@ class KernelLowerer:
                 # A declaration that shadows the earlier binding of the name starts from
                 # its value: an arm may read it, or keep it.
                 init = t.Path(name) if name in stmt.inherits else self.zero(vtype, stmt.span)
-                annotation: t.RType | None = t.RType(ty)
-                if len(name) + len(ty) > _LONG_LET:
-                    # Keep annotations short (see `assign`): the type goes on a temporary.
-                    if not isinstance(init, t.Path):
-                        init = self.let(ctx, "value", init, ty)
-                    annotation = None
-                ctx.stmts.append(t.Let(name, init, annotation, mutable=True))
+                self.declare(ctx, name, init, ty, mutable=True)
         arms = []
         for arm, index, suffix in ((stmt.then, 2, "then"), (stmt.orelse, 3, "else")):
             renamed = _rename_bindings(arm, set(names), suffix)
@@ -403,21 +402,9 @@ def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[s
         for arg in expr.args:
             read(arg)
 
-    def reads(stmts: list[TStmt]) -> None:
-        for stmt in stmts:
-            if isinstance(stmt, TAssign | TEffect):
-                read(stmt.value)
-            elif isinstance(stmt, TIf):
-                read(stmt.cond)
-                reads(stmt.then)
-                reads(stmt.orelse)
-            elif isinstance(stmt, TFor):
-                for e in (stmt.start, stmt.stop, stmt.step):
-                    read(e)
-                reads(stmt.body)
-
     bind(stmts)
-    reads(stmts)
+    for expr in statement_exprs(stmts):
+        read(expr)
     return renamed
 
 

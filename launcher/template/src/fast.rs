@@ -409,6 +409,22 @@ pub struct PacketReader {
     at: *const u8,
 }
 
+/// `reader.i32()` etc.: the next field of the record, of that type.
+macro_rules! plain_readers {
+    ($($ty:ident),*) => {
+        impl PacketReader {
+            $(
+                #[inline]
+                pub unsafe fn $ty(&mut self) -> $ty {
+                    unsafe { self.take() }
+                }
+            )*
+        }
+    };
+}
+
+plain_readers!(u64, i64, i32, u32, i16, u16, i8, u8, f32, f64);
+
 impl PacketReader {
     /// # Safety
     /// `packet` points to a record as long as the generated reader reads.
@@ -422,48 +438,8 @@ impl PacketReader {
         value
     }
     #[inline]
-    pub unsafe fn u64(&mut self) -> u64 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn i64(&mut self) -> i64 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn i32(&mut self) -> i32 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn u32(&mut self) -> u32 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn i16(&mut self) -> i16 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn u16(&mut self) -> u16 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn i8(&mut self) -> i8 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn u8(&mut self) -> u8 {
-        unsafe { self.take() }
-    }
-    #[inline]
     pub unsafe fn bool(&mut self) -> bool {
         unsafe { self.take::<u8>() != 0 }
-    }
-    #[inline]
-    pub unsafe fn f32(&mut self) -> f32 {
-        unsafe { self.take() }
-    }
-    #[inline]
-    pub unsafe fn f64(&mut self) -> f64 {
-        unsafe { self.take() }
     }
     /// A tensor of rank `ndim`: `u64` data, `i32` dtype, `i64` shape x ndim, `i64` strides x
     /// ndim.
