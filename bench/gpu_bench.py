@@ -45,6 +45,8 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 REPO = Path(__file__).resolve().parents[1]
+# TileGym's ops take their non-autotuned launch (first configuration) where they have one.
+os.environ.setdefault("TILEGYM_DISABLE_AUTOTUNE", "1")
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 Inputs = tuple[tuple[Any, ...], dict[str, Any]]
 
@@ -69,6 +71,8 @@ class Case:
     tolerance: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: the results' operator name (default: `op`)
     label: str = ""
+    #: the op writes into its inputs (each side then gets its own copy for the check)
+    inplace: bool = False
 
     @property
     def name(self) -> str:
@@ -202,6 +206,333 @@ TILEGYM_CASES: tuple[Case, ...] = (
 )
 
 
+# ---- more TileGym forward operators -----------------------------------------------------------
+#
+# Shapes: TileGym's benchmark/test shapes where known, else typical model shapes (LLaMA-like
+# heads of 128, GQA 4:1, sequence lengths 1k-16k); dtypes f16/bf16 (f32 where the op takes it).
+# `bench_*` functions are the host functions bench/tilegym_hosts.py appends to the op file
+# (kernels TileGym launches only through its autotuner; same config on both sides, no hints).
+
+_F16 = {"f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "f32": (1e-5, 1e-5)}
+_ATTN = {"f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "f32": (1e-4, 1e-4)}
+
+
+def _tg_dropout_ref(x: torch.Tensor, seed: int, p: float = 0.5, **_: Any) -> torch.Tensor:
+    return x  # the mask is the kernel's own hash: only Rust vs Python is checked
+
+
+def _tg_splitk_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, h, splits, dim = s
+    attn = _randn((b, h, splits, dim), d, g)
+    lse = _randn((b, h, splits), torch.float32, g, 2.0)
+    out = torch.empty((b, h, dim), device="cuda", dtype=d)
+    return (attn, lse, out, splits * 256), {}
+
+
+def _tg_splitk_ref(attn: torch.Tensor, lse: torch.Tensor, out: torch.Tensor, s_kv: int):
+    w = torch.softmax(lse * math.log(2.0), dim=-1)  # lse is log2-sum-exp
+    return (attn.float() * w[..., None]).sum(2).to(attn.dtype)
+
+
+def _sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float,
+          causal: bool) -> torch.Tensor:
+    rep = q.shape[1] // k.shape[1]
+    k = k.float().repeat_interleave(rep, dim=1)
+    v = v.float().repeat_interleave(rep, dim=1)
+    s = (q.float() @ k.transpose(-1, -2)) * scale
+    if causal:
+        lq, lk = s.shape[-2:]
+        mask = torch.ones(lq, lk, device=s.device, dtype=torch.bool).tril(lk - lq)
+        s = s.masked_fill(~mask, float("-inf"))
+    return (torch.softmax(s, -1) @ v).to(q.dtype)
+
+
+def _tg_decode_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, hq, hkv, seq, dim = s
+    return ((_randn((b, hq, 1, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             _randn((b, hkv, seq, dim), d, g), 1.0 / math.sqrt(dim)), {})
+
+
+def _tg_decode_ref(q, k, v, sm_scale, kv_len_per_split=None):
+    return _sdpa(q, k, v, sm_scale, False)
+
+
+def _tg_sink_decode_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, hkv, groups, seq, dim = s
+    start_q = torch.tensor([seq - 1], device="cuda", dtype=torch.int32)
+    return ((_randn((b, 1, hkv, groups, dim), d, g), _randn((b, seq, hkv, dim), d, g),
+             _randn((b, seq, hkv, dim), d, g), _randn((hkv * groups,), d, g),
+             1.0 / math.sqrt(dim), None, start_q), {})
+
+
+def _tg_sink_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, ctx, hkv, groups, dim, window = s
+    start_q = torch.tensor([0], device="cuda", dtype=torch.int32)
+    return ((_randn((b, ctx, hkv, groups, dim), d, g), _randn((b, ctx, hkv, dim), d, g),
+             _randn((b, ctx, hkv, dim), d, g), _randn((hkv * groups,), torch.float32, g),
+             1.0 / math.sqrt(dim), window or None, start_q), {})
+
+
+def _sink_attention(q, k, v, sinks, scale, window, start_q) -> torch.Tensor:
+    """Attention with one sink logit per head (gpt-oss): [B, Sq, Hkv, G, D] queries."""
+    b, sq, hkv, groups, dim = q.shape
+    skv = k.shape[1]
+    qf = q.float().permute(0, 2, 3, 1, 4)  # B Hkv G Sq D
+    kf = k.float().permute(0, 2, 1, 3)[:, :, None]  # B Hkv 1 Skv D
+    vf = v.float().permute(0, 2, 1, 3)[:, :, None]
+    s = (qf @ kf.transpose(-1, -2)) * scale  # B Hkv G Sq Skv
+    qpos = int(start_q[0]) + torch.arange(sq, device=q.device)[:, None]
+    kpos = torch.arange(skv, device=q.device)[None, :]
+    mask = kpos <= qpos
+    if window:
+        mask &= kpos > qpos - window
+    s = s.masked_fill(~mask, float("-inf"))
+    sink = sinks.float().view(hkv, groups)[None, :, :, None, None].expand(b, -1, -1, sq, 1)
+    p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :-1]
+    o = (p @ vf).permute(0, 3, 1, 2, 4)  # B Sq Hkv G D
+    return o.reshape(b, sq, hkv * groups * dim).to(q.dtype)
+
+
+def _tg_ln_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    c = s[1]
+    return ((_randn(s, d, g), 1, 2, _randn((c,), d, g), _randn((c,), d, g), 1e-5), {})
+
+
+def _tg_ln_ref(x, start_dim, end_dim, w, b, eps, weight_shift=0.0):
+    xf = x.float().reshape(x.shape[0], x.shape[1], -1)
+    mean = xf.mean(1, keepdim=True)
+    var = xf.var(1, unbiased=False, keepdim=True)
+    y = (xf - mean) * torch.rsqrt(var + eps) * w.float()[:, None] + b.float()[:, None]
+    return y.reshape(x.shape).to(x.dtype)
+
+
+def _tg_ln_legacy_ref(x, shape, w, b, eps, weight_shift=0.0):
+    return F.layer_norm(x.float(), shape, w.float(), b.float(), eps).to(x.dtype)
+
+
+def _tg_gluact_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    m, k, n1 = s
+    return ((_randn((m, k), d, g, 0.5), _randn((n1, k), d, g, 0.02), _randn((n1, k), d, g, 0.02),
+             0), {})
+
+
+def _tg_gluact_ref(x, w_act, w_noact, act_type_id):
+    a = x.float() @ w_act.float().t()
+    n = x.float() @ w_noact.float().t()
+    act = F.silu(a)
+    return act.to(x.dtype), n.to(x.dtype), (act * n).to(x.dtype)
+
+
+def _tg_attn_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, h, hkv, seq, dim, causal = s
+    return ((_randn((b, h, seq, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             _randn((b, hkv, seq, dim), d, g), 1.0 / math.sqrt(dim), bool(causal)), {})
+
+
+def _tg_attn_lse_ref(q, k, v, scale, causal):
+    rep = q.shape[1] // k.shape[1]
+    s = (q.float() @ k.float().repeat_interleave(rep, 1).transpose(-1, -2)) * scale
+    if causal:
+        n = s.shape[-1]
+        s = s.masked_fill(~torch.ones(n, n, device=s.device, dtype=torch.bool).tril(),
+                          float("-inf"))
+    return _sdpa(q, k, v, scale, causal), torch.logsumexp(s, -1) / math.log(2.0)
+
+
+def _tg_mla_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, h, hkv, seq, dim, pe = s
+    return ((_randn((b, h, seq, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             _randn((b, hkv, seq, dim), d, g), _randn((b, h, seq, pe), d, g),
+             _randn((b, 1, seq, pe), d, g), 1.0 / math.sqrt(dim + pe)), {})
+
+
+def _tg_mla_ref(q, k, v, qpe, kpe, scale):
+    rep = q.shape[1] // k.shape[1]
+    kf = k.float().repeat_interleave(rep, 1)
+    s = (q.float() @ kf.transpose(-1, -2) + qpe.float() @ kpe.float().transpose(-1, -2)) * scale
+    n = s.shape[-1]
+    s = s.masked_fill(~torch.ones(n, n, device=s.device, dtype=torch.bool).tril(), float("-inf"))
+    return (torch.softmax(s, -1) @ v.float().repeat_interleave(rep, 1)).to(q.dtype)
+
+
+def _tg_rope_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, hq, hkv, seq, dim = s
+    inv = 1.0 / (10000 ** (torch.arange(0, dim, 2, device="cuda", dtype=torch.float32) / dim))
+    freqs = torch.arange(seq, device="cuda", dtype=torch.float32)[:, None] * inv[None, :]
+    emb = torch.cat([freqs, freqs], -1)[None]
+    return ((_randn((b, hq, seq, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             emb.cos().to(d), emb.sin().to(d)), {})
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat([-b, a], -1)
+
+
+def _tg_rope_ref(q, k, cos, sin):
+    c, s = cos.float()[:, None], sin.float()[:, None]
+    return ((q.float() * c + _rotate_half(q.float()) * s).to(q.dtype),
+            (k.float() * c + _rotate_half(k.float()) * s).to(k.dtype))
+
+
+def _tg_rgdr_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, t, h, hv, qk, v = s
+    gate = -F.softplus(_randn((b, t, hv), torch.float32, g)).to(d)
+    beta = torch.sigmoid(_randn((b, t, hv), torch.float32, g)).to(d)
+    return ((_randn((b, t, h, qk), d, g), _randn((b, t, h, qk), d, g),
+             _randn((b, t, hv, v), d, g), gate, beta,
+             _randn((b, hv, qk, v), torch.float32, g, 0.1)), {})
+
+
+def _tg_rgdr_ref(q, k, v, gate, beta, state):
+    """The gated delta rule, one step at a time (L2-normalized q/k, q scaled by 1/sqrt(K))."""
+    b, t, h, qk = q.shape
+    hv = v.shape[2]
+    rep = hv // h
+    qf = F.normalize(q.float(), dim=-1).repeat_interleave(rep, 2) / math.sqrt(qk)
+    kf = F.normalize(k.float(), dim=-1).repeat_interleave(rep, 2)
+    vf, gf, bf = v.float(), gate.float(), beta.float()
+    st = state.clone()
+    out = torch.empty_like(vf)
+    for i in range(t):
+        st = st * gf[:, i].exp()[..., None, None]
+        mem = (st * kf[:, i][..., None]).sum(-2)
+        delta = (vf[:, i] - mem) * bf[:, i][..., None]
+        st = st + kf[:, i][..., None] * delta[..., None, :]
+        out[:, i] = (st * qf[:, i][..., None]).sum(-2)
+    return out.to(q.dtype), st
+
+
+#: recurrent_gated_delta_rule: bf16 and f32 only (its launchers are built over f32/bf16,
+#: launcher/stage_bench.sh says why).
+TILEGYM_MORE: tuple[Case, ...] = (
+    Case("dropout", "dropout", ((1 << 20,), (1 << 24,)), ("f32", "f16", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g), 1234), {"p": 0.5}),
+         _tg_dropout_ref, quick=(1,), tilegym="dropout.py",
+         tolerance={k: (0.0, 0.0) for k in DTYPES}, label="tilegym/dropout"),
+    Case("splitk_reduce", "splitk_reduce", ((8, 32, 16, 128), (8, 32, 64, 128)),
+         ("f16", "bf16"), _tg_splitk_make, _tg_splitk_ref, tilegym="splitk_reduce.py",
+         tolerance=_F16, label="tilegym/splitk_reduce"),
+    Case("swiglu", "swiglu", ((4096, 4096), (4096, 11008)), ("f16", "bf16", "f32"),
+         lambda s, d, g: ((_randn(s, d, g, 2.0), _randn(s, d, g, 2.0)), {}),
+         lambda a, b: (F.silu(a.float()) * b.float()).to(a.dtype), tilegym="swiglu.py",
+         tolerance=_F16, label="tilegym/swiglu"),
+    Case("flash_decode", "fmha_decode",
+         ((8, 32, 8, 4096, 128), (8, 32, 8, 16384, 128), (16, 32, 32, 2048, 128)),
+         ("f16", "bf16"), _tg_decode_make, _tg_decode_ref, tilegym="flash_decode.py",
+         tolerance=_ATTN, label="tilegym/flash_decode"),
+    Case("attention_sink_decode", "attention_sink_decode",
+         ((4, 8, 8, 4096, 64), (4, 8, 8, 16384, 64)), ("f16", "bf16"),
+         _tg_sink_decode_make, _sink_attention, tilegym="attention_sink_decode.py",
+         tolerance=_ATTN, label="tilegym/attention_sink_decode"),
+    Case("attention_sink", "attention_sink",
+         ((2, 1024, 8, 8, 64, 0), (2, 4096, 8, 8, 64, 0), (2, 4096, 8, 8, 64, 128)),
+         ("f16", "bf16"), _tg_sink_make, _sink_attention, tilegym="attention_sink.py",
+         tolerance=_ATTN, label="tilegym/attention_sink"),
+    Case("layer_norm", "layer_norm", ((8, 32, 4096), (32, 64, 1024)), ("f32", "f16", "bf16"),
+         _tg_ln_make, _tg_ln_ref, tilegym="layer_norm.py", tolerance=_F16,
+         label="tilegym/layer_norm"),
+    Case("layer_norm", "layer_norm", ((4096, 1024, 1), (1024, 4096, 1)), ("f32", "bf16"),
+         _tg_ln_make, _tg_ln_ref, tilegym="layer_norm.py", tolerance=_F16,
+         label="tilegym/layer_norm_gather"),
+    Case("layer_norm_legacy", "layer_norm_legacy", ((4096, 4096), (16384, 1024)),
+         ("f32", "f16", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g), (s[1],), _randn((s[1],), d, g),
+                           _randn((s[1],), d, g), 1e-5), {}),
+         _tg_ln_legacy_ref, tilegym="layer_norm_legacy.py", tolerance=_F16,
+         label="tilegym/layer_norm_legacy"),
+    Case("rms_norm", "rms_norm", ((4096, 4096), (16384, 1024)), ("f16", "bf16"),
+         lambda s, d, g: ((_tg_rand(s, d, g, 0.5, -2.3), (s[1],),
+                           _randn((s[1],), d, g), 1e-5), {"mode": "multi_wave_cached"}),
+         _tg_rms_ref, tilegym="rms_norm.py",
+         tolerance={"f16": (0.0, 5e-2), "bf16": (0.0, 5e-2), "f32": (0.0, 5e-2)},
+         label="tilegym/rms_norm_cached"),
+    Case("rms_norm", "rms_norm", ((4096, 4096), (16384, 1024)), ("f16", "bf16"),
+         lambda s, d, g: ((_tg_rand(s, d, g, 0.5, -2.3), (s[1],),
+                           _randn((s[1],), d, g), 1e-5), {"mode": "multi_wave_reload"}),
+         _tg_rms_ref, tilegym="rms_norm.py",
+         tolerance={"f16": (0.0, 5e-2), "bf16": (0.0, 5e-2), "f32": (0.0, 5e-2)},
+         label="tilegym/rms_norm_gather"),
+    Case("softmax", "bench_softmax", ((4096, 4096), (16384, 1024)), ("f32", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g, 3.0),), {}),
+         lambda x: torch.softmax(x.float(), -1).to(x.dtype), tilegym="softmax.py",
+         tolerance=_F16, label="tilegym/softmax"),
+    Case("softmax", "bench_softmax_tma", ((4096, 4096), (16384, 1024)), ("f32", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g, 3.0),), {}),
+         lambda x: torch.softmax(x.float(), -1).to(x.dtype), tilegym="softmax.py",
+         tolerance=_F16, label="tilegym/softmax_tma"),
+    Case("softmax", "softmax", ((4096, 4096), (16384, 1024)), ("f32", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g, 3.0),), {"use_multi_wave": True}),
+         lambda x, use_multi_wave: torch.softmax(x.float(), -1).to(x.dtype),
+         tilegym="softmax.py", tolerance=_F16, label="tilegym/softmax_multi_wave"),
+    Case("softmax", "softmax", ((4096, 16384), (1024, 65536)), ("f32", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g, 3.0),), {"use_chunked": True}),
+         lambda x, use_chunked: torch.softmax(x.float(), -1).to(x.dtype),
+         tilegym="softmax.py", tolerance=_F16, label="tilegym/softmax_chunked"),
+    Case("silu_and_mul", "bench_silu_and_mul", ((4096, 8192), (8192, 22016)),
+         ("f16", "bf16", "f32"), lambda s, d, g: ((_randn(s, d, g, 2.0),), {}),
+         lambda x: (F.silu(x.float()[:, :x.shape[1] // 2]) * x.float()[:, x.shape[1] // 2:]
+                    ).to(x.dtype), tilegym="silu_and_mul.py", tolerance=_F16,
+         label="tilegym/silu_and_mul"),
+    Case("rope", "bench_rope", ((4, 32, 8, 2048, 128), (1, 32, 8, 8192, 128)),
+         ("f16", "bf16", "f32"), _tg_rope_make, _tg_rope_ref, tilegym="rope.py",
+         tolerance=_F16, label="tilegym/rope", inplace=True),
+    Case("bmm", "bmm", ((16, 1024, 1024, 1024), (8, 2048, 2048, 2048)), ("f16", "bf16"),
+         lambda s, d, g: ((_randn(s[:3], d, g), _randn((s[0], s[2], s[3]), d, g)),
+                          {"static_persistent": False}),
+         lambda a, b, static_persistent: torch.bmm(a.float(), b.float()).to(a.dtype),
+         tilegym="bmm.py", tolerance=_F16, label="tilegym/bmm"),
+    Case("bmm", "bench_static_persistent_bmm", ((16, 1024, 1024, 1024), (8, 2048, 2048, 2048)),
+         ("f16", "bf16"),
+         lambda s, d, g: ((_randn(s[:3], d, g), _randn((s[0], s[2], s[3]), d, g)), {}),
+         lambda a, b: torch.bmm(a.float(), b.float()).to(a.dtype),
+         tilegym="bmm.py", tolerance=_F16, label="tilegym/bmm_persistent"),
+    Case("matmul", "bench_matmul", ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)),
+         ("f16", "bf16"),
+         lambda s, d, g: ((_randn(s[:2], d, g), _randn(s[1:], d, g)), {}),
+         lambda a, b: (a.float() @ b.float()).to(a.dtype), quick=(1,), tilegym="matmul.py",
+         tolerance=_F16, label="tilegym/matmul"),
+    Case("matmul", "bench_static_persistent_matmul",
+         ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)), ("f16", "bf16"),
+         lambda s, d, g: ((_randn(s[:2], d, g), _randn(s[1:], d, g)), {}),
+         lambda a, b: (a.float() @ b.float()).to(a.dtype), quick=(1,), tilegym="matmul.py",
+         tolerance=_F16, label="tilegym/matmul_persistent"),
+    Case("linear_gluact_linear", "bench_linear_gluact", ((4096, 4096, 4096), (2048, 4096, 11008)),
+         ("f16", "bf16"), _tg_gluact_make, _tg_gluact_ref, tilegym="linear_gluact_linear.py",
+         tolerance=_F16, label="tilegym/linear_gluact"),
+    Case("attention", "bench_fmha",
+         ((4, 32, 32, 1024, 128, 1), (4, 32, 8, 4096, 128, 1), (4, 32, 32, 2048, 64, 0)),
+         ("f16", "bf16"), _tg_attn_make, _sdpa, tilegym="attention.py", tolerance=_ATTN,
+         label="tilegym/fmha"),
+    Case("attention", "bench_fmha_with_lse",
+         ((4, 32, 32, 1024, 128, 1), (4, 32, 8, 4096, 128, 1)), ("f16", "bf16"),
+         _tg_attn_make, _tg_attn_lse_ref, tilegym="attention.py", tolerance=_ATTN,
+         label="tilegym/fmha_with_lse"),
+    Case("mla", "bench_mla", ((2, 16, 16, 2048, 128, 64), (1, 32, 32, 4096, 128, 64)),
+         ("f16", "bf16"), _tg_mla_make, _tg_mla_ref, tilegym="mla.py", tolerance=_ATTN,
+         label="tilegym/mla"),
+    Case("recurrent_gated_delta_rule", "bench_rgdr_standard",
+         ((2, 512, 16, 32, 128, 128), (8, 128, 16, 32, 128, 128)), ("bf16", "f32"),
+         _tg_rgdr_make, _tg_rgdr_ref, tilegym="recurrent_gated_delta_rule.py",
+         tolerance=_ATTN, label="tilegym/rgdr"),
+    Case("recurrent_gated_delta_rule", "bench_rgdr_persistent",
+         ((2, 512, 16, 32, 128, 128), (8, 128, 16, 32, 128, 128)), ("bf16", "f32"),
+         _tg_rgdr_make, _tg_rgdr_ref, tilegym="recurrent_gated_delta_rule.py",
+         tolerance=_ATTN, label="tilegym/rgdr_persistent"),
+    Case("recurrent_gated_delta_rule", "bench_rgdr_decode",
+         ((32, 1, 16, 32, 128, 128), (128, 1, 16, 32, 128, 128)), ("bf16", "f32"),
+         _tg_rgdr_make, _tg_rgdr_ref, tilegym="recurrent_gated_delta_rule.py",
+         tolerance=_ATTN, label="tilegym/rgdr_decode"),
+)
+
+#: Names a wrapper imports from another TileGym op file whose Rust translation it should call
+#: (flash_decode and attention_sink_decode finish with splitk_reduce).
+RUST_IMPORTS: dict[str, dict[str, str]] = {
+    "flash_decode.py": {"splitk_reduce": "splitk_reduce.py"},
+    "attention_sink_decode.py": {"splitk_reduce": "splitk_reduce.py"},
+}
+
+
 # ---- loading --------------------------------------------------------------------------------
 
 
@@ -227,7 +558,12 @@ class Pair:
 def load_pair(case: Case, stage: Path, library: Path) -> Pair:
     if case.tilegym:
         original, wrapper = load_tilegym(case.tilegym, stage)
-        library = library.parent / "libtl_tilegym.so"
+        own = library.parent / f"libtl_tg_{case.tilegym.removesuffix('.py').replace('/', '_')}.so"
+        library = own if own.exists() else library.parent / "libtl_tilegym.so"
+        for name, other in RUST_IMPORTS.get(case.tilegym, {}).items():
+            _, other_wrapper = load_tilegym(other, stage)
+            other_wrapper.load_library(library)
+            setattr(wrapper, name, getattr(other_wrapper, name))
     else:
         original = load_module(f"orig_{case.op}", REPO / "golden" / f"{case.op}.py")
         wrapper = load_module(f"tl_{case.op}", stage / f"{case.op}_wrapper.py")
@@ -283,18 +619,24 @@ def _bytes(value: Any) -> int:
 
 
 def check(pair: Pair, shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> dict[str, Any]:
-    gen = torch.Generator(device="cuda").manual_seed(seed)
-    args, kwargs = pair.case.make(shape, dtype, gen)
+    # Each side gets its own inputs, equal ones (same seed): ops that write into an argument
+    # (an output buffer, or in place) would otherwise hand both sides the same tensor.
+    args, kwargs = pair.case.make(shape, dtype, torch.Generator(device="cuda").manual_seed(seed))
+    py_args, py_kwargs = pair.case.make(shape, dtype,
+                                        torch.Generator(device="cuda").manual_seed(seed))
+    ref_args, ref_kwargs = (pair.case.make(shape, dtype,
+                                           torch.Generator(device="cuda").manual_seed(seed))
+                            if pair.case.inplace else (args, kwargs))
     pair.wrapper.CHECK_GRID = True
     try:
         _poison(4 * _bytes(args))
         got = pair.rust(*args, **kwargs)
         _poison(4 * _bytes(args))
-        want = pair.python(*args, **kwargs)
+        want = pair.python(*py_args, **py_kwargs)
         torch.cuda.synchronize()
     finally:
         pair.wrapper.CHECK_GRID = False
-    ref = pair.case.reference(*args, **kwargs)
+    ref = pair.case.reference(*ref_args, **ref_kwargs)
     got_t, want_t, ref_t = _tensors(got), _tensors(want), _tensors(ref)
     result: dict[str, Any] = {"outputs": len(got_t), "seed": seed}
     if len(got_t) != len(want_t):
@@ -642,7 +984,7 @@ def sanity(stage: Path, library: Path) -> int:
 
     lib = ctypes.CDLL(str(library))
     print("abi", lib.tl_abi_version())
-    for case in (*CASES, *TILEGYM_CASES):
+    for case in (*CASES, *TILEGYM_CASES, *TILEGYM_MORE):
         try:
             import cuda.tile  # noqa: F401 - the originals need it
 
@@ -744,12 +1086,32 @@ def _host_us(fn: Callable[[], Any], calls: int = 3000) -> float:
     return statistics.median(samples)
 
 
+def included_rows(files: list[Path], measured: set[str],
+                  meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """Configurations of earlier runs (`--include`) for operators this run does not measure;
+    `meta["runs"]` lists each run's date."""
+    rows: list[dict[str, Any]] = []
+    runs = [meta.get("date")]
+    for path in files:
+        if not path.exists():  # an earlier process that died before writing: nothing to add
+            runs.append(f"({path.name} missing)")
+            continue
+        earlier = json.loads(path.read_text())
+        runs.append(f"{earlier['meta'].get('date')} ({path.name}: "
+                    f"{len({r['op'] for r in earlier['configs']} - measured)} operators)")
+        rows += [r for r in earlier["configs"] if r["op"] not in measured]
+    if files:
+        meta["runs"] = runs
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stage", type=Path, default=REPO / ".tlbench")
     parser.add_argument("--library", type=Path, help="default: STAGE/libtl_launchers.so")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "bench/results")))
-    parser.add_argument("--ops", help="comma-separated golden stems (default: all)")
+    parser.add_argument("--ops", help="comma-separated operators: golden stems, TileGym "
+                        "labels (tilegym/relu, ...); default: all")
     parser.add_argument("--iters", type=int, default=100)
     parser.add_argument("--quick", action="store_true", help="one shape per operator")
     parser.add_argument("--no-timing", action="store_true")
@@ -757,6 +1119,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sanity", action="store_true")
     parser.add_argument("--overhead", action="store_true", help="host cost per layer only")
     parser.add_argument("--tag", default="", help="suffix of the --overhead output file")
+    parser.add_argument("--include", type=Path, action="append", default=[],
+                        help="gpu.json of an earlier run (same stage) whose configurations of "
+                             "operators this run does not measure join the report")
     args = parser.parse_args(argv)
     library = args.library or args.stage / "libtl_launchers.so"
     if args.sanity:
@@ -772,14 +1137,18 @@ def main(argv: list[str] | None = None) -> int:
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
     meta = metadata(args.stage)
     args.out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict[str, Any]] = []
-    for case in (*CASES, *TILEGYM_CASES):
-        if wanted is None or case.op in wanted or case.name in wanted:
-            rows.extend(run_case(case, args.stage, library, args, budget, l2_bytes))
-            summary = summarize(rows)
-            report = {"meta": meta, "configs": rows, **summary}
-            (args.out / "gpu.json").write_text(json.dumps(report, indent=1, default=str))
-            (args.out / "gpu.md").write_text(markdown(meta, rows, summary))
+    selected = [case for case in (*CASES, *TILEGYM_CASES, *TILEGYM_MORE)
+                if wanted is None or case.name in wanted
+                or (not case.tilegym and case.op in wanted)]
+    rows: list[dict[str, Any]] = included_rows(args.include, {c.name for c in selected}, meta)
+    order = {c.name: i for i, c in enumerate((*CASES, *TILEGYM_CASES, *TILEGYM_MORE))}
+    for case in selected:
+        rows.extend(run_case(case, args.stage, library, args, budget, l2_bytes))
+        rows.sort(key=lambda r: order.get(r["op"], len(order)))  # stable: shapes keep order
+        summary = summarize(rows)
+        report = {"meta": meta, "configs": rows, **summary}
+        (args.out / "gpu.json").write_text(json.dumps(report, indent=1, default=str))
+        (args.out / "gpu.md").write_text(markdown(meta, rows, summary))
     print(markdown(meta, rows, summarize(rows)))
     return 0 if all(r.get("check", {}).get("ok") for r in rows) else 1
 

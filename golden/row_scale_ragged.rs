@@ -29,136 +29,137 @@ pub mod row_scale_ragged {
         y_stride_0: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        for j in 0i32..(((N + TILE) - 1) / TILE) {
-            let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        for j in 0i32..dim_1 {
+            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
-            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
-            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
-            let extent_6: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-            let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-            let bound_9: Tile<i64, { [TILE] }> = bound64_8
+                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
+            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+            let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
+            let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+            let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+            let bound_10: Tile<i64, { [TILE] }> = bound64_9
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_10: Tile<u64, { [TILE] }> = bitcast(index64_5);
-            let bound_u_11: Tile<u64, { [TILE] }> = bitcast(bound_9);
-            let in_bounds_12: Tile<bool, { [TILE] }> = lt_tile(index_u_10, bound_u_11);
-            let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-            let stride_15: Tile<i64, { [TILE] }> = stride64_14
+            let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
+            let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
+            let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
+            let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+            let stride_16: Tile<i64, { [TILE] }> = stride64_15
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_16: Tile<i64, { [TILE] }> = index64_5 * stride_15;
-            let index64_17: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_18: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_19: Tile<i32, { [] }> = scalar_to_tile(extent_18);
-            let bound64_20: Tile<i64, { [] }> = exti(bound_tile_19);
-            let bound_21: Tile<i64, { [TILE] }> = bound64_20
+            let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
+            let index64_18: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
+            let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
+            let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
+            let bound_22: Tile<i64, { [TILE] }> = bound64_21
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_22: Tile<u64, { [TILE] }> = bitcast(index64_17);
-            let bound_u_23: Tile<u64, { [TILE] }> = bitcast(bound_21);
-            let in_bounds_24: Tile<bool, { [TILE] }> = lt_tile(index_u_22, bound_u_23);
-            let unit_stride_25: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_26: Tile<i64, { [TILE] }> = index64_17 * unit_stride_25;
-            let offsets_27: Tile<i64, { [TILE] }> = offsets_16 + offsets_26;
-            let mask_28: Tile<bool, { [TILE] }> = in_bounds_12 & in_bounds_24;
-            let base_29: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
-            let base_30: PointerTile<*mut f32, { [1] }> = base_29.reshape(const_shape![1]);
-            let base_31: PointerTile<*mut f32, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
-            let pointers_32: PointerTile<*mut f32, { [TILE] }> = base_31.offset_tile(offsets_27);
-            let padding_33: f32 = 0.0f32;
-            let (gathered_34, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
+            let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
+            let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
+            let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
+            let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
+            let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
+            let base_30: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
+            let base_31: PointerTile<*mut f32, { [1] }> = base_30.reshape(const_shape![1]);
+            let base_32: PointerTile<*mut f32, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
+            let pointers_33: PointerTile<*mut f32, { [TILE] }> = base_32.offset_tile(offsets_28);
+            let padding_34: f32 = 0.0f32;
+            let (gathered_35, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_32,
+                    pointers_33,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_28),
-                    Some(padding_33),
+                    Some(mask_29),
+                    Some(padding_34),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f32, { [TILE] }> = gathered_34;
-            let index64_35: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_36: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_37: Tile<i32, { [] }> = scalar_to_tile(extent_36);
-            let bound64_38: Tile<i64, { [] }> = exti(bound_tile_37);
-            let bound_39: Tile<i64, { [TILE] }> = bound64_38
+            let xj: Tile<f32, { [TILE] }> = gathered_35;
+            let index64_36: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
+            let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
+            let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
+            let bound_40: Tile<i64, { [TILE] }> = bound64_39
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_40: Tile<u64, { [TILE] }> = bitcast(index64_35);
-            let bound_u_41: Tile<u64, { [TILE] }> = bitcast(bound_39);
-            let in_bounds_42: Tile<bool, { [TILE] }> = lt_tile(index_u_40, bound_u_41);
-            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_44: Tile<i64, { [TILE] }> = index64_35 * unit_stride_43;
-            let base_45: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
-            let base_46: PointerTile<*mut f32, { [1] }> = base_45.reshape(const_shape![1]);
-            let base_47: PointerTile<*mut f32, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
-            let pointers_48: PointerTile<*mut f32, { [TILE] }> = base_47.offset_tile(offsets_44);
-            let padding_49: f32 = 0.0f32;
-            let (gathered_50, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let index_u_41: Tile<u64, { [TILE] }> = bitcast(index64_36);
+            let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
+            let in_bounds_43: Tile<bool, { [TILE] }> = lt_tile(index_u_41, bound_u_42);
+            let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_45: Tile<i64, { [TILE] }> = index64_36 * unit_stride_44;
+            let base_46: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
+            let base_47: PointerTile<*mut f32, { [1] }> = base_46.reshape(const_shape![1]);
+            let base_48: PointerTile<*mut f32, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
+            let pointers_49: PointerTile<*mut f32, { [TILE] }> = base_48.offset_tile(offsets_45);
+            let padding_50: f32 = 0.0f32;
+            let (gathered_51, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_48,
+                    pointers_49,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_42),
-                    Some(padding_49),
+                    Some(in_bounds_43),
+                    Some(padding_50),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f32, { [TILE] }> = gathered_50;
+            let wj: Tile<f32, { [TILE] }> = gathered_51;
             let out: Tile<f32, { [TILE] }> =
                 xj * (broadcast_scalar(offset_, const_shape![TILE]) + wj);
-            let index_tile_51: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_52: Tile<i64, { [] }> = exti(index_tile_51);
-            let index64_53: Tile<i64, { [1] }> = index64_52.reshape(const_shape![1]);
-            let index64_54: Tile<i64, { [TILE] }> = index64_53.broadcast(const_shape![TILE]);
-            let extent_55: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_56: Tile<i32, { [] }> = scalar_to_tile(extent_55);
-            let bound64_57: Tile<i64, { [] }> = exti(bound_tile_56);
-            let bound_58: Tile<i64, { [TILE] }> = bound64_57
+            let index_tile_52: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_53: Tile<i64, { [] }> = exti(index_tile_52);
+            let index64_54: Tile<i64, { [1] }> = index64_53.reshape(const_shape![1]);
+            let index64_55: Tile<i64, { [TILE] }> = index64_54.broadcast(const_shape![TILE]);
+            let extent_56: i32 = get_shape_dim(y.shape(), 0i32);
+            let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
+            let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
+            let bound_59: Tile<i64, { [TILE] }> = bound64_58
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_59: Tile<u64, { [TILE] }> = bitcast(index64_54);
-            let bound_u_60: Tile<u64, { [TILE] }> = bitcast(bound_58);
-            let in_bounds_61: Tile<bool, { [TILE] }> = lt_tile(index_u_59, bound_u_60);
-            let stride_tile_62: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_63: Tile<i64, { [] }> = exti(stride_tile_62);
-            let stride_64: Tile<i64, { [TILE] }> = stride64_63
+            let index_u_60: Tile<u64, { [TILE] }> = bitcast(index64_55);
+            let bound_u_61: Tile<u64, { [TILE] }> = bitcast(bound_59);
+            let in_bounds_62: Tile<bool, { [TILE] }> = lt_tile(index_u_60, bound_u_61);
+            let stride_tile_63: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_64: Tile<i64, { [] }> = exti(stride_tile_63);
+            let stride_65: Tile<i64, { [TILE] }> = stride64_64
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_65: Tile<i64, { [TILE] }> = index64_54 * stride_64;
-            let index64_66: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_67: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_68: Tile<i32, { [] }> = scalar_to_tile(extent_67);
-            let bound64_69: Tile<i64, { [] }> = exti(bound_tile_68);
-            let bound_70: Tile<i64, { [TILE] }> = bound64_69
+            let offsets_66: Tile<i64, { [TILE] }> = index64_55 * stride_65;
+            let index64_67: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_68: i32 = get_shape_dim(y.shape(), 1i32);
+            let bound_tile_69: Tile<i32, { [] }> = scalar_to_tile(extent_68);
+            let bound64_70: Tile<i64, { [] }> = exti(bound_tile_69);
+            let bound_71: Tile<i64, { [TILE] }> = bound64_70
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_71: Tile<u64, { [TILE] }> = bitcast(index64_66);
-            let bound_u_72: Tile<u64, { [TILE] }> = bitcast(bound_70);
-            let in_bounds_73: Tile<bool, { [TILE] }> = lt_tile(index_u_71, bound_u_72);
-            let unit_stride_74: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_75: Tile<i64, { [TILE] }> = index64_66 * unit_stride_74;
-            let offsets_76: Tile<i64, { [TILE] }> = offsets_65 + offsets_75;
-            let mask_77: Tile<bool, { [TILE] }> = in_bounds_61 & in_bounds_73;
-            let base_78: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_79: PointerTile<*mut E, { [1] }> = base_78.reshape(const_shape![1]);
-            let base_80: PointerTile<*mut E, { [TILE] }> = base_79.broadcast(const_shape![TILE]);
-            let pointers_81: PointerTile<*mut E, { [TILE] }> = base_80.offset_tile(offsets_76);
-            let conv_82: Tile<E, { [TILE] }> = convert_tile(out);
+            let index_u_72: Tile<u64, { [TILE] }> = bitcast(index64_67);
+            let bound_u_73: Tile<u64, { [TILE] }> = bitcast(bound_71);
+            let in_bounds_74: Tile<bool, { [TILE] }> = lt_tile(index_u_72, bound_u_73);
+            let unit_stride_75: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_76: Tile<i64, { [TILE] }> = index64_67 * unit_stride_75;
+            let offsets_77: Tile<i64, { [TILE] }> = offsets_66 + offsets_76;
+            let mask_78: Tile<bool, { [TILE] }> = in_bounds_62 & in_bounds_74;
+            let base_79: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_80: PointerTile<*mut E, { [1] }> = base_79.reshape(const_shape![1]);
+            let base_81: PointerTile<*mut E, { [TILE] }> = base_80.broadcast(const_shape![TILE]);
+            let pointers_82: PointerTile<*mut E, { [TILE] }> = base_81.offset_tile(offsets_77);
+            let conv_83: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_81,
-                    conv_82,
+                    pointers_82,
+                    conv_83,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_77),
+                    Some(mask_78),
                     None,
                     Latency::<0>,
                 )
@@ -184,140 +185,141 @@ pub mod row_scale_ragged {
         y_stride_0: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        for j in 0i32..(((N + TILE) - 1) / TILE) {
-            let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        for j in 0i32..dim_1 {
+            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
-            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
-            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
-            let extent_6: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-            let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-            let bound_9: Tile<i64, { [TILE] }> = bound64_8
+                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
+            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+            let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
+            let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+            let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+            let bound_10: Tile<i64, { [TILE] }> = bound64_9
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_10: Tile<u64, { [TILE] }> = bitcast(index64_5);
-            let bound_u_11: Tile<u64, { [TILE] }> = bitcast(bound_9);
-            let in_bounds_12: Tile<bool, { [TILE] }> = lt_tile(index_u_10, bound_u_11);
-            let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-            let stride_15: Tile<i64, { [TILE] }> = stride64_14
+            let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
+            let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
+            let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
+            let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+            let stride_16: Tile<i64, { [TILE] }> = stride64_15
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_16: Tile<i64, { [TILE] }> = index64_5 * stride_15;
-            let index64_17: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_18: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_19: Tile<i32, { [] }> = scalar_to_tile(extent_18);
-            let bound64_20: Tile<i64, { [] }> = exti(bound_tile_19);
-            let bound_21: Tile<i64, { [TILE] }> = bound64_20
+            let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
+            let index64_18: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
+            let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
+            let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
+            let bound_22: Tile<i64, { [TILE] }> = bound64_21
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_22: Tile<u64, { [TILE] }> = bitcast(index64_17);
-            let bound_u_23: Tile<u64, { [TILE] }> = bitcast(bound_21);
-            let in_bounds_24: Tile<bool, { [TILE] }> = lt_tile(index_u_22, bound_u_23);
-            let unit_stride_25: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_26: Tile<i64, { [TILE] }> = index64_17 * unit_stride_25;
-            let offsets_27: Tile<i64, { [TILE] }> = offsets_16 + offsets_26;
-            let mask_28: Tile<bool, { [TILE] }> = in_bounds_12 & in_bounds_24;
-            let base_29: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
-            let base_30: PointerTile<*mut f16, { [1] }> = base_29.reshape(const_shape![1]);
-            let base_31: PointerTile<*mut f16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
-            let pointers_32: PointerTile<*mut f16, { [TILE] }> = base_31.offset_tile(offsets_27);
-            let padding_33: f32 = 0.0f32;
-            let padding_34: f16 = convert_scalar(padding_33);
-            let (gathered_35, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
+            let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
+            let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
+            let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
+            let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
+            let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
+            let base_30: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
+            let base_31: PointerTile<*mut f16, { [1] }> = base_30.reshape(const_shape![1]);
+            let base_32: PointerTile<*mut f16, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
+            let pointers_33: PointerTile<*mut f16, { [TILE] }> = base_32.offset_tile(offsets_28);
+            let padding_34: f32 = 0.0f32;
+            let padding_35: f16 = convert_scalar(padding_34);
+            let (gathered_36, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_32,
+                    pointers_33,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_28),
-                    Some(padding_34),
+                    Some(mask_29),
+                    Some(padding_35),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f16, { [TILE] }> = gathered_35;
-            let index64_36: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
-            let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
-            let bound_40: Tile<i64, { [TILE] }> = bound64_39
+            let xj: Tile<f16, { [TILE] }> = gathered_36;
+            let index64_37: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
+            let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
+            let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
+            let bound_41: Tile<i64, { [TILE] }> = bound64_40
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_41: Tile<u64, { [TILE] }> = bitcast(index64_36);
-            let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
-            let in_bounds_43: Tile<bool, { [TILE] }> = lt_tile(index_u_41, bound_u_42);
-            let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_45: Tile<i64, { [TILE] }> = index64_36 * unit_stride_44;
-            let base_46: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
-            let base_47: PointerTile<*mut f16, { [1] }> = base_46.reshape(const_shape![1]);
-            let base_48: PointerTile<*mut f16, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
-            let pointers_49: PointerTile<*mut f16, { [TILE] }> = base_48.offset_tile(offsets_45);
-            let padding_50: f32 = 0.0f32;
-            let padding_51: f16 = convert_scalar(padding_50);
-            let (gathered_52, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
+            let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
+            let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
+            let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_46: Tile<i64, { [TILE] }> = index64_37 * unit_stride_45;
+            let base_47: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
+            let base_48: PointerTile<*mut f16, { [1] }> = base_47.reshape(const_shape![1]);
+            let base_49: PointerTile<*mut f16, { [TILE] }> = base_48.broadcast(const_shape![TILE]);
+            let pointers_50: PointerTile<*mut f16, { [TILE] }> = base_49.offset_tile(offsets_46);
+            let padding_51: f32 = 0.0f32;
+            let padding_52: f16 = convert_scalar(padding_51);
+            let (gathered_53, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_49,
+                    pointers_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_43),
-                    Some(padding_51),
+                    Some(in_bounds_44),
+                    Some(padding_52),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f16, { [TILE] }> = gathered_52;
-            let conv_53: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_54: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<f16, { [TILE] }> = gathered_53;
+            let conv_54: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_55: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_53 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_54);
-            let index_tile_55: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_56: Tile<i64, { [] }> = exti(index_tile_55);
-            let index64_57: Tile<i64, { [1] }> = index64_56.reshape(const_shape![1]);
-            let index64_58: Tile<i64, { [TILE] }> = index64_57.broadcast(const_shape![TILE]);
-            let extent_59: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_60: Tile<i32, { [] }> = scalar_to_tile(extent_59);
-            let bound64_61: Tile<i64, { [] }> = exti(bound_tile_60);
-            let bound_62: Tile<i64, { [TILE] }> = bound64_61
+                conv_54 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_55);
+            let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
+            let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
+            let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
+            let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
+            let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
+            let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
+            let bound_63: Tile<i64, { [TILE] }> = bound64_62
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_63: Tile<u64, { [TILE] }> = bitcast(index64_58);
-            let bound_u_64: Tile<u64, { [TILE] }> = bitcast(bound_62);
-            let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
-            let stride_tile_66: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_67: Tile<i64, { [] }> = exti(stride_tile_66);
-            let stride_68: Tile<i64, { [TILE] }> = stride64_67
+            let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
+            let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
+            let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
+            let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
+            let stride_69: Tile<i64, { [TILE] }> = stride64_68
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_69: Tile<i64, { [TILE] }> = index64_58 * stride_68;
-            let index64_70: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_71: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_72: Tile<i32, { [] }> = scalar_to_tile(extent_71);
-            let bound64_73: Tile<i64, { [] }> = exti(bound_tile_72);
-            let bound_74: Tile<i64, { [TILE] }> = bound64_73
+            let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
+            let index64_71: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
+            let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
+            let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
+            let bound_75: Tile<i64, { [TILE] }> = bound64_74
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_75: Tile<u64, { [TILE] }> = bitcast(index64_70);
-            let bound_u_76: Tile<u64, { [TILE] }> = bitcast(bound_74);
-            let in_bounds_77: Tile<bool, { [TILE] }> = lt_tile(index_u_75, bound_u_76);
-            let unit_stride_78: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_79: Tile<i64, { [TILE] }> = index64_70 * unit_stride_78;
-            let offsets_80: Tile<i64, { [TILE] }> = offsets_69 + offsets_79;
-            let mask_81: Tile<bool, { [TILE] }> = in_bounds_65 & in_bounds_77;
-            let base_82: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_83: PointerTile<*mut E, { [1] }> = base_82.reshape(const_shape![1]);
-            let base_84: PointerTile<*mut E, { [TILE] }> = base_83.broadcast(const_shape![TILE]);
-            let pointers_85: PointerTile<*mut E, { [TILE] }> = base_84.offset_tile(offsets_80);
-            let conv_86: Tile<E, { [TILE] }> = convert_tile(out);
+            let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
+            let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
+            let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
+            let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
+            let offsets_81: Tile<i64, { [TILE] }> = offsets_70 + offsets_80;
+            let mask_82: Tile<bool, { [TILE] }> = in_bounds_66 & in_bounds_78;
+            let base_83: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_84: PointerTile<*mut E, { [1] }> = base_83.reshape(const_shape![1]);
+            let base_85: PointerTile<*mut E, { [TILE] }> = base_84.broadcast(const_shape![TILE]);
+            let pointers_86: PointerTile<*mut E, { [TILE] }> = base_85.offset_tile(offsets_81);
+            let conv_87: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_85,
-                    conv_86,
+                    pointers_86,
+                    conv_87,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_81),
+                    Some(mask_82),
                     None,
                     Latency::<0>,
                 )
@@ -343,140 +345,141 @@ pub mod row_scale_ragged {
         y_stride_0: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        for j in 0i32..(((N + TILE) - 1) / TILE) {
-            let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        for j in 0i32..dim_1 {
+            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
-            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
-            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
-            let extent_6: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-            let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-            let bound_9: Tile<i64, { [TILE] }> = bound64_8
+                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
+            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+            let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
+            let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+            let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+            let bound_10: Tile<i64, { [TILE] }> = bound64_9
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_10: Tile<u64, { [TILE] }> = bitcast(index64_5);
-            let bound_u_11: Tile<u64, { [TILE] }> = bitcast(bound_9);
-            let in_bounds_12: Tile<bool, { [TILE] }> = lt_tile(index_u_10, bound_u_11);
-            let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-            let stride_15: Tile<i64, { [TILE] }> = stride64_14
+            let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
+            let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
+            let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
+            let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+            let stride_16: Tile<i64, { [TILE] }> = stride64_15
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_16: Tile<i64, { [TILE] }> = index64_5 * stride_15;
-            let index64_17: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_18: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_19: Tile<i32, { [] }> = scalar_to_tile(extent_18);
-            let bound64_20: Tile<i64, { [] }> = exti(bound_tile_19);
-            let bound_21: Tile<i64, { [TILE] }> = bound64_20
+            let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
+            let index64_18: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
+            let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
+            let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
+            let bound_22: Tile<i64, { [TILE] }> = bound64_21
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_22: Tile<u64, { [TILE] }> = bitcast(index64_17);
-            let bound_u_23: Tile<u64, { [TILE] }> = bitcast(bound_21);
-            let in_bounds_24: Tile<bool, { [TILE] }> = lt_tile(index_u_22, bound_u_23);
-            let unit_stride_25: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_26: Tile<i64, { [TILE] }> = index64_17 * unit_stride_25;
-            let offsets_27: Tile<i64, { [TILE] }> = offsets_16 + offsets_26;
-            let mask_28: Tile<bool, { [TILE] }> = in_bounds_12 & in_bounds_24;
-            let base_29: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
-            let base_30: PointerTile<*mut bf16, { [1] }> = base_29.reshape(const_shape![1]);
-            let base_31: PointerTile<*mut bf16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
-            let pointers_32: PointerTile<*mut bf16, { [TILE] }> = base_31.offset_tile(offsets_27);
-            let padding_33: f32 = 0.0f32;
-            let padding_34: bf16 = convert_scalar(padding_33);
-            let (gathered_35, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
+            let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
+            let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
+            let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
+            let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
+            let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
+            let base_30: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
+            let base_31: PointerTile<*mut bf16, { [1] }> = base_30.reshape(const_shape![1]);
+            let base_32: PointerTile<*mut bf16, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
+            let pointers_33: PointerTile<*mut bf16, { [TILE] }> = base_32.offset_tile(offsets_28);
+            let padding_34: f32 = 0.0f32;
+            let padding_35: bf16 = convert_scalar(padding_34);
+            let (gathered_36, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_32,
+                    pointers_33,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_28),
-                    Some(padding_34),
+                    Some(mask_29),
+                    Some(padding_35),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<bf16, { [TILE] }> = gathered_35;
-            let index64_36: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
-            let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
-            let bound_40: Tile<i64, { [TILE] }> = bound64_39
+            let xj: Tile<bf16, { [TILE] }> = gathered_36;
+            let index64_37: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
+            let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
+            let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
+            let bound_41: Tile<i64, { [TILE] }> = bound64_40
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_41: Tile<u64, { [TILE] }> = bitcast(index64_36);
-            let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
-            let in_bounds_43: Tile<bool, { [TILE] }> = lt_tile(index_u_41, bound_u_42);
-            let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_45: Tile<i64, { [TILE] }> = index64_36 * unit_stride_44;
-            let base_46: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
-            let base_47: PointerTile<*mut bf16, { [1] }> = base_46.reshape(const_shape![1]);
-            let base_48: PointerTile<*mut bf16, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
-            let pointers_49: PointerTile<*mut bf16, { [TILE] }> = base_48.offset_tile(offsets_45);
-            let padding_50: f32 = 0.0f32;
-            let padding_51: bf16 = convert_scalar(padding_50);
-            let (gathered_52, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
+            let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
+            let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
+            let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_46: Tile<i64, { [TILE] }> = index64_37 * unit_stride_45;
+            let base_47: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
+            let base_48: PointerTile<*mut bf16, { [1] }> = base_47.reshape(const_shape![1]);
+            let base_49: PointerTile<*mut bf16, { [TILE] }> = base_48.broadcast(const_shape![TILE]);
+            let pointers_50: PointerTile<*mut bf16, { [TILE] }> = base_49.offset_tile(offsets_46);
+            let padding_51: f32 = 0.0f32;
+            let padding_52: bf16 = convert_scalar(padding_51);
+            let (gathered_53, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_49,
+                    pointers_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_43),
-                    Some(padding_51),
+                    Some(in_bounds_44),
+                    Some(padding_52),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<bf16, { [TILE] }> = gathered_52;
-            let conv_53: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_54: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<bf16, { [TILE] }> = gathered_53;
+            let conv_54: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_55: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_53 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_54);
-            let index_tile_55: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_56: Tile<i64, { [] }> = exti(index_tile_55);
-            let index64_57: Tile<i64, { [1] }> = index64_56.reshape(const_shape![1]);
-            let index64_58: Tile<i64, { [TILE] }> = index64_57.broadcast(const_shape![TILE]);
-            let extent_59: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_60: Tile<i32, { [] }> = scalar_to_tile(extent_59);
-            let bound64_61: Tile<i64, { [] }> = exti(bound_tile_60);
-            let bound_62: Tile<i64, { [TILE] }> = bound64_61
+                conv_54 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_55);
+            let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
+            let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
+            let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
+            let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
+            let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
+            let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
+            let bound_63: Tile<i64, { [TILE] }> = bound64_62
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_63: Tile<u64, { [TILE] }> = bitcast(index64_58);
-            let bound_u_64: Tile<u64, { [TILE] }> = bitcast(bound_62);
-            let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
-            let stride_tile_66: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_67: Tile<i64, { [] }> = exti(stride_tile_66);
-            let stride_68: Tile<i64, { [TILE] }> = stride64_67
+            let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
+            let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
+            let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
+            let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
+            let stride_69: Tile<i64, { [TILE] }> = stride64_68
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_69: Tile<i64, { [TILE] }> = index64_58 * stride_68;
-            let index64_70: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_71: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_72: Tile<i32, { [] }> = scalar_to_tile(extent_71);
-            let bound64_73: Tile<i64, { [] }> = exti(bound_tile_72);
-            let bound_74: Tile<i64, { [TILE] }> = bound64_73
+            let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
+            let index64_71: Tile<i64, { [TILE] }> = exti(cols);
+            let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
+            let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
+            let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
+            let bound_75: Tile<i64, { [TILE] }> = bound64_74
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let index_u_75: Tile<u64, { [TILE] }> = bitcast(index64_70);
-            let bound_u_76: Tile<u64, { [TILE] }> = bitcast(bound_74);
-            let in_bounds_77: Tile<bool, { [TILE] }> = lt_tile(index_u_75, bound_u_76);
-            let unit_stride_78: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_79: Tile<i64, { [TILE] }> = index64_70 * unit_stride_78;
-            let offsets_80: Tile<i64, { [TILE] }> = offsets_69 + offsets_79;
-            let mask_81: Tile<bool, { [TILE] }> = in_bounds_65 & in_bounds_77;
-            let base_82: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_83: PointerTile<*mut E, { [1] }> = base_82.reshape(const_shape![1]);
-            let base_84: PointerTile<*mut E, { [TILE] }> = base_83.broadcast(const_shape![TILE]);
-            let pointers_85: PointerTile<*mut E, { [TILE] }> = base_84.offset_tile(offsets_80);
-            let conv_86: Tile<E, { [TILE] }> = convert_tile(out);
+            let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
+            let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
+            let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
+            let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
+            let offsets_81: Tile<i64, { [TILE] }> = offsets_70 + offsets_80;
+            let mask_82: Tile<bool, { [TILE] }> = in_bounds_66 & in_bounds_78;
+            let base_83: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_84: PointerTile<*mut E, { [1] }> = base_83.reshape(const_shape![1]);
+            let base_85: PointerTile<*mut E, { [TILE] }> = base_84.broadcast(const_shape![TILE]);
+            let pointers_86: PointerTile<*mut E, { [TILE] }> = base_85.offset_tile(offsets_81);
+            let conv_87: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_85,
-                    conv_86,
+                    pointers_86,
+                    conv_87,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_81),
+                    Some(mask_82),
                     None,
                     Latency::<0>,
                 )
@@ -506,86 +509,87 @@ pub mod row_scale_ragged {
         y_stride_0: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        for j in 0i32..(((N + TILE) - 1) / TILE) {
-            let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        for j in 0i32..dim_1 {
+            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
-            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
-            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
-            let stride_tile_6: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_7: Tile<i64, { [] }> = exti(stride_tile_6);
-            let stride_8: Tile<i64, { [TILE] }> = stride64_7
+                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
+            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+            let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
+            let stride_9: Tile<i64, { [TILE] }> = stride64_8
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_9: Tile<i64, { [TILE] }> = index64_5 * stride_8;
-            let index64_10: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_12: Tile<i64, { [TILE] }> = index64_10 * unit_stride_11;
-            let offsets_13: Tile<i64, { [TILE] }> = offsets_9 + offsets_12;
-            let base_14: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
-            let base_15: PointerTile<*mut f32, { [1] }> = base_14.reshape(const_shape![1]);
-            let base_16: PointerTile<*mut f32, { [TILE] }> = base_15.broadcast(const_shape![TILE]);
-            let pointers_17: PointerTile<*mut f32, { [TILE] }> = base_16.offset_tile(offsets_13);
-            let padding_18: f32 = 0.0f32;
-            let (gathered_19, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
+            let index64_11: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
+            let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
+            let base_15: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
+            let base_16: PointerTile<*mut f32, { [1] }> = base_15.reshape(const_shape![1]);
+            let base_17: PointerTile<*mut f32, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
+            let pointers_18: PointerTile<*mut f32, { [TILE] }> = base_17.offset_tile(offsets_14);
+            let padding_19: f32 = 0.0f32;
+            let (gathered_20, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_17,
+                    pointers_18,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_18),
+                    Some(padding_19),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f32, { [TILE] }> = gathered_19;
-            let index64_20: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_21: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_22: Tile<i64, { [TILE] }> = index64_20 * unit_stride_21;
-            let base_23: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
-            let base_24: PointerTile<*mut f32, { [1] }> = base_23.reshape(const_shape![1]);
-            let base_25: PointerTile<*mut f32, { [TILE] }> = base_24.broadcast(const_shape![TILE]);
-            let pointers_26: PointerTile<*mut f32, { [TILE] }> = base_25.offset_tile(offsets_22);
-            let padding_27: f32 = 0.0f32;
-            let (gathered_28, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f32, { [TILE] }> = gathered_20;
+            let index64_21: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_23: Tile<i64, { [TILE] }> = index64_21 * unit_stride_22;
+            let base_24: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
+            let base_25: PointerTile<*mut f32, { [1] }> = base_24.reshape(const_shape![1]);
+            let base_26: PointerTile<*mut f32, { [TILE] }> = base_25.broadcast(const_shape![TILE]);
+            let pointers_27: PointerTile<*mut f32, { [TILE] }> = base_26.offset_tile(offsets_23);
+            let padding_28: f32 = 0.0f32;
+            let (gathered_29, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_26,
+                    pointers_27,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_27),
+                    Some(padding_28),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f32, { [TILE] }> = gathered_28;
+            let wj: Tile<f32, { [TILE] }> = gathered_29;
             let out: Tile<f32, { [TILE] }> =
                 xj * (broadcast_scalar(offset_, const_shape![TILE]) + wj);
-            let index_tile_29: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_30: Tile<i64, { [] }> = exti(index_tile_29);
-            let index64_31: Tile<i64, { [1] }> = index64_30.reshape(const_shape![1]);
-            let index64_32: Tile<i64, { [TILE] }> = index64_31.broadcast(const_shape![TILE]);
-            let stride_tile_33: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_34: Tile<i64, { [] }> = exti(stride_tile_33);
-            let stride_35: Tile<i64, { [TILE] }> = stride64_34
+            let index_tile_30: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_31: Tile<i64, { [] }> = exti(index_tile_30);
+            let index64_32: Tile<i64, { [1] }> = index64_31.reshape(const_shape![1]);
+            let index64_33: Tile<i64, { [TILE] }> = index64_32.broadcast(const_shape![TILE]);
+            let stride_tile_34: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_35: Tile<i64, { [] }> = exti(stride_tile_34);
+            let stride_36: Tile<i64, { [TILE] }> = stride64_35
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_36: Tile<i64, { [TILE] }> = index64_32 * stride_35;
-            let index64_37: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_38: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_39: Tile<i64, { [TILE] }> = index64_37 * unit_stride_38;
-            let offsets_40: Tile<i64, { [TILE] }> = offsets_36 + offsets_39;
-            let base_41: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_42: PointerTile<*mut E, { [1] }> = base_41.reshape(const_shape![1]);
-            let base_43: PointerTile<*mut E, { [TILE] }> = base_42.broadcast(const_shape![TILE]);
-            let pointers_44: PointerTile<*mut E, { [TILE] }> = base_43.offset_tile(offsets_40);
-            let conv_45: Tile<E, { [TILE] }> = convert_tile(out);
+            let offsets_37: Tile<i64, { [TILE] }> = index64_33 * stride_36;
+            let index64_38: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_39: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_40: Tile<i64, { [TILE] }> = index64_38 * unit_stride_39;
+            let offsets_41: Tile<i64, { [TILE] }> = offsets_37 + offsets_40;
+            let base_42: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_43: PointerTile<*mut E, { [1] }> = base_42.reshape(const_shape![1]);
+            let base_44: PointerTile<*mut E, { [TILE] }> = base_43.broadcast(const_shape![TILE]);
+            let pointers_45: PointerTile<*mut E, { [TILE] }> = base_44.offset_tile(offsets_41);
+            let conv_46: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_44,
-                    conv_45,
+                    pointers_45,
+                    conv_46,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
@@ -618,90 +622,91 @@ pub mod row_scale_ragged {
         y_stride_0: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        for j in 0i32..(((N + TILE) - 1) / TILE) {
-            let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        for j in 0i32..dim_1 {
+            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
-            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
-            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
-            let stride_tile_6: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_7: Tile<i64, { [] }> = exti(stride_tile_6);
-            let stride_8: Tile<i64, { [TILE] }> = stride64_7
+                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
+            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+            let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
+            let stride_9: Tile<i64, { [TILE] }> = stride64_8
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_9: Tile<i64, { [TILE] }> = index64_5 * stride_8;
-            let index64_10: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_12: Tile<i64, { [TILE] }> = index64_10 * unit_stride_11;
-            let offsets_13: Tile<i64, { [TILE] }> = offsets_9 + offsets_12;
-            let base_14: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
-            let base_15: PointerTile<*mut f16, { [1] }> = base_14.reshape(const_shape![1]);
-            let base_16: PointerTile<*mut f16, { [TILE] }> = base_15.broadcast(const_shape![TILE]);
-            let pointers_17: PointerTile<*mut f16, { [TILE] }> = base_16.offset_tile(offsets_13);
-            let padding_18: f32 = 0.0f32;
-            let padding_19: f16 = convert_scalar(padding_18);
-            let (gathered_20, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
+            let index64_11: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
+            let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
+            let base_15: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
+            let base_16: PointerTile<*mut f16, { [1] }> = base_15.reshape(const_shape![1]);
+            let base_17: PointerTile<*mut f16, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
+            let pointers_18: PointerTile<*mut f16, { [TILE] }> = base_17.offset_tile(offsets_14);
+            let padding_19: f32 = 0.0f32;
+            let padding_20: f16 = convert_scalar(padding_19);
+            let (gathered_21, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_17,
+                    pointers_18,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_19),
+                    Some(padding_20),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f16, { [TILE] }> = gathered_20;
-            let index64_21: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_23: Tile<i64, { [TILE] }> = index64_21 * unit_stride_22;
-            let base_24: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
-            let base_25: PointerTile<*mut f16, { [1] }> = base_24.reshape(const_shape![1]);
-            let base_26: PointerTile<*mut f16, { [TILE] }> = base_25.broadcast(const_shape![TILE]);
-            let pointers_27: PointerTile<*mut f16, { [TILE] }> = base_26.offset_tile(offsets_23);
-            let padding_28: f32 = 0.0f32;
-            let padding_29: f16 = convert_scalar(padding_28);
-            let (gathered_30, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f16, { [TILE] }> = gathered_21;
+            let index64_22: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_24: Tile<i64, { [TILE] }> = index64_22 * unit_stride_23;
+            let base_25: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
+            let base_26: PointerTile<*mut f16, { [1] }> = base_25.reshape(const_shape![1]);
+            let base_27: PointerTile<*mut f16, { [TILE] }> = base_26.broadcast(const_shape![TILE]);
+            let pointers_28: PointerTile<*mut f16, { [TILE] }> = base_27.offset_tile(offsets_24);
+            let padding_29: f32 = 0.0f32;
+            let padding_30: f16 = convert_scalar(padding_29);
+            let (gathered_31, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_27,
+                    pointers_28,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_29),
+                    Some(padding_30),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f16, { [TILE] }> = gathered_30;
-            let conv_31: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_32: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<f16, { [TILE] }> = gathered_31;
+            let conv_32: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_33: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_31 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_32);
-            let index_tile_33: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_34: Tile<i64, { [] }> = exti(index_tile_33);
-            let index64_35: Tile<i64, { [1] }> = index64_34.reshape(const_shape![1]);
-            let index64_36: Tile<i64, { [TILE] }> = index64_35.broadcast(const_shape![TILE]);
-            let stride_tile_37: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_38: Tile<i64, { [] }> = exti(stride_tile_37);
-            let stride_39: Tile<i64, { [TILE] }> = stride64_38
+                conv_32 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_33);
+            let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
+            let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
+            let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
+            let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
+            let stride_40: Tile<i64, { [TILE] }> = stride64_39
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_40: Tile<i64, { [TILE] }> = index64_36 * stride_39;
-            let index64_41: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_42: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_43: Tile<i64, { [TILE] }> = index64_41 * unit_stride_42;
-            let offsets_44: Tile<i64, { [TILE] }> = offsets_40 + offsets_43;
-            let base_45: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_46: PointerTile<*mut E, { [1] }> = base_45.reshape(const_shape![1]);
-            let base_47: PointerTile<*mut E, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
-            let pointers_48: PointerTile<*mut E, { [TILE] }> = base_47.offset_tile(offsets_44);
-            let conv_49: Tile<E, { [TILE] }> = convert_tile(out);
+            let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
+            let index64_42: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_44: Tile<i64, { [TILE] }> = index64_42 * unit_stride_43;
+            let offsets_45: Tile<i64, { [TILE] }> = offsets_41 + offsets_44;
+            let base_46: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_47: PointerTile<*mut E, { [1] }> = base_46.reshape(const_shape![1]);
+            let base_48: PointerTile<*mut E, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
+            let pointers_49: PointerTile<*mut E, { [TILE] }> = base_48.offset_tile(offsets_45);
+            let conv_50: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_48,
-                    conv_49,
+                    pointers_49,
+                    conv_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
@@ -734,90 +739,91 @@ pub mod row_scale_ragged {
         y_stride_0: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        for j in 0i32..(((N + TILE) - 1) / TILE) {
-            let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        for j in 0i32..dim_1 {
+            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_1;
-            let index_tile_2: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_3: Tile<i64, { [] }> = exti(index_tile_2);
-            let index64_4: Tile<i64, { [1] }> = index64_3.reshape(const_shape![1]);
-            let index64_5: Tile<i64, { [TILE] }> = index64_4.broadcast(const_shape![TILE]);
-            let stride_tile_6: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_7: Tile<i64, { [] }> = exti(stride_tile_6);
-            let stride_8: Tile<i64, { [TILE] }> = stride64_7
+                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
+            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+            let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+            let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
+            let stride_9: Tile<i64, { [TILE] }> = stride64_8
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_9: Tile<i64, { [TILE] }> = index64_5 * stride_8;
-            let index64_10: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_12: Tile<i64, { [TILE] }> = index64_10 * unit_stride_11;
-            let offsets_13: Tile<i64, { [TILE] }> = offsets_9 + offsets_12;
-            let base_14: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
-            let base_15: PointerTile<*mut bf16, { [1] }> = base_14.reshape(const_shape![1]);
-            let base_16: PointerTile<*mut bf16, { [TILE] }> = base_15.broadcast(const_shape![TILE]);
-            let pointers_17: PointerTile<*mut bf16, { [TILE] }> = base_16.offset_tile(offsets_13);
-            let padding_18: f32 = 0.0f32;
-            let padding_19: bf16 = convert_scalar(padding_18);
-            let (gathered_20, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
+            let index64_11: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
+            let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
+            let base_15: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
+            let base_16: PointerTile<*mut bf16, { [1] }> = base_15.reshape(const_shape![1]);
+            let base_17: PointerTile<*mut bf16, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
+            let pointers_18: PointerTile<*mut bf16, { [TILE] }> = base_17.offset_tile(offsets_14);
+            let padding_19: f32 = 0.0f32;
+            let padding_20: bf16 = convert_scalar(padding_19);
+            let (gathered_21, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_17,
+                    pointers_18,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_19),
+                    Some(padding_20),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<bf16, { [TILE] }> = gathered_20;
-            let index64_21: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_23: Tile<i64, { [TILE] }> = index64_21 * unit_stride_22;
-            let base_24: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
-            let base_25: PointerTile<*mut bf16, { [1] }> = base_24.reshape(const_shape![1]);
-            let base_26: PointerTile<*mut bf16, { [TILE] }> = base_25.broadcast(const_shape![TILE]);
-            let pointers_27: PointerTile<*mut bf16, { [TILE] }> = base_26.offset_tile(offsets_23);
-            let padding_28: f32 = 0.0f32;
-            let padding_29: bf16 = convert_scalar(padding_28);
-            let (gathered_30, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<bf16, { [TILE] }> = gathered_21;
+            let index64_22: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_24: Tile<i64, { [TILE] }> = index64_22 * unit_stride_23;
+            let base_25: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
+            let base_26: PointerTile<*mut bf16, { [1] }> = base_25.reshape(const_shape![1]);
+            let base_27: PointerTile<*mut bf16, { [TILE] }> = base_26.broadcast(const_shape![TILE]);
+            let pointers_28: PointerTile<*mut bf16, { [TILE] }> = base_27.offset_tile(offsets_24);
+            let padding_29: f32 = 0.0f32;
+            let padding_30: bf16 = convert_scalar(padding_29);
+            let (gathered_31, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_27,
+                    pointers_28,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_29),
+                    Some(padding_30),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<bf16, { [TILE] }> = gathered_30;
-            let conv_31: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_32: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let wj: Tile<bf16, { [TILE] }> = gathered_31;
+            let conv_32: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_33: Tile<f32, { [TILE] }> = convert_tile(wj);
             let out: Tile<f32, { [TILE] }> =
-                conv_31 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_32);
-            let index_tile_33: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_34: Tile<i64, { [] }> = exti(index_tile_33);
-            let index64_35: Tile<i64, { [1] }> = index64_34.reshape(const_shape![1]);
-            let index64_36: Tile<i64, { [TILE] }> = index64_35.broadcast(const_shape![TILE]);
-            let stride_tile_37: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_38: Tile<i64, { [] }> = exti(stride_tile_37);
-            let stride_39: Tile<i64, { [TILE] }> = stride64_38
+                conv_32 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_33);
+            let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
+            let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
+            let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
+            let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
+            let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+            let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
+            let stride_40: Tile<i64, { [TILE] }> = stride64_39
                 .reshape(const_shape![1])
                 .broadcast(const_shape![TILE]);
-            let offsets_40: Tile<i64, { [TILE] }> = index64_36 * stride_39;
-            let index64_41: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_42: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-            let offsets_43: Tile<i64, { [TILE] }> = index64_41 * unit_stride_42;
-            let offsets_44: Tile<i64, { [TILE] }> = offsets_40 + offsets_43;
-            let base_45: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_46: PointerTile<*mut E, { [1] }> = base_45.reshape(const_shape![1]);
-            let base_47: PointerTile<*mut E, { [TILE] }> = base_46.broadcast(const_shape![TILE]);
-            let pointers_48: PointerTile<*mut E, { [TILE] }> = base_47.offset_tile(offsets_44);
-            let conv_49: Tile<E, { [TILE] }> = convert_tile(out);
+            let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
+            let index64_42: Tile<i64, { [TILE] }> = exti(cols);
+            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+            let offsets_44: Tile<i64, { [TILE] }> = index64_42 * unit_stride_43;
+            let offsets_45: Tile<i64, { [TILE] }> = offsets_41 + offsets_44;
+            let base_46: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_47: PointerTile<*mut E, { [1] }> = base_46.reshape(const_shape![1]);
+            let base_48: PointerTile<*mut E, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
+            let pointers_49: PointerTile<*mut E, { [TILE] }> = base_48.offset_tile(offsets_45);
+            let conv_50: Tile<E, { [TILE] }> = convert_tile(out);
             unsafe {
                 store_ptr_tko(
-                    pointers_48,
-                    conv_49,
+                    pointers_49,
+                    conv_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,

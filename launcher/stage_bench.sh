@@ -8,6 +8,8 @@
 #   .whl/       cuda-tile for the device's Python 3.12 (the originals import cuda.tile)
 #   .gpu/       the Tile IR toolchain parts + stage-on-device.sh + tileir-env.sh
 #               (from ../shared/gpu, or $SHARED_GPU; built once, ~5 min)
+# TileGym files with forward kernels that only TileGym's autotuner launches get bench host
+# functions appended (bench/tilegym_hosts.py), in the translated file and the staged original.
 #
 #   launcher/stage_bench.sh [OP ...]     # default: every op bench/gpu_bench.py knows
 #   TILEGYM_OPS="activation/relu ..." launcher/stage_bench.sh   # TileGym files (default below;
@@ -43,7 +45,9 @@ fi
 rm -rf "$stage/build"
 
 # TileGym forward ops (bench/results/tilegym.json: translated, IR PASS/PASS_WITH_NOTES).
-tilegym_ops=(${TILEGYM_OPS-activation/relu activation/gelu rms_norm transpose})
+tilegym_ops=(${TILEGYM_OPS-activation/relu activation/gelu rms_norm transpose dropout splitk_reduce
+  swiglu flash_decode attention_sink_decode attention_sink layer_norm layer_norm_legacy bmm matmul
+  linear_gluact_linear attention mla rope silu_and_mul softmax recurrent_gated_delta_rule})
 if [ "${#tilegym_ops[@]}" -gt 0 ]; then
   wheel_root="$repo/.cache/tilegym/unpacked/tilegym"
   [ -d "$wheel_root" ] || { echo "stage_bench.sh: run python -m bench.corpus first" >&2; exit 66; }
@@ -55,35 +59,65 @@ if [ "${#tilegym_ops[@]}" -gt 0 ]; then
   cp -r "$wheel_root/backend/." "$src/backend/"
   cp "$wheel_root/logger.py" "$wheel_root/experimental.py" "$wheel_root/autotune.py" "$src/"
   cp "$wheel_root/ops/cutile/utils.py" "$src/ops/cutile/"
+  # Files whose launchers go into a library of their own (libtl_tg_<file>.so) with the dtype
+  # dispatch narrowed to these element types: recurrent_gated_delta_rule has 36 entries with
+  # four independent dtype generics each, 2.8 MB of launcher code over f32/f16/bf16 that rustc
+  # had not built after 17 CPU minutes and 18 GB; f32/bf16 cover the bench (bf16 inputs, f32 state).
+  declare -A narrow=([recurrent_gated_delta_rule]="f32 bf16" [attention_sink]="f32 f16 bf16 i32")
   tg_pairs=()
+  own=()
   for op in "${tilegym_ops[@]}"; do
-    cp "$wheel_root/ops/cutile/$op.py" "$src/ops/cutile/$op.py"
     flat=${op//\//_}
     # Translated from the file with the kernels whose IR check did not pass blanked out
     # (bench/results/tilegym.json; the lines stay), as bench.corpus does "in isolation".
     mkdir -p "$stage/tg/$flat"
     file="$stage/tg/$flat/$(basename "$op").py"
-    "$py" - "$wheel_root/ops/cutile/$op.py" "$op.py" "$file" <<'PY'
+    "$py" - "$wheel_root/ops/cutile/$op.py" "$op.py" "$file" "$src/ops/cutile/$op.py" <<'PY'
 import json, sys
 from pathlib import Path
 from bench.corpus import PASSING, RESULTS, isolated_source
-source, relative, out = sys.argv[1:]
+from bench.tilegym_hosts import HOSTS, with_hosts
+source, relative, out, original = sys.argv[1:]
 rows = json.loads((RESULTS / "tilegym.json").read_text())["kernels"]
 keep = {r["kernel"] for r in rows if r["file"] == relative and r["ir"]["verdict"] in PASSING}
-Path(out).write_text(isolated_source(Path(source), keep))
-print(f"staged TileGym {relative}: kernels {sorted(keep)}")
+Path(out).write_text(with_hosts(relative, isolated_source(Path(source), keep)))
+# The original side imports the whole file, with the same bench host functions.
+Path(original).write_text(with_hosts(relative, Path(source).read_text()))
+print(f"staged TileGym {relative}: kernels {sorted(keep)}"
+      + (" + bench host functions" if relative in HOSTS else ""))
 PY
     "$py" -m transpiler "$file" -q -o "$stage/tg/$flat.rs"
+    if [ -n "${narrow[$op]:-}" ]; then
+      "$py" - "$file" "$stage/tg/$flat.rs" "$stage/tg/${flat}_launcher.rs" \
+        "$stage/tg_${flat}_wrapper.py" ${narrow[$op]} <<'PY'
+import sys
+from pathlib import Path
+from transpiler.emit_launcher import emit_pywrapper, emit_rust_launchers
+from transpiler.frontend.cutile_py import parse_source
+py, rs, launcher, wrapper, *types = sys.argv[1:]
+source, rust = parse_source(Path(py).read_text(), py), Path(rs).read_text()
+Path(launcher).write_text(emit_rust_launchers(source, rust, tuple(types)))
+Path(wrapper).write_text(emit_pywrapper(source, rust, tuple(types)))
+PY
+      own+=("$flat")
+      continue
+    fi
     "$py" -m transpiler "$file" -q --emit launcher -o "$stage/tg/${flat}_launcher.rs"
     "$py" -m transpiler "$file" -q --emit pywrapper -o "$stage/tg_${flat}_wrapper.py"
     tg_pairs+=("$stage/tg/$flat.rs" "$stage/tg/${flat}_launcher.rs")
   done
   STRIP=1 "$here/build.sh" "${tg_pairs[@]}" "$stage/build" >/dev/null
-  if [ "${#tilegym_ops[@]}" -eq 1 ]; then
+  if [ "${#tg_pairs[@]}" -eq 2 ]; then
     mv "$stage/build/"libtl_*.so "$stage/libtl_tilegym.so"
   else
     mv "$stage/build/libtl_launchers.so" "$stage/libtl_tilegym.so"
   fi
+  for flat in "${own[@]}"; do
+    STRIP=1 "$here/build.sh" "$stage/tg/$flat.rs" "$stage/tg/${flat}_launcher.rs" \
+      "$stage/build_$flat" >/dev/null
+    mv "$stage/build_$flat/"libtl_*.so "$stage/libtl_tg_$flat.so"
+    rm -rf "$stage/build_$flat"
+  done
   rm -rf "$stage/build" "$stage/tg"
 fi
 # Carried xz-compressed (14 MB -> 3 MB each); the device command runs `xz -df .tlbench/*.xz`.

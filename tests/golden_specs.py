@@ -241,4 +241,28 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))
         for dt in ("float32", "float16")
     ],
+    "ragged_window": [
+        _spec("ragged_window_kernel", ("x", _arr(dt, 2)), ("lens", _arr("int32", 1)),
+              ("out", _arr(dt, 2)), ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(tile)),
+              ("WINDOW", ConstSpec(window)), ("USE_LENS", ConstSpec(use_lens)),
+              ("CENTERED", ConstSpec(centered)))
+        for dt, tile, window, use_lens, centered in (
+            ("float32", 128, 32, True, True), ("float16", 64, 0, False, False),
+            ("bfloat16", 128, 64, True, False), ("float32", 128, 16, False, True))
+    ],
+    "scalar_pick": [
+        _spec("scale_by_last_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("TILE", ConstSpec(256)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "strided_tail_mask": [
+        _spec("strided_row_max_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)), ("EVEN", ConstSpec(even)))
+        for dt, even in (("float32", False), ("float16", True), ("bfloat16", False))
+    ],
+    "row_prefix_sum": [
+        _spec("row_prefix_sum_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("ROWS", ConstSpec(4)), ("TILE", ConstSpec(256)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
 }

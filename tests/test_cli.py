@@ -34,6 +34,19 @@ def test_usage_error_exit_code() -> None:
     assert run("--no-such-flag", str(GOOD)).returncode == 2
 
 
+@pytest.mark.parametrize("text", ["[1]", "{not json", '{"k": [{"x": {"ndim": 2}}]}'])
+def test_a_malformed_spec_file_is_a_usage_error(text: str, tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(text)
+    for args in (("--verify", "--spec", str(spec), str(GOOD), "-o", str(tmp_path / "a.rs")),
+                 ("verify", str(GOOD), str(GOOD.with_suffix(".rs")), "--spec", str(spec))):
+        proc = run(*args)
+        assert proc.returncode == 2, proc.stderr.decode()
+        assert f"--spec {spec}" in proc.stderr.decode()
+        assert b"Traceback" not in proc.stderr
+    assert not (tmp_path / "a.rs").exists()
+
+
 def test_file_to_file(tmp_path: Path) -> None:
     out = tmp_path / "op.rs"
     proc = run(str(GOOD), "-o", str(out))

@@ -301,3 +301,31 @@ def test_a_loop_value_passed_through_unchanged_is_its_initial_value() -> None:
     assert verdict.passed, format_verdict(verdict)
     changed = LOOP_CARRY.replace("continue %s, %b", "continue %s, %s")
     assert not _verdict(changed, LOOP_NO_CARRY).passed
+
+
+def test_an_early_exit_matches_its_guarded_form() -> None:
+    # cuTile Python: `if c { A; return } else { yield }` then B; the translation (cuTile
+    # Rust has no `return` below the function body): `if c { A } else { B }`.
+    verdict = _verdict(_sample("early_exit"), _sample("early_exit_rust"))
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert any("early-exit" in note for note in map(str, verdict.notes)), format_verdict(verdict)
+
+
+def test_code_after_an_early_exit_that_always_runs_fails() -> None:
+    # The same kernel with B after the `if` (it would also run when `c` holds).
+    verdict = _verdict(_sample("early_exit"), _sample("early_exit_rust_unguarded"))
+    assert verdict.status == FAIL, format_verdict(verdict)
+
+
+def test_a_scan_between_axis_swaps_is_the_scan_along_that_axis() -> None:
+    # cuTile Rust 0.5.0 scans along dimension 0 only: the translation swaps the axis to the
+    # front and back around it.
+    verdict = _verdict(_sample("cumsum_axis1_python"), _sample("cumsum_axis1_rust"))
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert any("scan-axis-swap" in str(note) for note in verdict.notes), format_verdict(verdict)
+
+
+def test_a_scan_rust_compiles_along_dimension_zero_fails() -> None:
+    # `scan_sum(t, 1i32, ..)` written directly: cuTile Rust 0.5.0 emits dim=0 for it.
+    verdict = _verdict(_sample("cumsum_axis1_python"), _sample("cumsum_axis1_rust_direct"))
+    _fails_with(verdict, "reduce-axis")

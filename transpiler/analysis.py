@@ -13,16 +13,22 @@ nodes, because cuTile Rust has none of them implicitly. Anything it cannot type 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from transpiler.diagnostics import Diagnostic, Span, TranslationError, UnhandledConstruct
-from transpiler.frontend.cutile_py import KernelDef, SourceModule, dotted_name, tile_attr
+from transpiler.frontend.cutile_py import (
+    KernelDef,
+    SourceModule,
+    dotted_name,
+    sibling,
+    tile_attr,
+)
 from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.lowering import signatures
-from transpiler.lowering.reserved_names import DSL_FUNCTIONS
+from transpiler.lowering.reserved_names import DSL_FUNCTIONS, RUST_KEYWORDS
 from transpiler.model import (
     ALL_DTYPES,
     ArrayType,
@@ -83,13 +89,6 @@ _CMPOPS = {
     cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
     cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!=",
 }
-_RUST_KEYWORDS = {
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
-    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
-    "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe",
-    "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
-    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
-}
 
 
 def const(value: object, span: Span | None = None) -> TExpr:
@@ -102,7 +101,7 @@ def is_const(expr: TExpr) -> bool:
 
 def rust_ident(name: str) -> str:
     """The Rust name of a Python local: keywords and DSL function names get a `_` suffix."""
-    return f"{name}_" if name in _RUST_KEYWORDS or name in DSL_FUNCTIONS else name
+    return f"{name}_" if name in RUST_KEYWORDS or name in DSL_FUNCTIONS else name
 
 
 @dataclass
@@ -139,8 +138,15 @@ class KernelAnalyzer:
         self.helper_stack: list[str] = []
         self.used_names: set[str] = set()
         self.notes: list[str] = []
-        self.module_cache: dict[str, TExpr] = {}
+        self.module_cache: dict[tuple[str, str], TExpr] = {}  # (file, name) -> value
         self.array_ranks: dict[str, int] = {}
+        # The compile-time conditions of the static `if`s around the statement being
+        # analyzed (innermost last), and those around each array's first ranked use.
+        self.static_conditions: list[object] = []
+        self.array_rank_conditions: dict[str, list[object]] = {}
+        # Names that only one arm of a static `if` defines: the condition (a use after the
+        # `if` exists in Python only for the outcome that defines them).
+        self.arm_only_names: dict[str, object] = {}
         self.shape_ranks: dict[str, int] = {}
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
@@ -326,11 +332,21 @@ class KernelAnalyzer:
     # ---- statements --------------------------------------------------------------------
 
     def block(self, stmts: list[cst.BaseStatement], top_level: bool = False) -> None:
+        """Analyze a statement list. `top_level`: nothing runs after it in the kernel (its
+        body, or an arm of an `if` that ends such a list), so a `return` may end it."""
         for index, stmt in enumerate(stmts):
             last = index == len(stmts) - 1
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self.small_statement(small, last and top_level)
+            elif isinstance(stmt, cst.If) and top_level and _is_early_exit(stmt) and not last:
+                # cuTile Rust lowers no `return` below the function body (outside `loop`):
+                # the code after an early exit becomes the `if`'s `else` arm. The IR check
+                # undoes the same move on cuTile Python's side (rule early-exit).
+                self.if_statement(stmt, tail=True, rest=stmts[index + 1:])
+                return
+            elif isinstance(stmt, cst.If):
+                self.if_statement(stmt, tail=last and top_level)
             else:
                 self.compound_statement(stmt)
 
@@ -541,25 +557,29 @@ class KernelAnalyzer:
             if name not in before and is_const(value):
                 self.scope.names[name] = value
 
-    def if_statement(self, node: cst.If) -> None:
+    def if_statement(self, node: cst.If, tail: bool = False,
+                     rest: Sequence[cst.BaseStatement] = ()) -> None:
+        """`tail`: the `if` ends the kernel, so its arms may end with `return`; `rest`: the
+        statements after an early-exit `if`, which run in its `else` arm."""
         cond = self.expr(node.test)
+        orelse = [*_else_body(node), *rest]
         if is_const(cond):
             value = cond.type.value
             if isinstance(value, bool | int | float | type(None)) and not isinstance(
                     value, DimSym | DimExpr):
-                branch = node.body.body if value else _else_body(node)
-                self.block(list(branch))
+                self.block(list(node.body.body) if value else orelse, tail)
                 return
             taken = self.known_condition(value)
             if taken is not None:
                 # This variant of the kernel is translated for one outcome of the condition.
-                self.block(list(node.body.body if taken else _else_body(node)))
+                self.block(list(node.body.body) if taken else orelse, tail)
                 return
-            self._static_if(node, cond)
+            self._static_if(node, cond, orelse, tail)
             return
-        self._runtime_if(node, self.to_scalar(cond, node.test))
+        self._runtime_if(node, self.to_scalar(cond, node.test), orelse, tail)
 
-    def _static_if(self, node: cst.If, cond: TExpr) -> None:
+    def _static_if(self, node: cst.If, cond: TExpr, orelse: list[cst.BaseStatement],
+                   tail: bool = False) -> None:
         # A condition on a `ct.Constant` parameter: Python compiles only the taken branch;
         # the Rust keeps both arms under `if FLAG`, which the cuTile Rust compiler folds.
         # A `ct.Constant[float]` is a runtime value in Rust, which nothing folds: such a
@@ -571,36 +591,44 @@ class KernelAnalyzer:
             raise ConstDependentError(params, "a condition on a `ct.Constant[float]`",
                                       self.span(node), value)
         self._region_if(node, TExpr("const_cond", [], ScalarType(BOOL), cond.span,
-                                    {"value": cond.type.value}), static=True)
+                                    {"value": cond.type.value}), orelse, static=True, tail=tail)
 
-    def _runtime_if(self, node: cst.If, cond: TExpr) -> None:
-        self._region_if(node, cond, static=False)
+    def _runtime_if(self, node: cst.If, cond: TExpr, orelse: list[cst.BaseStatement],
+                    tail: bool = False) -> None:
+        self._region_if(node, cond, orelse, static=False, tail=tail)
 
-    def _region_if(self, node: cst.If, cond: TExpr, static: bool) -> None:
+    def _region_if(self, node: cst.If, cond: TExpr, orelse_nodes: list[cst.BaseStatement],
+                   static: bool, tail: bool = False) -> None:
         # Each arm is its own block: names it assigns are fresh `let`s there, and the names
         # used after the `if` come out of it as the if-expression's value (Rust has no
         # deferred initialization in cuTile kernels, and this needs no `mut`).
         before = dict(self.scope.names)
-        orelse_nodes = list(_else_body(node))
         assigned = self._assigned_names(node.body.body) | self._assigned_names(orelse_nodes)
         saved_out = self.out
         self.carried_stack.append(set())
+        if static:
+            self.static_conditions.append(cond.attrs.get("value"))
         try:
             self.out = []
-            self.block(list(node.body.body))
+            self.block(list(node.body.body), tail)
             then_body, then_names = self.out, dict(self.scope.names)
             self.scope.names = dict(before)
             self.out = []
-            self.block(orelse_nodes)
+            self.block(orelse_nodes, tail)
             else_body, else_names = self.out, dict(self.scope.names)
         finally:
             self.carried_stack.pop()
+            if static:
+                self.static_conditions.pop()
             self.out = saved_out
         self.scope.names = dict(before)
         results: list[tuple[str, ValueType, str, str]] = []
         for name in sorted(assigned):
             t_val, e_val = then_names.get(name), else_names.get(name)
             if t_val is None or e_val is None:
+                if static and (t_val or e_val) is not None and _params_in(
+                        cond.attrs.get("value")):
+                    self.arm_only_names[name] = cond.attrs.get("value")
                 continue
             if is_const(t_val) and is_const(e_val):
                 if t_val.type == e_val.type:
@@ -615,8 +643,8 @@ class KernelAnalyzer:
                 continue
             # Under a static `if`, Python compiles one arm only: its arms' element types
             # are not tied together (that would fix a launch-time dtype for every variant).
-            if t_val.type != e_val.type and (static or not self._unifies(t_val.type,
-                                                                       e_val.type)):
+            if self._resolved(t_val.type) != self._resolved(e_val.type) and (
+                    static or not self._unifies(t_val.type, e_val.type)):
                 if static:
                     # cuTile Python compiles only the arm the constant selects; Rust checks
                     # both, so the kernel is translated once per value of the constant.
@@ -665,6 +693,12 @@ class KernelAnalyzer:
                 return not self.cond_values[flipped]
         return None
 
+    def _resolved(self, vtype: ValueType) -> ValueType:
+        """`vtype` with its element type resolved through the unifier."""
+        if isinstance(vtype, TileType | ScalarType):
+            return replace(vtype, dtype=self.find(vtype.dtype))
+        return vtype
+
     def _unifies(self, a: ValueType, b: ValueType) -> bool:
         """Whether two types differ only in a launch-time element type that can be the
         other's: then they are unified (the value keeps one type, as cuTile Python needs)."""
@@ -687,6 +721,10 @@ class KernelAnalyzer:
         target = other.type
         if value.op == "var" and value.type == target:
             return value
+        if not is_const(value) and not is_const(other):
+            # One value of a launch-time element type merged with a runtime integer is
+            # that integer type (the same pin as for comparisons and indices).
+            self._pin_scalar_int(value, other, node)
         converted: TExpr | None = None
         if isinstance(target, ScalarType) and (is_const(value) or isinstance(
                 value.type, ScalarType | TileType)):
@@ -743,12 +781,20 @@ class KernelAnalyzer:
             return self._tile_value(self.source.tile_names[name], node)
         if name in self.source.constants:
             return self._module_constant(name, node)
+        if name in self.source.sibling_imports and name not in self.source.functions:
+            return self._sibling_name(name, node)
         if name in self.source.functions or name in _BUILTIN_FUNCS:
             return TExpr("function", [], ConstType(None), self.span(node), {"name": name})
+        if name in self.arm_only_names:
+            condition = self.arm_only_names[name]
+            raise ConstDependentError(_params_in(condition), f"`{name}` is defined in one "
+                                      "arm of an `if` on compile-time constants only",
+                                      self.span(node), condition)
         raise self.error("E0109", f"cannot find `{name}` in this kernel's scope", node)
 
     def _module_constant(self, name: str, node: cst.CSTNode) -> TExpr:
-        if name not in self.module_cache:
+        key = (self.source.path, name)
+        if key not in self.module_cache:
             saved = self.scope
             self.scope = _Scope({}, {})
             try:
@@ -758,8 +804,8 @@ class KernelAnalyzer:
             if not is_const(value):
                 raise self.error("E0103", f"module-level `{name}` is not a compile-time "
                                  "constant", node)
-            self.module_cache[name] = value
-        return self.module_cache[name]
+            self.module_cache[key] = value
+        return self.module_cache[key]
 
     def e_attribute(self, node: cst.Attribute) -> TExpr:
         name = tile_attr(self.source, node)
@@ -987,7 +1033,8 @@ class KernelAnalyzer:
         if isinstance(func, cst.Name) and func.value not in self.scope.names and \
                 func.value not in self.source.functions and func.value not in \
                 self.source.tile_names and func.value not in _BUILTIN_FUNCS and \
-                func.value not in self.source.constants:
+                func.value not in self.source.constants and \
+                func.value not in self.source.sibling_imports:
             raise self.error("E0105", f"call to `{func.value}`, which is not defined in this "
                              "file (kernels can call cuda.tile functions, helpers defined in "
                              "the same file, and min/max/int/float/len)", func,
@@ -1026,6 +1073,8 @@ class KernelAnalyzer:
 
     def call_helper(self, name: str, positional: list[TExpr], keywords: dict[str, TExpr],
                     node: cst.Call) -> TExpr:
+        if name not in self.source.functions and name in self.source.sibling_imports:
+            return self._call_sibling_helper(name, positional, keywords, node)
         fn = self.source.functions.get(name)
         if fn is None:
             raise self.error("E0105", f"`{name}` is not defined in this file", node.func,
@@ -1048,6 +1097,37 @@ class KernelAnalyzer:
             self.helper_stack.pop()
             self.scope = saved_scope
         return result
+
+    def _sibling_name(self, name: str, node: cst.Name) -> TExpr:
+        """A name imported from a sibling module: a helper, or a module constant (read in
+        its own module)."""
+        module, original = self.source.sibling_imports[name]
+        other = sibling(self.source, module)
+        if other is not None and original in other.constants:
+            saved = self.source, self.path
+            self.source, self.path = other, other.path
+            try:
+                return self._module_constant(original, node)
+            finally:
+                self.source, self.path = saved
+        return TExpr("function", [], ConstType(None), self.span(node), {"name": name})
+
+    def _call_sibling_helper(self, name: str, positional: list[TExpr],
+                             keywords: dict[str, TExpr], node: cst.Call) -> TExpr:
+        """A helper imported from a file beside this one (`from .gelu import f`): inlined
+        like a local helper, its body read in its own module (names, constants, spans)."""
+        module, original = self.source.sibling_imports[name]
+        other = sibling(self.source, module)
+        if other is None or original not in other.functions:
+            where = "which has no such function" if other else "which is not a file beside it"
+            raise self.error("E0105", f"`{name}` is imported from `.{module}`, {where}",
+                             node.func, f"call:{name}")
+        saved = self.source, self.path
+        self.source, self.path = other, other.path
+        try:
+            return self.call_helper(original, positional, keywords, node)
+        finally:
+            self.source, self.path = saved
 
     def _bind_helper_args(self, fn: cst.FunctionDef, positional: list[TExpr],
                           keywords: dict[str, TExpr], node: cst.Call) -> _Scope:
@@ -1228,7 +1308,14 @@ class KernelAnalyzer:
             if isinstance(v, _Deferred) and _bool_expression(v):
                 return TExpr("const_cond", [], ScalarType(BOOL), value.span, {"value": v})
         if isinstance(value.type, TileType) and value.type.rank == 0:
-            return TExpr("tile_to_scalar", [value], ScalarType(value.type.dtype), value.span)
+            if value.op == "compare":
+                # The cuTile Rust compiler cannot unwrap a 0-d `bool` tile (it panics on
+                # `tile_to_scalar` to `bool`); comparing the operands as scalars is the
+                # same `cmpi`/`cmpf` on 0-d tiles.
+                left, right = (_as_scalar(a) for a in value.args)
+                return TExpr("compare", [left, right], ScalarType(BOOL), value.span,
+                             value.attrs)
+            return _as_scalar(value)
         raise self.error("E0107", f"expected a scalar, found {_describe(value.type)}", node)
 
     # Arithmetic, broadcasting and promotion --------------------------------------------
@@ -1259,10 +1346,31 @@ class KernelAnalyzer:
                          self.span(node))
         self._require_operand(left, node)
         self._require_operand(right, node)
+        self._pin_scalar_int(left, right, node)
         dtype = self._result_dtype(op, left, right, node)
         left, right, shape = self.harmonize(left, right, dtype, node)
         rtype = TileType(BOOL, shape) if shape is not None else ScalarType(BOOL)
+        if op == "!=" and shape is not None and not (isinstance(dtype, DType)
+                                                     and not dtype.is_float):
+            # Float `!=` is an unordered compare (true for NaN), the others ordered: the
+            # Rust names the ordering, which needs the element type.
+            self.require_concrete(dtype, node, "a float `!=` (an unordered compare)")
         return TExpr("compare", [left, right], rtype, self.span(node), {"op": op})
+
+    def _pin_scalar_int(self, left: TExpr, right: TExpr, node: cst.CSTNode) -> None:
+        """A single value of a launch-time element type compared with a runtime integer
+        (a length read from an array against a block offset) is that integer type, as
+        for indices: the launcher checks the array's dtype."""
+        def dtype_of(value: TExpr) -> ElemType | None:
+            if isinstance(value.type, ScalarType) or (isinstance(value.type, TileType)
+                                                      and value.type.rank == 0):
+                return self.find(value.type.dtype)
+            return None
+
+        a, b = dtype_of(left), dtype_of(right)
+        for x, y in ((a, b), (b, a)):
+            if isinstance(x, DTypeVar) and isinstance(y, DType) and y.is_int:
+                self.unify(x, y, node)
 
     def where(self, cond: TExpr, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
         self._require_operand(x, node)
@@ -1506,6 +1614,18 @@ class ConstDependentError(Exception):
         self.condition = condition
 
 
+def rank_conflict(analyzer: KernelAnalyzer, name: str, span: Span | None) -> None:
+    """Raise `ConstDependentError` when an array's two ranks are used under compile-time
+    conditions (Python compiles one arm, launched with an array of that rank): the kernel
+    is then translated per outcome of the innermost such condition."""
+    for condition in (*reversed(analyzer.static_conditions),
+                      *reversed(analyzer.array_rank_conditions.get(name, []))):
+        params = _params_in(condition)
+        if params:
+            raise ConstDependentError(params, f"array `{name}` has a different rank under "
+                                      "each compile-time condition", span, condition)
+
+
 def condition_key(value: object) -> str:
     """A condition over `ct.Constant` parameters written as Rust (`(BLOCK_W == 1)`)."""
     if isinstance(value, _ConstParam | DimSym):
@@ -1747,6 +1867,25 @@ def _docstring(body: list[cst.BaseStatement]) -> str | None:
         value = body[0].body[0].value.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def _ends_with_return(stmts: Sequence[cst.BaseStatement]) -> bool:
+    last = stmts[-1] if stmts else None
+    return (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+            and last.body[-1].value is None)
+
+
+def _as_scalar(value: TExpr) -> TExpr:
+    """A 0-d tile as a scalar of its element type (a scalar splat to 0-d: the scalar)."""
+    assert isinstance(value.type, TileType) and value.type.rank == 0
+    if value.op == "splat" and isinstance(value.args[0].type, ScalarType):
+        return value.args[0]
+    return TExpr("tile_to_scalar", [value], ScalarType(value.type.dtype), value.span)
+
+
+def _is_early_exit(node: cst.If) -> bool:
+    """An `if` whose body ends with `return` and whose `else` (if any) does not."""
+    return _ends_with_return(node.body.body) and not _ends_with_return(_else_body(node))
 
 
 def _else_body(node: cst.If) -> tuple:

@@ -26,6 +26,7 @@ from transpiler import __version__
 from transpiler.diagnostics import UnhandledConstruct, render
 from transpiler.driver import TranslationResult, translate_bytes
 from transpiler.emit_kinds import EMIT_KINDS, emit_path
+from transpiler.ircheck.spec import SpecFileError, load_spec_file
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -83,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0) if exit_.code in (0, None) else EXIT_USAGE
     try:
+        for spec_file in args.spec:
+            load_spec_file(Path(spec_file))
         jobs = plan_jobs(args)
-    except UsageError as err:
+    except (UsageError, SpecFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
     return run_jobs(jobs, args)
@@ -142,7 +145,7 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
         }
         _attach_unhandled(entry, result.unhandled)
         for diag in result.all_diagnostics():
-            print(render(diag, result.source), file=sys.stderr)
+            print(render(diag, result.source, job.display), file=sys.stderr)
         if not result.ok:
             status = EXIT_ERRORS
         else:

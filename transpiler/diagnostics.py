@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 
 
 class Severity(StrEnum):
@@ -102,8 +103,16 @@ class TranslationError(Exception):
         self.unhandled = unhandled
 
 
-def render(diag: Diagnostic, source: str | None) -> str:
-    """`path:line:col: error[CODE]: message`, then the source line with a caret under it."""
+def render(diag: Diagnostic, source: str | None, source_path: str | None = None) -> str:
+    """`path:line:col: error[CODE]: message`, then the source line with a caret under it.
+
+    `source` is the text of `source_path`; a diagnostic in another file (a helper imported
+    from a sibling module) reads its line from that file."""
+    if source_path is not None and diag.path != source_path:
+        try:
+            source = Path(diag.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            source = None
     head = f"{diag.severity.value}[{diag.code}]: {diag.message}"
     if diag.span is None:
         out = [f"{diag.path}: {head}"]

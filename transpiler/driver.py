@@ -26,6 +26,7 @@ from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstr
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.lowering.fma import contract_fma
 from transpiler.lowering.lower import lower_kernel
+from transpiler.lowering.reserved_names import RUST_KEYWORDS
 from transpiler.lowering.support import support_function
 from transpiler.model import KernelModel
 
@@ -169,7 +170,8 @@ def module_name(path: str) -> str:
     name = re.sub(r"[^0-9a-zA-Z_]", "_", stem).lower() or "kernels"
     if name[0].isdigit():
         name = "m_" + name
-    return name + "_kernels" if name in {"core", "std", "crate", "self", "super"} else name
+    reserved = {"core", "std", "crate", "self", "super", "cutile"} | RUST_KEYWORDS
+    return name + "_kernels" if name in reserved else name
 
 
 def _module_doc(source: SourceModule) -> tuple[str, ...]:

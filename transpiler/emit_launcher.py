@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ from transpiler.emit_kinds import EMIT_KINDS as EMIT_KINDS  # re-exported
 from transpiler.emit_kinds import emit_path as emit_path  # re-exported
 from transpiler.frontend.cutile_py import LaunchSite, SourceModule, dotted_name, tile_attr
 from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
+from transpiler.lowering.reserved_names import RUST_KEYWORDS
 
 if TYPE_CHECKING:
     from transpiler.driver import TranslationResult
@@ -86,7 +88,7 @@ class ParamSig:
     def ident(self) -> str:
         """The Rust/C identifier of this parameter in generated code."""
         name = self.name
-        if keyword.iskeyword(name) or name in _RESERVED or name in _RUST_KEYWORDS:
+        if keyword.iskeyword(name) or name in _RESERVED or name in RUST_KEYWORDS:
             return name + "_arg"
         return name
 
@@ -104,13 +106,6 @@ class ParamSig:
         return {"int": "i32", "bool": "bool"}.get(self.const_kind, "f64")
 
 
-_RUST_KEYWORDS = {
-    "as", "async", "await", "box", "break", "const", "continue", "crate", "do", "dyn", "else",
-    "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
-    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "static",
-    "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
-    "virtual", "where", "while", "yield", "abstract", "become", "final",
-}
 
 
 @dataclass(frozen=True)
@@ -1606,22 +1601,43 @@ _COND_OPS = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})",
              ">=": "({a} >= {b})", "==": "({a} == {b})", "!=": "({a} != {b})"}
 
 
-def _cond_rust(entry: KernelSig, tree: object) -> str:
-    """A condition tree over the constants as a Rust expression."""
+def _cond_is_float(entry: KernelSig, tree: object) -> bool:
+    """Whether a condition (sub)tree involves a float: a `ct.Constant[float]` or a literal."""
+    if isinstance(tree, list) and tree and tree[0] == "param":
+        return entry.param(str(tree[1])).const_kind == "float"
+    if isinstance(tree, float):
+        return True
+    if isinstance(tree, list) and len(tree) == 3 and tree[0] in _COND_OPS:
+        return _cond_is_float(entry, tree[1]) or _cond_is_float(entry, tree[2])
+    return False
+
+
+def _cond_rust(entry: KernelSig, tree: object, as_float: bool = False) -> str:
+    """A condition tree over the constants as a Rust expression: i64 arithmetic, or f64 where
+    a comparison's operands involve a float constant or literal (`P >= 1.0`)."""
+    kind = "f64" if as_float else "i64"
     if isinstance(tree, list) and tree and tree[0] == "param":
         param = entry.param(str(tree[1]))
         if param.const_kind == "bool":
-            return f"({param.ident} as i64)"
-        if param.const_kind != "int":
+            return f"({param.ident} as i64)" if not as_float else f"(({param.ident} as i64) as f64)"
+        if param.const_kind not in ("int", "float") or (param.const_kind == "float"
+                                                        and not as_float):
             raise ValueError(f"cannot test a condition on the constant `{param.name}`")
-        return f"({param.ident} as i64)"
+        return f"({param.ident} as {kind})"
     if isinstance(tree, bool):
-        return "1i64" if tree else "0i64"
+        return f"1{kind}" if tree else f"0{kind}"
     if isinstance(tree, int):
-        return f"{tree}i64"
+        return f"{tree}{kind}"
+    if isinstance(tree, float) and as_float and math.isfinite(tree):
+        return f"{tree!r}f64"
     if isinstance(tree, list) and len(tree) == 3 and tree[0] in _COND_OPS:
-        a, b = _cond_rust(entry, tree[1]), _cond_rust(entry, tree[2])
-        return _COND_OPS[str(tree[0])].format(a=a, b=b)
+        op = str(tree[0])
+        if op in _COMPARISONS:  # operands in f64 if either involves a float
+            as_float = _cond_is_float(entry, tree[1]) or _cond_is_float(entry, tree[2])
+        elif as_float and op in ("//", "%"):
+            raise ValueError(f"cannot write the condition {tree!r} in the launcher")
+        a, b = _cond_rust(entry, tree[1], as_float), _cond_rust(entry, tree[2], as_float)
+        return _COND_OPS[op].format(a=a, b=b)
     raise ValueError(f"cannot write the condition {tree!r} in the launcher")
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from transpiler.driver import read_manifests, translate_bytes
 from transpiler.frontend.cutile_py import parse_source
+from transpiler.ircheck.spec import SpecFileError
 
 EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -59,7 +60,7 @@ def main(argv: list[str]) -> int:
         return EXIT_CANNOT_RUN
     try:
         outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir)
-    except VerifyError as err:
+    except (VerifyError, SpecFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CANNOT_RUN
     for outcome in outcomes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -47,11 +48,28 @@ class SourceModule:
     module_aliases: dict[str, str] = field(default_factory=dict)
     constants: dict[str, cst.BaseExpression] = field(default_factory=dict)
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    # `from .gelu import f as g`: g -> ("gelu", "f"), a helper in a sibling file
+    sibling_imports: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # sibling modules parsed so far, by module name (see `sibling`)
+    siblings: dict[str, SourceModule] = field(default_factory=dict)
     kernels: list[KernelDef] = field(default_factory=list)
     launches: list[LaunchSite] = field(default_factory=list)
 
     def span(self, node: cst.CSTNode) -> Span | None:
         return self.positions.get(node)
+
+
+def sibling(source: SourceModule, module: str) -> SourceModule | None:
+    """The parsed sibling module `module` of `source` (`from .module import f`), or None
+    when the source has no folder (stdin) or the file does not exist."""
+    if module not in source.siblings:
+        if source.path.startswith("<"):
+            return None
+        path = Path(source.path).parent / f"{module.replace('.', '/')}.py"
+        if not path.is_file():
+            return None
+        source.siblings[module] = parse_source(path.read_text(encoding="utf-8"), str(path))
+    return source.siblings[module]
 
 
 def parse_source(text: str, path: str) -> SourceModule:
@@ -156,6 +174,13 @@ def _index_import(source: SourceModule, node: cst.Import) -> None:
 def _index_import_from(source: SourceModule, node: cst.ImportFrom) -> None:
     module = dotted_name(node.module) if node.module else None
     if module is None or isinstance(node.names, cst.ImportStar):
+        return
+    if len(node.relative) == 1:
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name is not None:
+                bound = alias.asname.name.value if alias.asname else name
+                source.sibling_imports[bound] = (module, name)
         return
     for alias in node.names:
         name = dotted_name(alias.name)

@@ -31,6 +31,7 @@ from transpiler.ircheck.parse import (
     make_template,
     render,
 )
+from transpiler.ircheck.restructure import restructure
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,13 @@ RULES: tuple[Rule, ...] = (
          "cuTile Python keeps the variable)."),
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
+    Rule("early-exit",
+         "`if c { A; return } else { yield }` followed by B at the end of the kernel is "
+         "`if c { A } else { B }`: either runs A or B and nothing after (cuTile Rust has no "
+         "`return` below the function body; see restructure.py)."),
+    Rule("scan-axis-swap",
+         "`permute` swapping axes 0 and k, `scan dim=0`, the same `permute` is the scan along "
+         "k (a swap is its own inverse; cuTile Rust 0.5.0 scans along dimension 0 only)."),
 )
 RULE_NAMES: frozenset[str] = frozenset(r.name for r in RULES)
 
@@ -263,7 +271,11 @@ def canonicalize(entry: TileIrEntry, interner: Interner | None = None,
     (a tensor stride passed as a separate parameter): uses of the first are uses of the
     second (rule argument-alias).
     """
+    entry, rewrites = restructure(entry)
     canonicalizer = _Canonicalizer(entry, interner or Interner())
+    for rule, count in rewrites.items():
+        if count:
+            canonicalizer.note(rule, "if" if rule == "early-exit" else "scan", count)
     canonicalizer.fold_select_padding()
     args = canonicalizer.canon.args
     for index, literal in (bound_args or {}).items():

@@ -11,7 +11,6 @@ launch sites and the dtypes its host code names (`derive_specs`).
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from transpiler.ircheck.spec import (
     ParamSpec,
     ScalarSpec,
     dtype_of_rust,
+    load_spec_file,
 )
 
 DEFAULT_CONST_INT = 64
@@ -94,30 +94,6 @@ def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
     return out
 
 
-def load_spec_file(path: Path) -> dict[str, list[KernelSpec]]:
-    """`--spec FILE`: {"kernel": [{"x": {"dtype": "float32", "ndim": 2}, "TILE": 128,
-    "n": {"scalar": "int32"}}, ...]} in parameter order."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    out: dict[str, list[KernelSpec]] = {}
-    for kernel, entries in data.items():
-        for entry in entries:
-            params: list[tuple[str, ParamSpec]] = []
-            for name, value in entry.items():
-                params.append((name, _param_from_json(value)))
-            out.setdefault(kernel, []).append(KernelSpec(kernel, tuple(params)))
-    return out
-
-
-def _param_from_json(value: Any) -> ParamSpec:
-    if isinstance(value, dict) and "dtype" in value:
-        return ArraySpec(str(value["dtype"]), int(value["ndim"]))
-    if isinstance(value, dict) and "scalar" in value:
-        return ScalarSpec(str(value["scalar"]))
-    if isinstance(value, bool | int | float):
-        return ConstSpec(value)
-    raise ValueError(f"cannot read specialization value {value!r}")
-
-
 def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelSpec]:
     """Specializations for a kernel from how its file launches it.
 
@@ -139,7 +115,8 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
             if p["kind"] == "array":
                 element = p["element"]
                 concrete = dtype_of_rust(element)
-                params.append((name, ArraySpec(concrete or dtype, int(p["ndim"]))))
+                # ndim -1: the kernel never reads the array; the Rust takes it as 1-d.
+                params.append((name, ArraySpec(concrete or dtype, max(int(p["ndim"]), 1))))
             elif p["kind"] == "scalar":
                 params.append((name, ScalarSpec(dtype_of_rust(p["element"]) or "int32")))
             else:

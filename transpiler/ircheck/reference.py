@@ -37,7 +37,7 @@ import sysconfig
 import tempfile
 import types
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +78,19 @@ class _Lift:
     blank: list[tuple[int, int]]  # byte ranges of the source replaced by spaces
     imports: dict[int, set[str]]  # kept import statement index -> the names it must bind
     mapped: dict[str, str]  # torch / numpy name read for its dtypes -> its module
+    # helpers imported from a sibling module (`from .gelu import f`): module -> {name: as}
+    siblings: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def lift_kernel(source: str, kernel: str, filename: str = "<kernel>") -> str:
-    """The source of a standalone module holding `kernel` and what it references.
+    """The kernel's own lifted file (`lifted_parts` without the sibling modules)."""
+    return lifted_parts(source, kernel, filename)[-1][1]
+
+
+def lifted_parts(source: str, kernel: str, filename: str = "<kernel>") -> list[tuple[str, str]]:
+    """(file name, source) of a standalone module holding `kernel` and what it references:
+    the lifted helpers of sibling modules it imports (`from .gelu import f`) first, each
+    with its own file's line numbers, then the kernel's file.
 
     Lines are preserved: statements not needed become blank lines. Two host-side parts of
     the kernel are left out: decorators other than cuda.tile's (`@experimental_kernel`
@@ -103,7 +112,40 @@ def lift_kernel(source: str, kernel: str, filename: str = "<kernel>") -> str:
     _drop_host_decorators(target, bindings, lift)
     keep = _needed_statements(tree, target, bindings, kernel, source, lift)
     keep.update(i for i, s in enumerate(tree.body) if _is_future_import(s))
-    return _render_lifted(source, tree, keep, lift, filename)
+    lifted = _render_lifted(source, tree, keep, lift, filename)
+    return [*_lift_siblings(lift.siblings, filename, {filename}), (filename, lifted)]
+
+
+def _lift_siblings(siblings: dict[str, dict[str, str]], filename: str,
+                   done: set[str]) -> list[tuple[str, str]]:
+    """The helpers imported from sibling modules, lifted from their files (the modules they
+    import from first)."""
+    out: list[tuple[str, str]] = []
+    for module, names in sorted(siblings.items()):
+        sibling = Path(filename).parent / f"{module.replace('.', '/')}.py"
+        path = str(sibling)
+        if path in done:
+            continue
+        if not sibling.is_file():
+            raise ReferenceIrError(f"{filename} imports from `{sibling.name}`, which is not "
+                                   "a file beside it")
+        text = sibling.read_text(encoding="utf-8")
+        tree = ast.parse(text, filename=path)
+        bindings = _top_level_bindings(tree)
+        lift = _Lift(set(), [], {}, {})
+        keep: set[int] = set()
+        for name in names:
+            found = next((b.stmt for b in bindings.get(name, []) if isinstance(
+                b.stmt, ast.FunctionDef | ast.Assign | ast.AnnAssign)), None)
+            if found is None:
+                raise ReferenceIrError(f"`{name}` is not a function or constant of "
+                                       f"`{sibling.name}`")
+            keep |= _needed_statements(tree, found, bindings, name, text, lift)
+        out.extend(_lift_siblings(lift.siblings, path, done | {path}))
+        aliases = "".join(f"{alias} = {name}\n" for name, alias in sorted(names.items())
+                          if alias != name)
+        out.append((path, _render_lifted(text, tree, keep, lift, path) + aliases))
+    return out
 
 
 def _top_level_bindings(tree: ast.Module) -> dict[str, list[_Binding]]:
@@ -287,7 +329,7 @@ def _arrow_before(data: bytes, pos: int) -> int:
 # -- what the kernel needs ---------------------------------------------------------------------
 
 
-def _needed_statements(tree: ast.Module, kernel: ast.FunctionDef,
+def _needed_statements(tree: ast.Module, kernel: ast.stmt,
                        bindings: dict[str, list[_Binding]], kernel_name: str, source: str,
                        lift: _Lift) -> set[int]:
     data = source.encode()
@@ -311,6 +353,13 @@ def _needed_statements(tree: ast.Module, kernel: ast.FunctionDef,
             continue
         seen.add(name)
         for binding in bindings.get(name, []):
+            if isinstance(binding.stmt, ast.ImportFrom) and binding.stmt.level == 1 and \
+                    binding.stmt.module:
+                # `from .gelu import f`: f is lifted from the sibling file (`_lift_siblings`).
+                for alias in binding.stmt.names:
+                    if _import_binding(alias) == name:
+                        lift.siblings.setdefault(binding.stmt.module, {})[alias.name] = name
+                continue
             if isinstance(binding.stmt, ast.Import | ast.ImportFrom):
                 module = _import_module(binding.stmt, name) or ""
                 if not _is_allowed_import(module):
@@ -482,12 +531,12 @@ def _check_alone(index: int, spans: list[tuple[int, int]], keep: set[int], filen
 def load_lifted_kernel(source_path: Path, kernel: str) -> Any:
     """Build the lifted module from code alone and return its kernel object."""
     source = source_path.read_text()
-    lifted = lift_kernel(source, kernel, str(source_path))
     module = types.ModuleType(f"_ircheck_lifted_{kernel}")
     module.__file__ = str(source_path)
     try:
-        code = compile(lifted, str(source_path), "exec")
-        exec(code, module.__dict__)  # noqa: S102 - the lifted defs/constants only
+        for filename, lifted in lifted_parts(source, kernel, str(source_path)):
+            code = compile(lifted, filename, "exec")
+            exec(code, module.__dict__)  # noqa: S102 - the lifted defs/constants only
     except Exception as exc:
         raise ReferenceIrError(f"{source_path}: lifting `{kernel}` failed: "
                                f"{type(exc).__name__}: {exc}") from exc

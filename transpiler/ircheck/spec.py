@@ -1,16 +1,19 @@
 """Specializations: one concrete instance of a kernel's implicit JIT choices.
 
-Takes nothing; gives the value types that both IR producers (reference: cuTile Python,
-generated: cuTile Rust) and the launcher generator agree on. A specialization fixes, per kernel
-parameter, either an array's element type and rank, a runtime scalar's type, or a
-`ct.Constant` value. Layout facts (contiguity, alignment, divisibility) are shared defaults
-that match what the cuTile Python JIT infers from a contiguous, 16-byte aligned tensor whose
-dimensions are multiples of 16.
+Takes nothing (or a `--spec` JSON file: `load_spec_file`); gives the value types that both
+IR producers (reference: cuTile Python, generated: cuTile Rust) and the launcher generator
+agree on. A specialization fixes, per kernel parameter, either an array's element type and
+rank, a runtime scalar's type, or a `ct.Constant` value. Layout facts (contiguity, alignment,
+divisibility) are shared defaults that match what the cuTile Python JIT infers from a
+contiguous, 16-byte aligned tensor whose dimensions are multiples of 16.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 # cuda.tile dtype name -> cuTile Rust element type name.
 RUST_ELEMENT_TYPES: dict[str, str] = {
@@ -101,3 +104,44 @@ class KernelSpec:
             else:
                 parts.append(f"{name}={spec.value}")
         return f"{self.kernel}[{','.join(parts)}]"
+
+
+def load_spec_file(path: Path) -> dict[str, list[KernelSpec]]:
+    """`--spec FILE`: {"kernel": [{"x": {"dtype": "float32", "ndim": 2}, "TILE": 128,
+    "n": {"scalar": "int32"}}, ...]} in parameter order."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise SpecFileError(f"--spec {path}: {err}") from None
+    shape_ok = isinstance(data, dict) and all(
+        isinstance(entries, list) and all(isinstance(e, dict) for e in entries)
+        for entries in data.values())
+    if not shape_ok:
+        raise SpecFileError(f"--spec {path}: expected an object "
+                            '{"kernel": [{"param": value, ...}, ...]}')
+    out: dict[str, list[KernelSpec]] = {}
+    for kernel, entries in data.items():
+        for entry in entries:
+            params: list[tuple[str, ParamSpec]] = []
+            for name, value in entry.items():
+                try:
+                    params.append((name, _param_from_json(value)))
+                except (ValueError, KeyError, TypeError) as err:
+                    raise SpecFileError(f"--spec {path}: `{kernel}` parameter `{name}`: "
+                                        f"{err}") from None
+            out.setdefault(kernel, []).append(KernelSpec(kernel, tuple(params)))
+    return out
+
+
+class SpecFileError(ValueError):
+    """A `--spec` file that is not JSON of the documented shape."""
+
+
+def _param_from_json(value: Any) -> ParamSpec:
+    if isinstance(value, dict) and "dtype" in value:
+        return ArraySpec(str(value["dtype"]), int(value["ndim"]))
+    if isinstance(value, dict) and "scalar" in value:
+        return ScalarSpec(str(value["scalar"]))
+    if isinstance(value, bool | int | float):
+        return ConstSpec(value)
+    raise ValueError(f"cannot read specialization value {value!r}")

@@ -21,6 +21,7 @@ from transpiler.model import (
     TExpr,
     TFor,
     TIf,
+    TileType,
     TStmt,
 )
 
@@ -97,9 +98,13 @@ def _is_var(expr: TExpr, name: str) -> bool:
 
 
 def _is_invariant(expr: TExpr, assigned: set[str]) -> bool:
-    """A value defined before the loop: a variable the body never assigns, of type i32."""
-    return (expr.op == "var" and expr.attrs.get("name") not in assigned
-            and expr.type == ScalarType(I32))
+    """A value defined before the loop: a variable the body never assigns, of type i32 (a
+    0-d i32 tile read as a scalar counts: in Tile IR both are the same `tile<i32>`)."""
+    if expr.op == "tile_to_scalar" and expr.args[0].type == TileType(I32, ()):
+        expr = expr.args[0]
+    elif expr.type != ScalarType(I32):
+        return False
+    return expr.op == "var" and expr.attrs.get("name") not in assigned
 
 
 def _assigned(stmts: list[TStmt]) -> set[str]:

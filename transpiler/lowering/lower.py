@@ -10,6 +10,7 @@ permutations) get their own annotated `let`.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,6 +66,11 @@ class _View:
 class _Context:
     stmts: list[t.Stmt]
     carried: set[str] = field(default_factory=set)
+    # Pointer scatters (by `id`) whose array a later statement of the same block reads or
+    # writes again through pointers: the scatter's token orders them (as cuTile Python's
+    # token threading does); `tokens` holds each array's latest such token.
+    chained: set[int] = field(default_factory=set)
+    tokens: dict[str, str] = field(default_factory=dict)
 
 
 class KernelLowerer:
@@ -142,6 +148,7 @@ class KernelLowerer:
         )
 
     def block(self, stmts: list[TStmt], ctx: _Context) -> None:
+        ctx.chained = _scattered_then_reused(stmts)
         for stmt in stmts:
             self.stmt(stmt, ctx)
 
@@ -149,7 +156,9 @@ class KernelLowerer:
         if isinstance(stmt, TAssign):
             self.assign(stmt, ctx)
         elif isinstance(stmt, TEffect):
-            ctx.stmts.append(t.ExprStmt(self.effect(stmt.value, ctx), semicolon=True))
+            effect = self.effect(stmt.value, ctx)
+            if effect != t.TupleExpr(()):
+                ctx.stmts.append(t.ExprStmt(effect, semicolon=True))
         elif isinstance(stmt, TFor):
             self.for_loop(stmt, ctx)
         elif isinstance(stmt, TIf):
@@ -230,6 +239,8 @@ class KernelLowerer:
         ctx.stmts.append(t.ForLoop(stmt.var, rng, t.BlockExpr(tuple(inner.stmts))))
 
     def if_stmt(self, stmt: TIf, ctx: _Context) -> None:
+        if not stmt.static and _static_guard(stmt.cond) is not None:
+            stmt = self.nest_static_guard(stmt)
         cond = self.expr(stmt.cond, ctx)
         then_ctx = _Context([], set())
         self.block(stmt.then, then_ctx)
@@ -253,6 +264,20 @@ class KernelLowerer:
             ctx.stmts.append(t.Let(names[0], if_expr, t.RType(types[0]), mutable=stmt.mutable))
             return
         self.if_assigning(stmt, cond, ctx)
+
+    def nest_static_guard(self, stmt: TIf) -> TIf:
+        """`if G and R` with `G` compile-time as `if G { if R {then} else {orelse} } else
+        {orelse}`: cuTile Python folds `G` (a short-circuit `and`), so each specialization
+        has either the runtime `if` or none; the static outer `if` folds the same way."""
+        guard, test = _static_guard(stmt.cond) or (stmt.cond, stmt.cond)
+        inner_names = [self.temp(r[0]) for r in stmt.results]
+        inner = TIf(test, stmt.then, copy.deepcopy(stmt.orelse), [], stmt.span, False,
+                    [(n, r[1], r[2], r[3], True) for n, r in zip(inner_names, stmt.results,
+                                                                  strict=True)])
+        return TIf(guard, [inner], stmt.orelse, stmt.merged, stmt.span, True,
+                   [(r[0], r[1], n, r[3], r[4]) for n, r in zip(inner_names, stmt.results,
+                                                                 strict=True)],
+                   stmt.mutable, stmt.inherits)
 
     def if_assigning(self, stmt: TIf, cond: t.Expr, ctx: _Context) -> None:
         """An `if` that gives several names their values: the cuTile Rust compiler has no
@@ -372,28 +397,45 @@ _TEMP_HINT = {"bid": "block", "num_blocks": "blocks", "extract": "part",
               "tile_to_scalar": "val", "convert_scalar": "val", "arange": "iota"}
 
 
+def _static_guard(cond: TExpr) -> tuple[TExpr, TExpr] | None:
+    """(`G`, `R`) for a runtime condition `G and R` whose left operand is compile-time."""
+    if cond.op == "binary" and cond.attrs.get("op") == "&" and cond.attrs.get("logical"):
+        left, right = cond.args
+        if left.op in ("const_param", "const_cond") and right.op not in ("const_param",
+                                                                         "const_cond"):
+            return left, right
+    return None
+
+
 def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[str, str]:
     """Rename the bindings of `names` made in `stmts` (at any depth) to `name_suffix`, and
-    the reads of those bindings; returns old -> new names."""
-    renamed: dict[str, str] = {}
+    the reads of those bindings; returns old -> new names of the bindings visible at the
+    end of `stmts`."""
     by_binding: dict[tuple[int, str], str] = {}
 
-    def new_name(old: str) -> str:
-        renamed[old] = f"{old}_{suffix}"
-        return renamed[old]
-
-    def bind(stmts: list[TStmt]) -> None:
+    def bind(stmts: list[TStmt], visible: dict[str, str]) -> dict[str, str]:
+        # `visible`: old -> new name of the binding each renamed name refers to here (an
+        # `if`'s arm results are names, resolved in the arm's own scope).
+        visible = dict(visible)
         for stmt in stmts:
             if isinstance(stmt, TAssign) and stmt.first and stmt.name in names:
-                by_binding[(id(stmt), stmt.name)] = stmt.name = new_name(stmt.name)
+                old = stmt.name
+                by_binding[(id(stmt), old)] = stmt.name = visible[old] = f"{old}_{suffix}"
             elif isinstance(stmt, TIf):
-                stmt.results = [
-                    (_keyed(by_binding, stmt, r[0], new_name), *r[1:]) if r[4] and r[0] in names
-                    else r for r in stmt.results]
-                bind(stmt.then)
-                bind(stmt.orelse)
+                then_visible, else_visible = bind(stmt.then, visible), bind(stmt.orelse,
+                                                                             visible)
+                results = []
+                for name, vtype, t_name, e_name, first in stmt.results:
+                    t_name, e_name = then_visible.get(t_name, t_name), else_visible.get(
+                        e_name, e_name)
+                    if first and name in names:
+                        by_binding[(id(stmt), name)] = visible[name] = new = f"{name}_{suffix}"
+                        name = new
+                    results.append((name, vtype, t_name, e_name, first))
+                stmt.results = results
             elif isinstance(stmt, TFor):
-                bind(stmt.body)
+                bind(stmt.body, visible)
+        return visible
 
     def read(expr: TExpr) -> None:
         binding = expr.attrs.get("binding") if expr.op == "var" else None
@@ -402,16 +444,10 @@ def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[s
         for arg in expr.args:
             read(arg)
 
-    bind(stmts)
+    visible = bind(stmts, {})
     for expr in statement_exprs(stmts):
         read(expr)
-    return renamed
-
-
-def _keyed(by_binding: dict[tuple[int, str], str], stmt: TIf, old: str,
-           new_name: Callable[[str], str]) -> str:
-    by_binding[(id(stmt), old)] = new = new_name(old)
-    return new
+    return visible
 
 
 def _tuple_or_single(items: list[t.Expr]) -> t.Expr:
@@ -426,6 +462,8 @@ def _dim_text(d: Dim) -> str:
     if isinstance(d, DimExpr):
         op = "/" if d.op == "//" else d.op
         return f"({_dim_text(d.left)} {op} {_dim_text(d.right)})"
+    if isinstance(d, int) and d < 0:
+        return f"{d}i32"
     return str(d)
 
 
@@ -518,7 +556,13 @@ def lower_literal(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 @rule("dim")
 def lower_dim(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    return t.Path(lw.dim(e.attrs["value"], e.span, False))
+    text = lw.dim(e.attrs["value"], e.span, False)
+    if isinstance(e.attrs["value"], DimExpr):
+        # The cuTile Rust compiler folds arithmetic on constants (`W / 2`) to a constant
+        # whose type it cannot always infer inside a larger expression or call; a typed
+        # `let` gives it one.
+        return lw.let(ctx, "dim", t.Path(text), "i32")
+    return t.Path(text)
 
 
 @rule("const_param")
@@ -760,7 +804,7 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         # the IR check's select-padding rule).
         loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
             pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-            t.Path("None"), t.Path("None"), latency)), unsafe=True)
+            t.Path("None"), _after(ctx, e.args[0].attrs["name"]), latency)), unsafe=True)
         raw = lw.temp("unpadded")
         ctx.stmts.append(t.Let(f"({raw}, _)", loaded, t.RType(tile_ty)))
         pad_tile = lw.let(ctx, "padding_tile", t.Call("broadcast_scalar", (
@@ -768,7 +812,7 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         return t.Call("select", (mask.args[0], t.Path(raw), pad_tile))
     loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
         pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-        t.Call("Some", (pad,)), t.Path("None"), latency)), unsafe=True)
+        t.Call("Some", (pad,)), _after(ctx, e.args[0].attrs["name"]), latency)), unsafe=True)
     ctx.stmts.append(t.Let(f"({name}, _)", loaded, t.RType(tile_ty)))
     return t.Path(name)
 
@@ -779,9 +823,46 @@ def lower_scatter(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     value = lw.expr(e.args[value_index], ctx)
     if not isinstance(value, t.Path):
         value = lw.let(ctx, "values", value, lw.rust_type(e.args[value_index].type, e.span) or "_")
-    return t.BlockExpr((), t.Call("store_ptr_tko", (
+    array = e.args[0].attrs["name"]
+    stored = t.BlockExpr((), t.Call("store_ptr_tko", (
         pointers, value, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-        t.Path("None"), _latency_type(lw, e.attrs.get("latency"), e.span))), unsafe=True)
+        _after(ctx, array), _latency_type(lw, e.attrs.get("latency"), e.span))), unsafe=True)
+    if id(e) not in ctx.chained:
+        return stored
+    ctx.tokens[array] = lw.let(ctx, "token", stored, "Token").text
+    return t.TupleExpr(())
+
+
+def _after(ctx: _Context, array: str) -> t.Expr:
+    """The token a pointer access to `array` waits on: the block's last scatter to it."""
+    token = ctx.tokens.get(array)
+    return t.Call("Some", (t.Path(token),)) if token else t.Path("None")
+
+
+def _scattered_then_reused(stmts: list[TStmt]) -> set[int]:
+    """The top-level scatters of `stmts` (by `id` of their expression) whose array a later
+    top-level statement accesses through pointers again (scatter or gather)."""
+    pending: dict[str, int] = {}
+    chained: set[int] = set()
+    for stmt in stmts:
+        for expr in statement_exprs([stmt]):
+            for node in _walk_exprs(expr):
+                if node.op in ("scatter", "gather") and node.args and node.args[0].op == "array":
+                    name = node.args[0].attrs["name"]
+                    if name in pending:
+                        chained.add(pending.pop(name))
+        if isinstance(stmt, TEffect) and stmt.value.op == "scatter":
+            pending[stmt.value.args[0].attrs["name"]] = id(stmt.value)
+    return chained
+
+
+def _walk_exprs(expr: TExpr) -> list[TExpr]:
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.args)
+    return out
 
 
 @rule("fma")
@@ -818,7 +899,7 @@ def lower_binary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         return t.Call(fn, (left, right, t.Path(f"rounding::{_ROUNDING[rounding]}"),
                            t.Path(f"ftz::{'Enabled' if ftz else 'Disabled'}")))
     if op in ("//", "%") and not is_float:
-        return _lower_int_floor_op(lw, e, op, left, right)
+        return _lower_int_floor_op(lw, e, op, left, right, ctx)
     if op == "//":
         raise lw.error("E0101", "floor division of floats is not lowered yet", e.span)
     if op == "**":
@@ -827,7 +908,7 @@ def lower_binary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 
 def _lower_int_floor_op(lw: KernelLowerer, e: TExpr, op: str, left: t.Expr,
-                        right: t.Expr) -> t.Expr:
+                        right: t.Expr, ctx: _Context) -> t.Expr:
     """Python's integer `//` and `%` round toward negative infinity; Rust's truncate."""
     rust_type = lw.elem(e.type.dtype)
     if isinstance(e.type, ScalarType):
@@ -836,13 +917,37 @@ def _lower_int_floor_op(lw: KernelLowerer, e: TExpr, op: str, left: t.Expr,
         return t.Call(name, (left, right))
     if op == "//":
         return t.Call("divi", (left, right, t.Path("rounding::NegativeInf")))
-    raise lw.error("E0101", "integer `%` on tiles is not lowered yet", e.span)
+    return _lower_tile_floor_mod(lw, e, left, right, ctx)
+
+
+def _lower_tile_floor_mod(lw: KernelLowerer, e: TExpr, left: t.Expr, right: t.Expr,
+                          ctx: _Context) -> t.Expr:
+    """`a % b` on integer tiles as cuTile Python computes it: the truncated remainder `r`,
+    moved by `b` where `r` is nonzero and its sign differs from `b`'s."""
+    assert isinstance(e.type, TileType)
+    elem = lw.elem(e.type.dtype)
+    shape = lw.const_shape(e.type.shape, e.span)
+    dims = lw.shape_type(e.type.shape, e.span)
+    tile, flags = f"Tile<{elem}, {dims}>", f"Tile<bool, {dims}>"
+    b = lw.let(ctx, "divisor", right, tile)
+    r = lw.let(ctx, "rem", t.Call("remi", (left, b)), tile)
+    zero = lw.let(ctx, "zero", t.Call("constant", (t.Lit(f"0{elem}"), shape)), tile)
+    fix = lw.let(ctx, "fix", t.Binary("&", t.Binary(
+        "^", t.Call("lt_tile", (r, zero)), t.Call("lt_tile", (b, zero))),
+        t.Call("ne_tile", (r, zero))), flags)
+    return t.Call("select", (fix, t.Binary("+", r, b), r))
 
 
 @rule("compare")
 def lower_compare(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     left, right = (lw.expr(a, ctx) for a in e.args)
     if isinstance(e.type, TileType):
+        operand = e.args[0].type
+        if e.attrs["op"] == "!=" and isinstance(operand, TileType) and isinstance(
+                operand.dtype, DType) and operand.dtype.is_float:
+            # Python's float `!=` holds for NaN: Tile IR's unordered compare.
+            return t.Call("cmpf", (left, right, t.Path("predicate::NotEqual"),
+                                   t.Path("cmp_ordering::Unordered")))
         return t.Call(_CMP[e.attrs["op"]], (left, right))
     return t.Binary(e.attrs["op"], left, right)
 
@@ -891,8 +996,21 @@ def lower_scan(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     # Half types have no Rust literal: their zero is `f16::ZERO` / `bf16::ZERO`.
     identity = literal(0, e.type.dtype, lw) if isinstance(e.type.dtype, DType) and elem not in (
         "f16", "bf16") else t.Path(f"{elem}::ZERO")
-    return t.Call("scan_sum", (x, t.Lit(f"{e.attrs['axis']}i32"),
-                               t.Path(f"reverse::{direction}"), identity))
+    axis = int(e.attrs["axis"])
+    if axis == 0:
+        return t.Call("scan_sum", (x, t.Lit("0i32"), t.Path(f"reverse::{direction}"),
+                                   identity))
+    # cuTile Rust 0.5.0 scans along dimension 0 whatever `dim` says (its compile_scan_op
+    # writes dim=0): the scanned axis is swapped to the front and back (IR check rule
+    # scan-axis-swap).
+    swap = list(range(e.type.rank))
+    swap[0], swap[axis] = axis, 0
+    axes = t.MacroCall("const_array", tuple(t.Lit(str(a)) for a in swap))
+    front = f"Tile<{elem}, {lw.shape_type(tuple(e.type.shape[a] for a in swap), e.span)}>"
+    swapped = lw.let(ctx, "front", t.Call("permute", (x, axes)), front)
+    scanned = lw.let(ctx, "scanned", t.Call("scan_sum", (
+        swapped, t.Lit("0i32"), t.Path(f"reverse::{direction}"), identity)), front)
+    return t.Call("permute", (scanned, axes))
 
 
 @rule("neg")
@@ -1120,8 +1238,17 @@ def lower_scalar_to_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 @rule("array_dim")
 def lower_array_dim(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     array = e.args[0].args[0] if e.args[0].op == "array_shape" else e.args[0]
+    axis = int(e.attrs["axis"])
+    if axis < 0:
+        # `shape[-1]`: counted from the array's rank (cuTile Rust takes a plain index).
+        ndim = max((p.type.ndim for p in lw.spec.model.params
+                    if isinstance(p.type, ArrayType) and p.type.param == array.type.param),
+                   default=0)
+        if axis + ndim < 0:
+            raise lw.error("E0108", f"axis {axis} of an array with {ndim} dimensions", e.span)
+        axis += ndim
     return t.Call("get_shape_dim", (t.MethodCall(t.Path(array.attrs["name"]), "shape", ()),
-                                    t.Lit(f"{e.attrs['axis']}i32")))
+                                    t.Lit(f"{axis}i32")))
 
 
 @rule("assume_div")

@@ -1,12 +1,21 @@
 """Names a translated kernel must not use for its own locals.
 
-Takes nothing; gives `RESERVED`: every function of the cuTile Rust DSL (`cutile::core`, 0.5.0)
-and Rust's own keywords. The generated code calls DSL functions by their bare names, so a
-Python local called `num_tiles` or `exp` would shadow the function; such locals get a `_`
-suffix. The list of DSL functions was read off the crate's `pub fn` items.
+Takes nothing; gives `DSL_FUNCTIONS`: every function of the cuTile Rust DSL (`cutile::core`,
+0.5.0), and `RUST_KEYWORDS`: Rust's strict, reserved and edition keywords. The generated code
+calls DSL functions by their bare names, so a Python local called `num_tiles` or `exp` would
+shadow the function; such locals get a `_` suffix. The list of DSL functions was read off the
+crate's `pub fn` items.
 """
 
 from __future__ import annotations
+
+RUST_KEYWORDS: frozenset[str] = frozenset({
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if",
+    "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv",
+    "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "try",
+    "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+})
 
 DSL_FUNCTIONS: frozenset[str] = frozenset({
     "__pack_f4e2m1fnx2_tile",

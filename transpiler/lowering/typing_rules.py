@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from transpiler.analysis import _NEGATED, ConstDependentError, _params_in
+from transpiler.analysis import _NEGATED, ConstDependentError, _params_in, rank_conflict
 from transpiler.model import (
     ArrayType,
     ConstType,
@@ -122,8 +122,12 @@ def _index_i32(an: KernelAnalyzer, index: TExpr, node: cst.CSTNode) -> TExpr:
 
 def _note_rank(an: KernelAnalyzer, array: TExpr, rank: int, node: cst.CSTNode) -> None:
     name = array.type.param
-    known = an.array_ranks.setdefault(name, rank)
+    if name not in an.array_ranks:
+        an.array_ranks[name] = rank
+        an.array_rank_conditions[name] = list(an.static_conditions)
+    known = an.array_ranks[name]
     if known != rank:
+        rank_conflict(an, name, an.span(node))
         raise an.error("E0108", f"array `{name}` is used with rank {known} and rank {rank}",
                        node)
 
@@ -212,6 +216,11 @@ def load(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> T
     array = _array(an, v["array"], node)
     shape = an.const_shape(v["shape"], node, "the load shape")
     index = _index_scalars(an, v["index"], node)
+    scalar = not shape and len(index) > 0
+    if scalar:
+        # `shape=()` with a full index reads one element: a (1, ..., 1) tile, reshaped to
+        # 0-d (as cuTile Python lowers it).
+        shape = (1,) * len(index)
     if len(index) != len(shape):
         raise an.error("E0108", f"the index has {len(index)} coordinates but the shape has "
                        f"{len(shape)} dimensions", node)
@@ -232,8 +241,9 @@ def load(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> T
         "shape": shape, "padding": padding, "latency": _latency(an, v["latency"], node),
         "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`"), "order": order,
     }
-    return TExpr("load", [array, *index], TileType(array.type.dtype, result_shape),
-                 an.span(node), attrs)
+    loaded = TExpr("load", [array, *index], TileType(array.type.dtype, result_shape),
+                   an.span(node), attrs)
+    return an.reshape(loaded, (), node) if scalar else loaded
 
 
 @rule("store")
