@@ -23,8 +23,8 @@ Two kinds of hole come from here (the expression kind comes from `KernelAnalyzer
 Everything else keeps its error: a name first bound by the construct and used after it
 (its type would have to be guessed), a statement that leaves the kernel (`return`), a call
 to a helper whose Python source is not in this file (the IR check could not compile the
-reference side), compile-time or array arguments of a helper, and constructs inside an
-inlined helper's body (the hole is made at the kernel statement that calls it).
+reference side), and compile-time or array arguments of a helper. A construct inside an
+inlined helper's body is decided at the kernel statement that calls the helper.
 """
 
 from __future__ import annotations
