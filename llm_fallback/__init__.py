@@ -1,9 +1,10 @@
 """LLM fallback for the constructs the deterministic passes cannot lower (issue #4).
 
 Takes a file the pipeline failed on because of "unhandled construct" records; gives the file
-translated with model-written Rust fragments, each accepted only after it parsed as a Rust
-expression, the whole file compiled against cutile 0.5.0, and every kernel with a fragment
-matched cuTile Python's Tile IR; or the original diagnostics with a note. See README.md for
+translated with model-written Rust fragments (an expression, the statements of a block, or a
+helper function), each accepted only after it parsed as Rust of its kind, the whole file
+compiled against cutile 0.5.0, and every kernel with a fragment matched cuTile Python's Tile
+IR; or the original diagnostics with a note. See README.md for
 the design and CACHE.md for the cache format.
 
 Modules: `context` (holes, prompt context), `cutile_api` (crate signatures), `examples`

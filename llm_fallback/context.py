@@ -64,6 +64,27 @@ class Hole:
     def marker(self) -> str:
         return f"__HOLE_{self.id}__"
 
+    @property
+    def kind(self) -> str:
+        """`expression`, `statements` (a region of statements) or `function` (a helper)."""
+        return str(self.node.attrs.get("kind", "expression"))
+
+    @property
+    def outputs(self) -> list[tuple[str, str]]:
+        """A region's outputs: Rust name and type of each `let mut` it must assign."""
+        return list(self.node.attrs.get("outputs_rust", []))
+
+    @property
+    def signature(self) -> str | None:
+        """A helper hole's required signature (`fn NAME<...>(...) -> R`)."""
+        value = self.node.attrs.get("signature")
+        return str(value) if value else None
+
+    @property
+    def constants(self) -> list[tuple[str, str]]:
+        """A region's compile-time inputs: Python name and Rust form."""
+        return list(self.node.attrs.get("constants", []))
+
     def label(self) -> str:
         where = f" (line {self.line})" if self.line else ""
         return f"{self.kernel}: {self.construct}{where}"
@@ -147,15 +168,20 @@ def strip_python_comments(source: str) -> str:
 
 
 def python_snippet(source: str, hole: Hole) -> str:
-    """Numbered Python lines around the construct, its line marked."""
-    lines = strip_python_comments(source).splitlines()
+    """Numbered Python lines around the construct (to the end of a region's statement),
+    its line marked."""
     line = hole.line or 1
-    start, end = max(1, line - PY_BEFORE), min(len(lines), line + PY_AFTER)
+    end = int(hole.node.attrs.get("end_line") or line)  # type: ignore[call-overload]
+    return python_lines(source, line - PY_BEFORE, max(line, end) + PY_AFTER, line, hole.marker)
+
+
+def python_lines(source: str, start: int, end: int, marked: int | None, marker: str) -> str:
+    """Numbered Python lines `start..end` (comments removed), line `marked` marked."""
+    lines = strip_python_comments(source).splitlines()
     out: list[str] = []
-    for number in range(start, end + 1):
-        text = lines[number - 1]
-        mark = f"  # <- {hole.marker}" if number == line else ""
-        out.append(f"{number:>4} | {text}{mark}")
+    for number in range(max(1, start), min(len(lines), end) + 1):
+        mark = f"  # <- {marker}" if number == marked else ""
+        out.append(f"{number:>4} | {lines[number - 1]}{mark}")
     return "\n".join(out)
 
 

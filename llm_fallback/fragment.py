@@ -38,6 +38,8 @@ FORBIDDEN_WORDS = frozenset({
     "include", "include_str", "include_bytes", "env", "option_env", "concat", "async", "await",
     "dyn", "type", "pub", "where", "loop", "while", "break", "continue", "return", "move",
 })
+# Loops are statements: allowed in a region of statements and in a helper's body.
+LOOP_WORDS = frozenset({"loop", "while", "break", "continue"})
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _TOKEN_RE = re.compile(r"""
     (?P<ws>\s+)
@@ -61,12 +63,14 @@ class FragmentRejected(ValueError):
 class Token:
     kind: str
     text: str
+    pos: int = 0  # offset in the lexed text
 
 
 @dataclass(frozen=True)
 class Fragment:
     kind: str
     code: str  # comments removed, whitespace folded (one line for an expression)
+    body: str = ""  # a helper function's body, between its braces
 
 
 def extract_code(answer: str) -> str:
@@ -96,7 +100,7 @@ def lex(code: str) -> list[Token]:
             raise FragmentRejected("string, byte and char literals (and lifetimes) are not "
                                    "allowed in a kernel fragment")
         if kind not in ("ws", "line_comment"):
-            tokens.append(Token(kind, match.group()))
+            tokens.append(Token(kind, match.group(), pos))
         pos = match.end()
     return tokens
 
@@ -131,7 +135,7 @@ def _check_words(tokens: list[Token], kind: str, allow_unsafe: bool) -> None:
             if token.text in ("#", "$"):
                 raise FragmentRejected("attributes and macro metavariables are not allowed")
             continue
-        if word in FORBIDDEN_WORDS:
+        if word in FORBIDDEN_WORDS and not (word in LOOP_WORDS and kind != "expression"):
             raise FragmentRejected(f"`{word}` is not allowed in a kernel fragment")
         if word == "unsafe" and not allow_unsafe:
             raise FragmentRejected("`unsafe` is not needed here: none of the functions this "
@@ -212,8 +216,11 @@ def parse_check(code: str, kind: str, timeout: float = 30.0) -> None:
                                f"{kind}:\n{message[:1500]}")
 
 
-def accept(answer: str, kind: str = "expression", allow_unsafe: bool = False) -> Fragment:
-    """The answer as a checked fragment of `kind`, or `FragmentRejected`."""
+def accept(answer: str, kind: str = "expression", allow_unsafe: bool = False, *,
+           outputs: tuple[str, ...] = (), signature: str | None = None) -> Fragment:
+    """The answer as a checked fragment of `kind`, or `FragmentRejected`. A `statements`
+    fragment may not redeclare the `outputs` it must assign; a `function` must have exactly
+    the given `signature` (its body is `Fragment.body`)."""
     if kind not in KINDS:
         raise ValueError(f"unknown fragment kind {kind!r}")
     code = extract_code(answer)
@@ -222,5 +229,43 @@ def accept(answer: str, kind: str = "expression", allow_unsafe: bool = False) ->
                                f"{MAX_FRAGMENT_CHARS}")
     check_tokens(lex(code), kind, allow_unsafe)
     folded = _fold(code)
+    tokens = lex(folded)
+    body = ""
+    if kind == "statements":
+        _check_outputs(tokens, outputs)
+    elif kind == "function":
+        body = _function_body(folded, tokens, signature)
     parse_check(folded, kind)
-    return Fragment(kind, folded)
+    return Fragment(kind, folded, body)
+
+
+def _check_outputs(tokens: list[Token], outputs: tuple[str, ...]) -> None:
+    """No `let` of an output name: a new binding would hide the assignment from the code
+    after the region."""
+    for index, token in enumerate(tokens[:-1]):
+        if token.text != "let":
+            continue
+        following = tokens[index + 1:index + 3]
+        names = [t.text for t in following if t.text != "mut"][:1]
+        if names and names[0] in outputs:
+            raise FragmentRejected(f"`let {names[0]}` declares a new `{names[0]}`; assign "
+                                   f"the existing `let mut {names[0]}` instead "
+                                   f"(`{names[0]} = ...;`)")
+
+
+def _function_body(code: str, tokens: list[Token], signature: str | None) -> str:
+    """The text between the braces of a helper whose tokens start with `signature`."""
+    if signature is None:
+        raise ValueError("a function fragment needs its signature")
+    expected = [t.text for t in lex(signature)]
+    head = [t.text for t in tokens[:len(expected)]]
+    if head != expected or len(tokens) <= len(expected) or tokens[len(expected)].text != "{":
+        raise FragmentRejected(f"the helper must start with exactly `{signature} {{` and "
+                               "be one function")
+    open_brace = tokens[len(expected)]
+    depth = 0
+    for token in tokens[len(expected):]:
+        depth += {"{": 1, "}": -1}.get(token.text, 0)
+        if depth == 0 and token is not tokens[-1]:
+            raise FragmentRejected("the answer continues after the helper's closing `}`")
+    return code[open_brace.pos + 1:tokens[-1].pos].strip()

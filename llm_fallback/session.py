@@ -35,9 +35,11 @@ from llm_fallback.fragment import FragmentRejected, accept
 from llm_fallback.verify import HarnessVerifier, IrResult, Problem, Verifier
 from transpiler.diagnostics import Diagnostic, UnhandledConstruct
 from transpiler.driver import TranslationResult, translate_bytes
+from transpiler.region_holes import NOT_TRIED
 
 DEFAULT_ATTEMPTS = 3
-ELIGIBLE_CODES = ("E0101", "E0110")
+# E0100 (no such cuda.tile function) cannot pass: cuTile Python cannot compile it either.
+INELIGIBLE_CODES = ("E0100",)
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 _SAFE_TEXT = re.compile(r"[^\x20-\x7e]")
 
@@ -76,6 +78,7 @@ class ConstructReport:
     construct: str
     line: int | None
     model: str
+    kind: str = "expression"
     status: str = "pending"  # accepted | failed | pending
     fragment: str | None = None
     verdict: str | None = None
@@ -91,7 +94,7 @@ class ConstructReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "hole": self.hole, "construct": self.construct,
-                "line": self.line, "model": self.model, "status": self.status,
+                "kind": self.kind, "line": self.line, "model": self.model, "status": self.status,
                 "fragment": self.fragment, "ir_verdict": self.verdict,
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "attempts": [a.to_json() for a in self.attempts]}
@@ -152,16 +155,15 @@ class FallbackSession:
         report = FileReport(display)
         self.files.append(report)
         if not all(_eligible(u) for u in first.unhandled):
-            return _noted(first, report, "not attempted: only element-wise cuda.tile calls "
-                          "that the passes do not lower are sent to the model")
+            return _noted(first, report, "not attempted: `cuda.tile` has no such function, "
+                          "so cuTile Python could not compile the reference either")
         if self.client.cache is None and not self.client.can_call():
             return _noted(first, report, "skipped: ANTHROPIC_API_KEY is not set and no "
                           "--llm-cache was given")
         collector = HoleCollector()
         draft = translate_bytes(data, display, collector)
         if not draft.ok or not collector.holes:
-            return _noted(first, report, "not attempted: a construct is not an element-wise "
-                          "call whose result type the analysis can infer")
+            return _noted(first, report, _why_not(draft))
         run = _FileRun(self, data, display, first.source, collector.holes, report)
         try:
             return run.execute()
@@ -202,7 +204,19 @@ class FallbackSession:
 
 
 def _eligible(unhandled: UnhandledConstruct) -> bool:
-    return unhandled.code in ELIGIBLE_CODES and unhandled.construct.startswith("call:ct.")
+    return unhandled.code not in INELIGIBLE_CODES
+
+
+def _why_not(draft: TranslationResult) -> str:
+    """The analysis' reason for leaving a construct without a hole (from the translation
+    with holes allowed), else a general one."""
+    for diag in draft.all_diagnostics():
+        for note in diag.notes:
+            if note.startswith(NOT_TRIED):
+                where = f"line {diag.span.line}: " if diag.span else ""
+                return "not attempted: " + where + note[len(NOT_TRIED):]
+    return ("not attempted: a construct is neither an element-wise call nor a statement "
+            "or helper call whose inputs and outputs the analysis can type")
 
 
 def _noted(result: TranslationResult, report: FileReport, note: str) -> TranslationResult:
@@ -232,7 +246,7 @@ class _FileRun:
         self.states: list[_HoleState] = []
         for hole in holes:
             construct = ConstructReport(hole.kernel, hole.id, hole.construct, hole.line,
-                                        session.options.model)
+                                        session.options.model, hole.kind)
             report.constructs.append(construct)
             self.states.append(_HoleState(hole, construct))
         self.examples = examples.pick(session.options.examples_dir, source,
@@ -273,19 +287,23 @@ class _FileRun:
                               f"attempt(s); last problem: {state.last_problem}")
             if not state.messages:
                 state.messages.append({"role": "user", "content": self._first_prompt(state)})
-            reply = self.client.complete(prompt.SYSTEM, state.messages)
+            reply = self.client.complete(prompt.system_text(state.hole.kind), state.messages)
             attempt = Attempt(len(state.report.attempts) + 1, reply.input_tokens,
                               reply.output_tokens, reply.cached)
             state.report.attempts.append(attempt)
             state.messages.append({"role": "assistant", "content": reply.text or "(empty)"})
+            hole = state.hole
             try:
-                fragment = accept(reply.text, "expression", state.allow_unsafe)
+                fragment = accept(reply.text, hole.kind, state.allow_unsafe,
+                                  outputs=tuple(name for name, _ in hole.outputs),
+                                  signature=hole.signature)
             except FragmentRejected as err:
                 self._reject(state, "fragment", str(err))
                 continue
             attempt.outcome = "parsed"
             state.report.fragment = fragment.code
-            self.fills[state.hole.key] = Fill(fragment.code, self._provenance(state, "pending"))
+            code = fragment.body if hole.kind == "function" else fragment.code
+            self.fills[hole.key] = Fill(code, self._provenance(state, "pending"))
             return
 
     def _first_prompt(self, state: _HoleState) -> str:
@@ -294,16 +312,18 @@ class _FileRun:
         draft = translate_bytes(self.data, self.display, collector)
         hole = next(h for h in collector.holes if h.key == state.hole.key)
         state.hole = hole
-        name = hole.construct.split(".", 1)[-1]
+        name = hole.construct.split(".", 1)[-1].split(":")[-1]
         api = cutile_api.relevant(name)
-        state.allow_unsafe = any(i.signature.startswith("pub unsafe fn") for i in api)
+        state.allow_unsafe = any(i.signature.startswith("pub unsafe fn") for i in api) or \
+            bool(hole.node.attrs.get("written"))
         return prompt.request_text(hole, self.source, draft.rust or "", api, self.examples)
 
     def _reject(self, state: _HoleState, stage: str, detail: str) -> None:
         detail = redact(detail)
         state.report.attempts[-1].outcome = f"{stage}: {_first_line(detail)}"
         state.last_problem = f"{stage}: {_first_line(detail)}"
-        state.messages.append({"role": "user", "content": prompt.feedback_text(stage, detail)})
+        state.messages.append({"role": "user", "content": prompt.feedback_text(
+            stage, detail, state.hole.kind)})
         self.fills.pop(state.hole.key, None)
 
     # ---- checking --------------------------------------------------------------------------
@@ -338,24 +358,25 @@ class _FileRun:
         return sorted(hit) if hit else sorted({k for _, _, k in ranges})
 
     def _hole_ranges(self, rust: str) -> list[tuple[int, int, tuple[str, int]]]:
-        """1-based line ranges of each spliced `let` (after its provenance comment); a hole
-        appears once per dtype variant of its kernel."""
+        """1-based line ranges of the code after each provenance comment: the spliced `let`,
+        the region's block, or the helper function (up to the first line where its braces
+        balance and it ends with `;` or `}`); a hole appears once per dtype variant of its
+        kernel, and a helper hole at its call and at its function."""
         lines = rust.splitlines()
         tags = {f"llm-fallback {s.hole.kernel}#{s.hole.id}:": s.hole.key for s in self.states}
         ranges: list[tuple[int, int, tuple[str, int]]] = []
         for index, line in enumerate(lines):
             key = next((k for tag, k in tags.items() if tag in line), None)
-            if key is None:
-                continue
-            end = next((i for i in range(index + 1, len(lines))
-                        if lines[i].rstrip().endswith(";")), index + 1)
-            ranges.append((index + 2, end + 1, key))
+            if key is not None:
+                ranges.append((index + 2, _code_end(lines, index + 1) + 1, key))
         return ranges
 
     def _provenance(self, state: _HoleState, verdict: str) -> str:
         hole = state.hole
         line = f" (line {hole.line})" if hole.line else ""
-        text = (f"llm-fallback {hole.kernel}#{hole.id}: {hole.construct}{line} by "
+        what = {"statements": " as statements",
+                "function": f" in helper `{hole.node.attrs.get('helper')}`"}.get(hole.kind, "")
+        text = (f"llm-fallback {hole.kernel}#{hole.id}: {hole.construct}{line}{what} by "
                 f"{self.client.model}; IR check {verdict}")
         return _SAFE_TEXT.sub("?", text)
 
@@ -368,6 +389,17 @@ class _FileRun:
             fill = self.fills[state.hole.key]
             self.fills[state.hole.key] = Fill(fill.code, self._provenance(state, verdict))
         return self._render(self.fills)
+
+
+def _code_end(lines: list[str], start: int) -> int:
+    """The index of the line where the code starting at `start` ends."""
+    depth = 0
+    for index in range(start, len(lines)):
+        text = lines[index].rstrip()
+        depth += text.count("{") - text.count("}")
+        if depth <= 0 and text.endswith((";", "}")):
+            return index
+    return start
 
 
 def _first_line(text: str) -> str:

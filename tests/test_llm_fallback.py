@@ -407,3 +407,159 @@ def test_signature_table_is_current_and_relevant() -> None:
         pytest.skip("cutile-0.5.0 sources are not in the cargo registry")
     assert tuple(cutile_api.extract(core.read_text(encoding="utf-8"))) == \
         cutile_api.load_table(), "regenerate with `python -m llm_fallback.cutile_api`"
+
+
+# ---- statement and helper holes -------------------------------------------------------------
+
+HALVING = FIXTURES / "halving.py"
+DAMPED = FIXTURES / "damped_sum.py"
+WHILE_REGION = ("while k < STEPS { let half: Tile<f32, { [TILE] }> = constant(0.5f32, "
+                "const_shape![TILE]); let half_e: Tile<E, { [TILE] }> = convert_tile(half); "
+                "t = t * half_e; k = k + 1i32; }")
+DAMP_SIGNATURE = "fn damp<const TILE: i32>(v: Tile<f32, { [TILE] }>) -> Tile<f32, { [TILE] }>"
+
+
+def test_statements_fragment_accepts_a_loop() -> None:
+    fragment = accept(f"```rust\n// halve\n{WHILE_REGION}\n```", "statements", outputs=("t", "k"))
+    assert fragment.code == WHILE_REGION
+
+
+@pytest.mark.parametrize(("answer", "why"), [
+    ("extern { fn abort(); }", "`extern`"),
+    ("t = t; } fn evil() { t = t;", "nested `fn`"),
+    ("k = k + 1i32; } {", "unbalanced `}`"),
+    ("let mut t = t * t;", "`let t` declares a new `t`"),
+    ("if k < 1i32 { return; }", "`return`"),
+    ("asm!(x);", "`asm`"),
+    ("cuda_tile_print!(t);", "macro"),
+    ("while k < STEPS { k = k + 1i32;", "unclosed"),
+])
+def test_statements_fragment_rejections(answer: str, why: str) -> None:
+    with pytest.raises(FragmentRejected) as info:
+        accept(answer, "statements", outputs=("t", "k"))
+    assert why in str(info.value)
+
+
+def test_function_fragment_must_have_the_signature() -> None:
+    body = "let mut v = v; let mut k: i32 = 0i32; while k < 3i32 { k = k + 1i32; } v"
+    fragment = accept(f"```rust\n{DAMP_SIGNATURE} {{\n    {body}\n}}\n```", "function",
+                      signature=DAMP_SIGNATURE)
+    assert fragment.body == body and fragment.code.startswith(DAMP_SIGNATURE)
+    for wrong in (DAMP_SIGNATURE.replace("f32", "f16", 1) + " { v }",
+                  DAMP_SIGNATURE + " { v } fn other() { }",
+                  "loop { }"):
+        with pytest.raises(FragmentRejected):
+            accept(wrong, "function", signature=DAMP_SIGNATURE)
+
+
+LOOP = "    while k < STEPS:\n        t = t * 0.5\n        k += 1\n"
+
+
+@pytest.mark.parametrize(("new", "why"), [
+    ("    t = ct.argmax(t, axis=0)\n", "`t` is reassigned here and used after it"),
+    ("    s = ct.argmax(t, axis=0)\n    t = t + s\n", "`s` is first assigned here"),
+    ("    if pid > 1:\n        return\n", "leaves the kernel early"),
+    ("    for _ in range(2):\n        t = unknown_helper(t)\n",
+     "`unknown_helper` is not defined in this file"),
+])
+def test_untypable_statements_keep_their_error(tmp_path: Path, new: str, why: str) -> None:
+    source = tmp_path / "halving.py"
+    text = HALVING.read_text()
+    assert LOOP in text
+    source.write_text(text.replace(LOOP, new))
+    data = source.read_bytes()
+    first = translate_bytes(data, str(source))
+    transport = Offline()
+    result = session(transport).repair(data, str(source), first)
+    assert not result.ok and transport.requests == []
+    note = result.all_diagnostics()[0].notes[-1]
+    assert note.startswith("LLM fallback not attempted: ")
+    assert why in note
+
+
+def test_statement_hole_prompt_and_region() -> None:
+    transport = Recorded("statement_first_try")
+    fallback = session(transport, verifier=_Scripted([]))
+    result = repair(fallback, HALVING)
+    assert result.ok and result.rust is not None
+    sent = transport.requests[0]
+    text = sent["messages"][0]["content"]
+    assert "with statements" in text and "`stmt:while` at line 10" in text
+    assert "- `t: Tile<E, { [TILE] }>`" in text and "- `k: i32`" in text
+    assert "    let mut k: i32 = 0i32;\n    {\n        // HOLE 1: stmt:while\n" \
+        "        __HOLE_1__;\n    };" in text
+    assert "Rust statements that replace the hole marker" in sent["system"]
+    assert ("// llm-fallback halving_kernel#1: stmt:while (line 10) as statements by "
+            f"{DEFAULT_MODEL}; IR check PASS") in result.rust
+    assert "            while k < STEPS {\n" in result.rust
+    [report] = constructs(fallback)
+    assert report["kind"] == "statements" and report["fragment"] == WHILE_REGION
+
+
+def test_statement_hole_malformed_answers_never_reach_the_compiler() -> None:
+    transport = Recorded("statement_malformed")
+    verifier = _Scripted([])
+    fallback = session(transport, verifier=verifier)
+    result = repair(fallback, HALVING)
+    assert not result.ok and verifier.compiles == 0 and len(transport.requests) == 3
+    outcomes = [a["outcome"] for a in constructs(fallback)[0]["attempts"]]
+    assert outcomes == ["fragment: `extern` is not allowed in a kernel fragment",
+                        "fragment: unbalanced `}` in the fragment",
+                        "fragment: `let t` declares a new `t`; assign the existing `let mut "
+                        "t` instead (`t = ...;`)"]
+    assert "Answer again with one ```rust block holding the corrected statements" in \
+        transport.last_user_turn(1)
+
+
+def _rerun_offline(cache: Path, path: Path) -> tuple[TranslationResult, FallbackSession]:
+    offline = Offline()
+    rerun = session(offline, cache=cache)
+    result = repair(rerun, path)
+    assert offline.requests == [] and rerun.client.network_calls == 0
+    return result, rerun
+
+
+@needs_harness
+def test_statement_hole_first_try_and_cached_rerun(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    fallback = session(Recorded("statement_first_try"), cache=cache)
+    first = repair(fallback, HALVING)
+    assert first.ok
+    [report] = constructs(fallback)
+    assert report["status"] == "accepted" and report["ir_verdict"].startswith("PASS")
+    assert (report["input_tokens"], report["output_tokens"]) == (1403, 51)
+    second, rerun = _rerun_offline(cache, HALVING)
+    assert second.rust == first.rust and rerun.report_json()["cache_hits"] == 1
+
+
+@needs_harness
+def test_statement_hole_ir_fail_then_success() -> None:
+    transport = Recorded("statement_ir_fail_then_success")
+    fallback = session(transport)
+    result = repair(fallback, HALVING)
+    assert result.ok and "0.25f32" not in (result.rust or "")
+    feedback = transport.last_user_turn(1)
+    assert "Tile IR differs" in feedback and "<f32: 0.25> in generated" in feedback
+    [report] = constructs(fallback)
+    assert [a["outcome"].split(":")[0] for a in report["attempts"]] == ["ir", "accepted"]
+    assert (report["input_tokens"], report["output_tokens"]) == (1403 + 1561, 41 + 64)
+
+
+@needs_harness
+def test_helper_hole_accepted_and_cached_rerun(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    transport = Recorded("helper_first_try")
+    fallback = session(transport, cache=cache)
+    first = repair(fallback, DAMPED)
+    assert first.ok and first.rust is not None
+    text = transport.requests[0]["messages"][0]["content"]
+    assert f"`{DAMP_SIGNATURE}`" in text and "   7 |     while k < 3:  # <- __HOLE_1__" in text
+    assert f"    {DAMP_SIGNATURE} {{\n        let mut v" in first.rust
+    assert "            acc = damp(acc + conv_2);" in first.rust
+    assert ("// llm-fallback damped_sum_kernel#1: stmt:while (line 7) in helper `damp` by "
+            in first.rust)
+    [report] = constructs(fallback)
+    assert report["kind"] == "function" and report["status"] == "accepted"
+    assert (report["input_tokens"], report["output_tokens"]) == (1430, 68)
+    second, _ = _rerun_offline(cache, DAMPED)
+    assert second.rust == first.rust

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from transpiler import region_holes
 from transpiler.diagnostics import Diagnostic, Span, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import (
     KernelDef,
@@ -350,6 +351,7 @@ class KernelAnalyzer:
             else:
                 self.compound_statement(stmt)
 
+    @region_holes.guarded
     def small_statement(self, node: cst.BaseSmallStatement, last: bool) -> None:
         if isinstance(node, cst.Assign):
             value = self.expr(node.value)
@@ -389,6 +391,7 @@ class KernelAnalyzer:
             raise self.error("E0104", f"`{kind}` statements are not allowed in a kernel",
                              node, f"stmt:{kind}")
 
+    @region_holes.guarded
     def compound_statement(self, node: cst.BaseCompoundStatement) -> None:
         if isinstance(node, cst.For):
             self.for_loop(node)

@@ -26,6 +26,7 @@ from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstr
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.lowering.fma import contract_fma
 from transpiler.lowering.lower import lower_kernel
+from transpiler.lowering.region_holes import helper_items
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
 from transpiler.lowering.support import support_function
 from transpiler.model import KernelModel
@@ -118,6 +119,8 @@ def translate_text(text: str, path: str, digest: str | None = None,
                 contract_fma(model)
                 spec = specialize(model)
                 function, needed = lower_kernel(spec, path)
+                if hole_hook is not None:
+                    functions.extend(helper_items(spec.model, functions))
                 functions.append(_with_manifest(function, spec))
                 support |= needed
                 report.variants.append(spec.manifest())

@@ -20,6 +20,7 @@ from specialization.plan import SpecializedKernel
 from transpiler.analysis import I32, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.lowering import loop_split
+from transpiler.lowering.region_holes import lower_region_hole
 from transpiler.lowering.support import floordiv_name, mod_name
 from transpiler.model import (
     ArrayType,
@@ -1288,8 +1289,11 @@ def lower_hole(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     Each operand is bound to a name first (a plain variable keeps its own); the fragment is
     one expression over those names. The names with their Rust types go to
     `attrs["inputs"]` and the result type to `attrs["rust_type"]`, for the fallback's prompt.
-    The fragment comes with a provenance comment (`attrs["provenance"]`).
+    The fragment comes with a provenance comment (`attrs["provenance"]`). Statement and
+    helper holes are lowered by `region_holes`.
     """
+    if e.attrs.get("kind", "expression") != "expression":
+        return lower_region_hole(lw, e, ctx)
     inputs: list[tuple[str, str]] = []
     for arg in e.args:
         lowered = lw.expr(arg, ctx)
