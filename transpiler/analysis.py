@@ -344,12 +344,10 @@ class KernelAnalyzer:
                 # cuTile Rust lowers no `return` below the function body (outside `loop`):
                 # the code after an early exit becomes the `if`'s `else` arm. The IR check
                 # undoes the same move on cuTile Python's side (rule early-exit).
-                self.if_statement(stmt, tail=True, rest=stmts[index + 1:])
+                self.compound_statement(stmt, tail=True, rest=stmts[index + 1:])
                 return
-            elif isinstance(stmt, cst.If):
-                self.if_statement(stmt, tail=last and top_level)
             else:
-                self.compound_statement(stmt)
+                self.compound_statement(stmt, tail=last and top_level)
 
     @region_holes.guarded
     def small_statement(self, node: cst.BaseSmallStatement, last: bool) -> None:
@@ -392,11 +390,13 @@ class KernelAnalyzer:
                              node, f"stmt:{kind}")
 
     @region_holes.guarded
-    def compound_statement(self, node: cst.BaseCompoundStatement) -> None:
+    def compound_statement(self, node: cst.BaseCompoundStatement, tail: bool = False,
+                           rest: Sequence[cst.BaseStatement] = ()) -> None:
+        """`tail` and `rest`: see `if_statement`."""
         if isinstance(node, cst.For):
             self.for_loop(node)
         elif isinstance(node, cst.If):
-            self.if_statement(node)
+            self.if_statement(node, tail, rest)
         else:
             kind = {cst.While: "while", cst.Try: "try", cst.With: "with",
                     cst.FunctionDef: "def (a nested function or closure)",
