@@ -48,7 +48,7 @@ pub mod qk_normalize {
                 get_tensor_token(k),
             )
         };
-        let mut out_out_17 = unsafe { out.partition_full_mut(const_shape![1, DIM]) };
+        let mut out_out_11 = unsafe { out.partition_full_mut(const_shape![1, DIM]) };
         let row: i32 = get_tile_block_id().0;
         let t_2: Tile<E, { [1, DIM] }> = load_view_tko(
             &q_view_1,
@@ -71,18 +71,18 @@ pub mod qk_normalize {
         let mut kt: Tile<f32, { [DIM] }> = kt;
         let mut qt: Tile<f32, { [DIM] }> = qt;
         if NORMALIZE {
-            let red_11: Tile<f32, { [] }> = reduce_sum(qt * qt, 0i32);
-            let scalar_12: Tile<f32, { [] }> = scalar_to_tile(eps);
-            let value_13: Tile<f32, { [] }> = rsqrt(red_11 + scalar_12, ftz::Disabled);
+            let red_5: Tile<f32, { [] }> = reduce_sum(qt * qt, 0i32);
+            let scalar_6: Tile<f32, { [] }> = scalar_to_tile(eps);
+            let value_7: Tile<f32, { [] }> = rsqrt(red_5 + scalar_6, ftz::Disabled);
             let qt_then: Tile<f32, { [DIM] }> = qt
-                * value_13
+                * value_7
                     .reshape(const_shape![1])
                     .broadcast(const_shape![DIM]);
-            let red_14: Tile<f32, { [] }> = reduce_sum(kt * kt, 0i32);
-            let scalar_15: Tile<f32, { [] }> = scalar_to_tile(eps);
-            let value_16: Tile<f32, { [] }> = rsqrt(red_14 + scalar_15, ftz::Disabled);
+            let red_8: Tile<f32, { [] }> = reduce_sum(kt * kt, 0i32);
+            let scalar_9: Tile<f32, { [] }> = scalar_to_tile(eps);
+            let value_10: Tile<f32, { [] }> = rsqrt(red_8 + scalar_9, ftz::Disabled);
             let kt_then: Tile<f32, { [DIM] }> = kt
-                * value_16
+                * value_10
                     .reshape(const_shape![1])
                     .broadcast(const_shape![DIM]);
             kt = kt_then;
@@ -90,11 +90,11 @@ pub mod qk_normalize {
         } else {
         }
         let prod: Tile<f32, { [1, DIM] }> = (qt * kt).reshape(const_shape![1, DIM]);
-        let conv_18: Tile<EOut, { [1, DIM] }> = convert_tile(prod);
+        let conv_12: Tile<EOut, { [1, DIM] }> = convert_tile(prod);
         unsafe {
             store_view_tko_mut(
-                &mut out_out_17,
-                conv_18,
+                &mut out_out_11,
+                conv_12,
                 [row, 0i32],
                 ordering::Weak,
                 scope::TileBlock,

@@ -24,6 +24,7 @@ def ragged_window_kernel(x, lens, out, n_cols: int, TILE: ConstInt, WINDOW: Cons
         lo = max(0, length - WINDOW)
         hi = length
         if not CENTERED:
+            lo = max(0, lo - 1)
             hi = hi + WINDOW // 2
         hi = min(hi, n_cols)
     elif CENTERED:

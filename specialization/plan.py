@@ -24,8 +24,11 @@ class Generic:
 
     name: str
     kind: str  # "type" | "i32" | "bool"
-    source: str  # what decides it at launch: "dtype(x)" or "const(TILE)"
+    source: str  # what decides it at launch: "dtype(x)", "const(TILE)" or "derived(...)"
     params: tuple[str, ...] = ()
+    # A derived const generic (`BLOCK // 8` in a tile type, which stable Rust cannot write):
+    # its value as a condition tree over the constants, computed at launch.
+    tree: object = None
 
 
 @dataclass
@@ -87,7 +90,8 @@ class SpecializedKernel:
             "conditions": [{"text": k, "tree": v["tree"], "value": v["value"]}
                            for k, v in sorted(self.model.cond_variant.items())],
             "generics": [
-                {"name": g.name, "kind": g.kind, "source": g.source, "params": list(g.params)}
+                {"name": g.name, "kind": g.kind, "source": g.source, "params": list(g.params),
+                 **({"tree": g.tree} if g.tree is not None else {})}
                 for g in self.generics
             ],
             "params": params,

@@ -265,4 +265,14 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("ROWS", ConstSpec(4)), ("TILE", ConstSpec(256)))
         for dt in ("float32", "float16", "bfloat16")
     ],
+    "grouped_row_sum": [
+        _spec("grouped_row_sum_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("BLOCK", ConstSpec(block)))
+        for dt, block in (("float32", 256), ("float16", 512), ("bfloat16", 128))
+    ],
+    "column_accumulate": [
+        _spec("column_accumulate_kernel", ("x", _arr(dt, 2)), ("acc", _arr(dt, 2)),
+              ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
 }

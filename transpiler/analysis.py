@@ -29,6 +29,7 @@ from transpiler.frontend.cutile_py import (
 )
 from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.lowering import signatures
+from transpiler.lowering.fma import contract_fma
 from transpiler.lowering.reserved_names import DSL_FUNCTIONS, RUST_KEYWORDS
 from transpiler.model import (
     ALL_DTYPES,
@@ -70,7 +71,7 @@ _NP_TORCH_DTYPES = {name: name for name in ALL_DTYPES} | {"bool": "bool_", "half
                                                           "float": "float32"}
 _MAX_HELPER_DEPTH = 32
 # Operations evaluated for their effect on memory.
-_EFFECT_OPS = {"store", "scatter", "atomic"}
+_EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic"}
 _MATH_FUNCS = {"log", "log2", "log10", "exp", "exp2", "sqrt", "sin", "cos", "tan", "tanh",
                "pow", "floor", "ceil", "fabs", "isqrt", "log1p", "expm1", "erf"}
 
@@ -148,6 +149,9 @@ class KernelAnalyzer:
         # Names that only one arm of a static `if` defines: the condition (a use after the
         # `if` exists in Python only for the outcome that defines them).
         self.arm_only_names: dict[str, object] = {}
+        # Arrays whose launch-time element type a store under a static `if` fixed: the
+        # condition (see `static_dtype_conflict`).
+        self.static_dtype_pins: dict[str, object] = {}
         self.shape_ranks: dict[str, int] = {}
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
@@ -240,7 +244,21 @@ class KernelAnalyzer:
         )
         _resolve_types(model, self)
         _prune_unused_if_results(model.body)
+        contract_fma(model, self._fma_dtype_dependent)
         return model
+
+    def _fma_dtype_dependent(self, dtype: object) -> None:
+        """Raise `DtypeDependentError` for a multiply-add whose contraction depends on a
+        launch-time element type (see `contract_fma`)."""
+        found = self.find(dtype) if isinstance(dtype, DTypeVar) else dtype
+        if not isinstance(found, DTypeVar):
+            return
+        root = self._root(found.key)
+        members = [p.name for p in self.params if isinstance(p.type, ArrayType)
+                   and isinstance(p.type.dtype, DTypeVar) and self._root(p.type.dtype.key) == root]
+        raise DtypeDependentError(members, "a multiply-add across an element-type conversion "
+                                  "(cuTile Python fuses it when the conversion is the "
+                                  "identity)", self.span(self.kernel.node))
 
     def _root(self, key: int) -> int:
         while self.dtype_parent[key] != key:
@@ -640,6 +658,17 @@ class KernelAnalyzer:
             # A number in one arm and a runtime value in the other (`start = 0` against
             # `start = ct.bid(0) // 2`), or a 0-d tile against a scalar: both arms give the
             # runtime type.
+            # A 0-d tile in one arm and a number in the other merge as a scalar: the
+            # cuTile Rust compiler cannot read back (`tile_to_scalar`) a tile it folded to
+            # a constant, which the number's arm becomes when the `if` is static.
+            for arm_val, arm_body, other in ((t_val, then_body, e_val),
+                                             (e_val, else_body, t_val)):
+                if is_const(other) and isinstance(arm_val.type, TileType) and \
+                        arm_val.type.rank == 0 and isinstance(other.type.value, int | DimSym
+                                                              | DimExpr):
+                    scalar = self._arm_value(name, arm_val, TExpr(
+                        "var", [], ScalarType(arm_val.type.dtype), None), arm_body, node)
+                    t_val, e_val = (scalar, e_val) if arm_val is t_val else (t_val, scalar)
             t_val = self._arm_value(name, t_val, e_val, then_body, node)
             e_val = self._arm_value(name, e_val, t_val, else_body, node)
             if t_val.op != "var" or e_val.op != "var":
@@ -1033,6 +1062,11 @@ class KernelAnalyzer:
             else:
                 positional.append(value)
         func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and \
+                isinstance(func.value.func, cst.Attribute) and \
+                func.value.func.attr.value == "tiled_view":
+            return self.tiled_view_call(func.value, func.attr.value, positional, keywords,
+                                        node)
         if isinstance(func, cst.Name) and func.value not in self.scope.names and \
                 func.value not in self.source.functions and func.value not in \
                 self.source.tile_names and func.value not in _BUILTIN_FUNCS and \
@@ -1071,6 +1105,36 @@ class KernelAnalyzer:
                              self.span(node))
         raise self.error("E0105", "this call target is not a cuda.tile function or a helper "
                          "defined in this file", node.func, "call:unknown")
+
+    def tiled_view_call(self, view: cst.Call, method: str, positional: list[TExpr],
+                        keywords: dict[str, TExpr], node: cst.Call) -> TExpr:
+        """`array.tiled_view(shape).atomic_store_add(index, tile)`: an atomic add of a tile
+        through a partition view of the array (Tile IR `atomic_red_view_tko`)."""
+        if method != "atomic_store_add":
+            raise self.error("E0101", f"`tiled_view(...).{method}` is not lowered yet", node,
+                             f"call:tiled_view.{method}")
+        assert isinstance(view.func, cst.Attribute)
+        array = self.expr(view.func.value)
+        if array.op != "array" or len(view.args) != 1 or keywords or len(positional) != 2:
+            raise self.error("E0102", "expected `array.tiled_view(shape)."
+                             "atomic_store_add(index, tile)`", node)
+        shape = self.const_shape(self.expr(view.args[0].value), view, "the view shape")
+        from transpiler.lowering.typing_rules import _index_scalars
+
+        index = _index_scalars(self, positional[0], node)
+        tile = positional[1]
+        if not isinstance(tile.type, TileType) or tile.type.shape != shape or \
+                len(index) != len(shape):
+            raise self.error("E0108", "the tile and the index must match the view shape "
+                             f"{shape}", node)
+        # cuTile Python requires the tile's element type to be the array's (no conversion).
+        self.unify(tile.type.dtype, array.type.dtype, node)
+        # A float add and an integer add are different atomic modes in the Rust.
+        self.require_concrete(array.type.dtype, node, "an atomic add (float or integer)")
+        self.written_arrays.add(array.type.param)
+        self.array_ranks.setdefault(array.type.param, len(shape))
+        return TExpr("view_atomic", [array, *index, tile], ConstType(None), self.span(node),
+                     {"shape": shape, "mode": "add"})
 
     # ---- helpers (inlined) -------------------------------------------------------------
 
@@ -1627,6 +1691,24 @@ def rank_conflict(analyzer: KernelAnalyzer, name: str, span: Span | None) -> Non
         if params:
             raise ConstDependentError(params, f"array `{name}` has a different rank under "
                                       "each compile-time condition", span, condition)
+
+
+def note_static_dtype_pin(analyzer: KernelAnalyzer, array: str) -> None:
+    """Record that a store under static `if`s fixes `array`'s launch-time element type."""
+    for condition in reversed(analyzer.static_conditions):
+        if _params_in(condition):
+            analyzer.static_dtype_pins.setdefault(array, condition)
+            return
+
+
+def static_dtype_conflict(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) -> None:
+    """Raise `ConstDependentError` when `array`'s element type was fixed under a static `if`
+    (`note_static_dtype_pin`) and a store now needs another one."""
+    condition = analyzer.static_dtype_pins.get(array)
+    if condition is not None:
+        raise ConstDependentError(_params_in(condition), f"array `{array}` gets a different "
+                                  "element type under each compile-time condition",
+                                  analyzer.span(node), condition)
 
 
 def condition_key(value: object) -> str:

@@ -24,7 +24,6 @@ from transpiler import __version__
 from transpiler.analysis import analyze_kernel_variants
 from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import SourceModule, parse_source
-from transpiler.lowering.fma import contract_fma
 from transpiler.lowering.lower import lower_kernel
 from transpiler.lowering.region_holes import helper_items
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
@@ -116,7 +115,6 @@ def translate_text(text: str, path: str, digest: str | None = None,
                                                  allow_holes=hole_hook is not None):
                 if hole_hook is not None:
                     hole_hook(model)
-                contract_fma(model)
                 spec = specialize(model)
                 function, needed = lower_kernel(spec, path)
                 if hole_hook is not None:

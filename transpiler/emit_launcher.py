@@ -113,6 +113,7 @@ class GenericSig:
     name: str
     kind: str  # "type" | "i32" | "bool"
     params: tuple[str, ...]
+    tree: object = None  # a derived const generic: its value over the constants
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,8 @@ def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
     strides = tuple((str(p["name"]), str(p["array"]), int(p["dim"]))
                     for p in raw if p["kind"] == "stride")
     generics = tuple(
-        GenericSig(str(g["name"]), str(g["kind"]), tuple(str(x) for x in g["params"]))
+        GenericSig(str(g["name"]), str(g["kind"]), tuple(str(x) for x in g["params"]),
+                   g.get("tree"))
         for g in data["generics"]  # type: ignore[attr-defined]
     )
     variant = tuple((str(k), RUST_ELEMENT_TYPES.get(str(v), str(v)))
@@ -1443,6 +1445,8 @@ def _generic_values(entry: KernelSig, types: dict[str, str]) -> list[str]:
     for generic in entry.generics:
         if generic.kind == "type":
             out.append(f"<{types[generic.name]} as DType>::DTYPE.as_str().to_string()")
+        elif generic.tree is not None:
+            out.append(f"{_cond_rust(entry, generic.tree)}.to_string()")
         else:
             out.append(f"{entry.param(generic.params[0]).ident}.to_string()")
     return out
@@ -1540,6 +1544,9 @@ def _generics_doc(entry: KernelSig, launch: KernelLaunch) -> str:
     plans = launch.generics[entry.rust_fn]
     words = []
     for generic in entry.generics:
+        if generic.tree is not None:
+            words.append(f"{generic.name} computed from {', '.join(generic.params)}")
+            continue
         if generic.kind != "type":
             words.append(f"{generic.name} = `{generic.params[0]}`")
             continue

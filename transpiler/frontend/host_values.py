@@ -129,7 +129,9 @@ def _is_parameter(host: cst.FunctionDef, name: str) -> bool:
                (*host.params.posonly_params, *host.params.params, *host.params.kwonly_params))
 
 
-_FLOAT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64")
+# Element types a host's tensors are made with, as torch / numpy / cuda.tile name them.
+_NAMED_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8", "int16", "uint8",
+                 "float8_e4m3fn", "float8_e5m2")
 
 
 def host_dtypes(source: SourceModule) -> list[str]:
@@ -142,7 +144,7 @@ def host_dtypes(source: SourceModule) -> list[str]:
         def visit_Attribute(self, node: cst.Attribute) -> None:
             name = dotted_name(node)
             attr = node.attr.value
-            if name is None or attr not in _FLOAT_DTYPES or attr in found:
+            if name is None or attr not in _NAMED_DTYPES or attr in found:
                 return
             head = name.split(".")[0]
             module = source.module_aliases.get(head)

@@ -80,6 +80,14 @@ def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
                              f"specialization asks for {asked}")
     out: list[str] = []
     for generic in manifest["generics"]:
+        if generic.get("tree") is not None:
+            values = {p: c.value for p, c in spec.params if isinstance(c, ConstSpec)}
+            try:
+                out.append(str(int(evaluate_condition(generic["tree"], values))))
+            except KeyError as missing:
+                raise ValueError(f"generic {generic['name']} needs the constant "
+                                 f"{missing}") from None
+            continue
         param = spec.param(generic["params"][0])
         if generic["kind"] == "type":
             if not isinstance(param, ArraySpec | ScalarSpec):
@@ -121,7 +129,8 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
                 params.append((name, ScalarSpec(dtype_of_rust(p["element"]) or "int32")))
             else:
                 kind = p.get("const_kind")
-                value = consts.get(name)
+                # A constant this entry is translated for (a variant) takes that value.
+                value = p["fixed"] if p.get("fixed") is not None else consts.get(name)
                 if value is None:
                     value = {"bool": True, "float": 1.0}.get(kind, DEFAULT_CONST_INT)
                 params.append((name, ConstSpec(value)))

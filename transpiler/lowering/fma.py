@@ -11,6 +11,8 @@ translation must say `fma` itself to compute the same (single-rounding) result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from transpiler.model import (
     DType,
     KernelModel,
@@ -28,11 +30,16 @@ from transpiler.model import (
 _UNRESTRICTED_FLOATS = {"float16", "bfloat16", "float32", "float64"}
 
 
-def contract_fma(model: KernelModel) -> None:
+def contract_fma(model: KernelModel,
+                 dtype_dependent: Callable[[object], None] | None = None) -> None:
+    """Contract in place. `dtype_dependent(dtype)` is told of a sum whose contraction depends
+    on a launch-time element type: `c + convert(a * b)` with `a * b` of that type is an
+    `fma` exactly when the conversion is the identity (the analysis then translates the
+    kernel per element type)."""
     uses: dict[int, int] = {}
     _count_uses(model.body, uses)
     removed: set[int] = set()
-    _rewrite_block(model.body, uses, removed)
+    _rewrite_block(model.body, uses, removed, dtype_dependent or (lambda _dtype: None))
     model.body[:] = _drop_removed(model.body, removed)
 
 
@@ -50,22 +57,28 @@ def _count_expr(expr: TExpr, uses: dict[int, int]) -> None:
         _count_expr(arg, uses)
 
 
-def _rewrite_block(stmts: list[TStmt], uses: dict[int, int], removed: set[int]) -> None:
+def _rewrite_block(stmts: list[TStmt], uses: dict[int, int], removed: set[int],
+                   dtype_dependent: Callable[[object], None]) -> None:
     for stmt in stmts:
         if isinstance(stmt, TAssign | TEffect):
-            stmt.value = _rewrite(stmt.value, uses, removed)
+            stmt.value = _rewrite(stmt.value, uses, removed, dtype_dependent)
         elif isinstance(stmt, TFor):
-            _rewrite_block(stmt.body, uses, removed)
+            _rewrite_block(stmt.body, uses, removed, dtype_dependent)
         elif isinstance(stmt, TIf):
-            _rewrite_block(stmt.then, uses, removed)
-            _rewrite_block(stmt.orelse, uses, removed)
+            _rewrite_block(stmt.then, uses, removed, dtype_dependent)
+            _rewrite_block(stmt.orelse, uses, removed, dtype_dependent)
 
 
-def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int]) -> TExpr:
-    expr.args = [_rewrite(a, uses, removed) for a in expr.args]
+def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int],
+             dtype_dependent: Callable[[object], None]) -> TExpr:
+    expr.args = [_rewrite(a, uses, removed, dtype_dependent) for a in expr.args]
     if not _is_float_binary(expr, ("+", "-")):
         return expr
     left, right = expr.args
+    for operand in (left, right):
+        if operand.op == "convert" and _is_float_binary(operand.args[0], ("*",)) and \
+                not isinstance(operand.args[0].type.dtype, DType):
+            dtype_dependent(operand.args[0].type.dtype)
     # cuTile Python matches the left operand first and commits to it: a left product with
     # another use (or other modes) means no contraction at all, not a try on the right.
     if _float_mul_of(left, expr) is not None:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rust_emit import tree as t
-from specialization.plan import SpecializedKernel
-from transpiler.analysis import I32, rust_ident
+from specialization.plan import Generic, SpecializedKernel
+from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.lowering import loop_split
 from transpiler.lowering.region_holes import lower_region_hole
@@ -100,10 +100,24 @@ class KernelLowerer:
         if isinstance(d, DimSym):
             return d.name
         if in_type:
-            raise self.error("E0110", f"the tile dimension `{_dim_text(d)}` is arithmetic on "
-                             "`ct.Constant` parameters, which stable Rust cannot write in a "
-                             "type", span)
+            return self.derived_generic(d)
         return _dim_text(d)
+
+    def derived_generic(self, d: DimExpr) -> str:
+        """A const generic standing for arithmetic on constants in a type (`BLOCK // 8`):
+        stable Rust cannot write `{ [BLOCK / 8] }`; the launcher (and the IR check) compute
+        its value from the constants, with Python's operators."""
+        tree = condition_tree(d)
+        for g in self.spec.generics:
+            if g.tree == tree:
+                return g.name
+        name = _derived_name(tree)
+        taken = {g.name for g in self.spec.generics} | self.names
+        while name in taken:
+            name += "_"
+        self.spec.generics.append(Generic(name, "i32", f"derived({_tree_text(tree)})",
+                                          tuple(_params_in(d)), tree))
+        return name
 
     def shape_type(self, shape: tuple[Dim, ...], span: Span | None) -> str:
         return "{ [" + ", ".join(self.dim(d, span, True) for d in shape) + "] }"
@@ -243,6 +257,9 @@ class KernelLowerer:
         if not stmt.static and _static_guard(stmt.cond) is not None:
             stmt = self.nest_static_guard(stmt)
         cond = self.expr(stmt.cond, ctx)
+        if len(stmt.results) > 1:
+            self.if_assigning(stmt, cond, ctx)
+            return
         then_ctx = _Context([], set())
         self.block(stmt.then, then_ctx)
         else_ctx = _Context([], set())
@@ -258,13 +275,10 @@ class KernelLowerer:
                            t.BlockExpr(tuple(else_ctx.stmts), else_tail))
         names = [r[0] for r in stmt.results]
         types = [self.rust_type(r[1], stmt.span) or "_" for r in stmt.results]
-        if len(names) == 1 and not stmt.results[0][4]:
+        if not stmt.results[0][4]:
             ctx.stmts.append(t.Assign(names[0], if_expr))
             return
-        if len(names) == 1:
-            ctx.stmts.append(t.Let(names[0], if_expr, t.RType(types[0]), mutable=stmt.mutable))
-            return
-        self.if_assigning(stmt, cond, ctx)
+        ctx.stmts.append(t.Let(names[0], if_expr, t.RType(types[0]), mutable=stmt.mutable))
 
     def nest_static_guard(self, stmt: TIf) -> TIf:
         """`if G and R` with `G` compile-time as `if G { if R {then} else {orelse} } else
@@ -294,6 +308,9 @@ class KernelLowerer:
                 self.declare(ctx, name, init, ty, mutable=True)
         arms = []
         for arm, index, suffix in ((stmt.then, 2, "then"), (stmt.orelse, 3, "else")):
+            # The renaming edits statements, and one statement can be lowered more than
+            # once (the two loops of a split loop): rename a copy.
+            arm = copy.deepcopy(arm)
             renamed = _rename_bindings(arm, set(names), suffix)
             arm_ctx = _Context([], set())
             self.block(arm, arm_ctx)
@@ -345,6 +362,8 @@ class KernelLowerer:
             return lower_store(self, e, ctx)
         if e.op == "scatter":
             return lower_scatter(self, e, ctx)
+        if e.op == "view_atomic":
+            return lower_view_atomic(self, e, ctx)
         return self.expr(e, ctx, top=True)
 
     def let(self, ctx: _Context, hint: str, value: t.Expr, ty: str) -> t.Path:
@@ -431,6 +450,9 @@ def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[s
                         e_name, e_name)
                     if first and name in names:
                         by_binding[(id(stmt), name)] = visible[name] = new = f"{name}_{suffix}"
+                        if name in stmt.inherits:
+                            # It starts from the earlier binding, renamed the same way.
+                            stmt.inherits = (stmt.inherits - {name}) | {new}
                         name = new
                     results.append((name, vtype, t_name, e_name, first))
                 stmt.results = results
@@ -457,6 +479,28 @@ def _tuple_or_single(items: list[t.Expr]) -> t.Expr:
 
 def _ident(name: str) -> str:
     return rust_ident(name)
+
+
+_DERIVED_OPS = {"+": "PLUS", "-": "MINUS", "*": "TIMES", "//": "DIV", "%": "MOD"}
+
+
+def _derived_name(tree: object) -> str:
+    """`BLOCK_STATE_DIV_8` for ["//", ["param", "BLOCK_STATE"], 8]."""
+    if isinstance(tree, list) and tree[0] == "param":
+        return str(tree[1]).upper()
+    if isinstance(tree, list):
+        op = _DERIVED_OPS.get(str(tree[0]), "OP")
+        return f"{_derived_name(tree[1])}_{op}_{_derived_name(tree[2])}"
+    return str(tree).replace("-", "NEG")
+
+
+def _tree_text(tree: object) -> str:
+    """A condition tree in Python's notation (`BLOCK // 8`)."""
+    if isinstance(tree, list) and tree[0] == "param":
+        return str(tree[1])
+    if isinstance(tree, list):
+        return f"({_tree_text(tree[1])} {tree[0]} {_tree_text(tree[2])})"
+    return str(tree)
 
 
 def _dim_text(d: Dim) -> str:
@@ -832,6 +876,22 @@ def lower_scatter(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         return stored
     ctx.tokens[array] = lw.let(ctx, "token", stored, "Token").text
     return t.TupleExpr(())
+
+
+def lower_view_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    """An atomic add of a tile through a partition view, relaxed at device scope (cuTile
+    Python's `tiled_view(...).atomic_store_add`)."""
+    array, *index, tile = e.args
+    view = lw.load_view(array, e.attrs["shape"], None, tuple(range(len(index))), e.span)
+    value = lw.expr(tile, ctx)
+    if not isinstance(value, t.Path):
+        value = lw.let(ctx, "values", value, lw.rust_type(tile.type, e.span) or "_")
+    assert isinstance(tile.type, TileType)
+    mode = "AddF" if lw.elem(tile.type.dtype) in ("f16", "bf16", "f32", "f64") else "Add"
+    coords = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
+    return t.BlockExpr((), t.Call("atomic_red_view_raw", (
+        t.Ref(t.Path(view)), value, coords, t.Path(f"atomic::{mode}"),
+        t.Path("ordering::Relaxed"), t.Path("scope::Device"), t.Path("None"))), unsafe=True)
 
 
 def _after(ctx: _Context, array: str) -> t.Expr:

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from transpiler.analysis import _NEGATED, ConstDependentError, _params_in, rank_conflict
+from transpiler.analysis import (
+    _NEGATED,
+    ConstDependentError,
+    _params_in,
+    note_static_dtype_pin,
+    rank_conflict,
+    static_dtype_conflict,
+)
 from transpiler.model import (
     ArrayType,
     ConstType,
@@ -277,8 +284,13 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
     tile_dtype = an.find(tile.type.dtype)
     if array_dtype != tile_dtype:
         if isinstance(array_dtype, DType) and isinstance(tile_dtype, DType):
+            # An element type that a store under a static `if` implied, contradicted here:
+            # Python compiles one arm only, so the kernel is translated per outcome.
+            static_dtype_conflict(an, array.type.param, node)
             tile = an.convert(tile, array_dtype, node)
         else:
+            if isinstance(array_dtype, DTypeVar) and isinstance(tile_dtype, DType):
+                note_static_dtype_pin(an, array.type.param)
             an.unify(array_dtype, tile_dtype, node)
     attrs = {"shape": tile.type.shape, "latency": _latency(an, v["latency"], node),
              "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`")}
