@@ -12,7 +12,7 @@ launch sites and the dtypes its host code names (`derive_specs`).
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -157,9 +157,12 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
     requests: list[dict[str, Any]] = []
     outcomes: list[CheckOutcome | None] = []
     chosen: list[dict[str, Any] | None] = []
+    compiled_specs: list[KernelSpec] = []  # what both sides compile (see below)
     for kernel, spec in jobs:
         rs_name = kernel_map.get(kernel, kernel)
         manifest = select_manifest(manifests, rs_name, spec)
+        compiled_specs.append(spec if manifest is None else _unused_arrays_as_1d(spec,
+                                                                                 manifest))
         chosen.append(manifest)
         try:
             if manifest is None:
@@ -176,7 +179,8 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
         compiled = compile_rust_kernels(rust_path, requests, out_dir=tmp) if requests else []
         results = iter(compiled)
         final: list[CheckOutcome] = []
-        for (kernel, spec), outcome, manifest in zip(jobs, outcomes, chosen, strict=True):
+        for (kernel, spec), compiled_spec, outcome, manifest in zip(
+                jobs, compiled_specs, outcomes, chosen, strict=True):
             if outcome is not None:
                 final.append(outcome)
                 continue
@@ -187,14 +191,14 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 continue
             generated_text = result.disassemble(debug_info=True)
             try:
-                reference_text = reference_ir(source_path, spec)
+                reference_text = reference_ir(source_path, compiled_spec)
             except (ReferenceIrError, ValueError, TypeError) as err:
                 final.append(CheckOutcome(kernel, spec, "ERROR",
                                           error=f"cuTile Python did not compile it: {err}"))
                 continue
             if keep_ir is not None:
                 _keep(keep_ir, spec, reference_text, generated_text)
-            bound = bound_scalar_args(manifest or {}, spec)
+            bound = bound_scalar_args(manifest or {}, compiled_spec)
             verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text),
                                       bound, aliased_args(manifest or {}))
             final.append(CheckOutcome(
@@ -203,6 +207,18 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 differences=[_difference_json(d) for d in verdict.differences],
                 text=format_verdict(verdict)))
     return final
+
+
+def _unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSpec:
+    """`spec` with the arrays the entry never reads (manifest ndim -1) as 1-d: the Rust takes
+    them so, and their rank changes only the entry's argument list on either side."""
+    unused = {p["name"] for p in manifest.get("params", [])
+              if p["kind"] == "array" and int(p["ndim"]) < 0}
+    if not unused:
+        return spec
+    params = tuple((name, ArraySpec(p.dtype, 1) if name in unused and isinstance(
+        p, ArraySpec) else p) for name, p in spec.params)
+    return replace(spec, params=params)
 
 
 def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
@@ -237,7 +253,7 @@ def entry_arg_positions(manifest: dict[str, Any]) -> dict[str, int]:
     for p in manifest.get("params", []):
         positions[p["name"]] = position
         if p["kind"] == "array":
-            position += 1 + 2 * int(p["ndim"])
+            position += 1 + 2 * max(int(p["ndim"]), 1)
         elif p["kind"] in ("scalar", "derived", "stride"):
             position += 1
         elif p.get("fixed") is None and p.get("const_kind") == "float":
