@@ -275,4 +275,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))
         for dt in ("float32", "float16", "bfloat16")
     ],
+    "centered_rows": [
+        _spec("centered_rows_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("ROWS", ConstSpec(rows)), ("TILE", ConstSpec(256)), ("SWISH", ConstSpec(0)))
+        for dt, rows in (("float32", 4), ("float16", 1), ("bfloat16", 2))
+    ],
 }

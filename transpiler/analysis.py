@@ -883,6 +883,13 @@ class KernelAnalyzer:
             return const(name, self.span(node))
         if signatures.known(name):
             return TExpr("function", [], ConstType(None), self.span(node), {"tile": name})
+        for condition in reversed(self.static_conditions):
+            if _params_in(condition):
+                # Code under a compile-time condition that cuTile Python compiles only for
+                # some values: the kernel is translated per outcome, and the outcome that
+                # reaches this name fails as it does in Python.
+                raise ConstDependentError(_params_in(condition), f"`ct.{name}` does not "
+                                          "exist", self.span(node), condition)
         raise self.error("E0100", f"`cuda.tile` has no function or value `{name}`", node,
                          f"call:ct.{name}")
 
@@ -1745,9 +1752,12 @@ def evaluate_condition(tree: object, values: dict[str, object]) -> object:
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 
-def _is_equality_pin(tree: object) -> bool:
-    return (isinstance(tree, list) and tree[0] == "==" and isinstance(tree[1], list)
-            and tree[1][0] == "param" and isinstance(tree[2], int | bool))
+def _is_equality_pin(tree: object, outcome: bool) -> bool:
+    """Whether this outcome of the condition fixes a constant: `P == c` holding, or
+    `P != c` failing."""
+    return (isinstance(tree, list) and tree[0] == ("==" if outcome else "!=")
+            and isinstance(tree[1], list) and tree[1][0] == "param"
+            and isinstance(tree[2], int | bool))
 
 
 def _params_in(value: object) -> list[str]:
@@ -2195,12 +2205,20 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
     pending: list[tuple[dict[str, DType], dict[str, object], dict[str, object]]] = [
         ({}, {}, {})]
     done: list[KernelModel] = []
+    dropped: list[TranslationError] = []
     while pending:
         fixed, consts, conds = pending.pop(0)
         analyzer = KernelAnalyzer(source, kernel, allow_holes, launch_values, fixed, consts,
                                   {k: bool(v["value"]) for k, v in conds.items()})
         try:
             model = analyzer.run()
+        except TranslationError as err:
+            if err.diagnostic.code != "E0100" or not (consts or conds):
+                raise
+            # A `ct` name that does not exist, reached only for some constants: cuTile
+            # Python cannot compile those launches either; the other variants stand.
+            dropped.append(err)
+            continue
         except DtypeDependentError as err:
             # The dtypes the host code names, and the float types cuTile kernels are
             # usually launched with (a host that names only an output's dtype says nothing
@@ -2224,7 +2242,7 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
                 for outcome in (True, False):
                     # `P == 1` holding fixes P itself, which lets shapes use the value.
                     pinned = dict(consts)
-                    if outcome and _is_equality_pin(tree):
+                    if _is_equality_pin(tree, outcome):
                         pinned[tree[1][1]] = tree[2]
                     pending.append((fixed, pinned,
                                     {**conds, key: {"tree": tree, "value": outcome}}))
@@ -2237,6 +2255,16 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
         model.cond_variant = dict(conds)
         model.dtype_variant = {k: v.name for k, v in fixed.items()}
         done.append(model)
+    if dropped and not done:
+        raise dropped[0]
+    for err in dropped:
+        line = err.diagnostic.span.line if err.diagnostic.span else "?"
+        note = (f"not translated for the constants that reach line {line}: "
+                f"{err.diagnostic.message} (cuTile Python cannot compile those launches "
+                "either)")
+        for model in done:
+            if note not in model.notes:
+                model.notes.append(note)
     return done
 
 
