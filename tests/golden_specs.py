@@ -280,4 +280,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("ROWS", ConstSpec(rows)), ("TILE", ConstSpec(256)), ("SWISH", ConstSpec(0)))
         for dt, rows in (("float32", 4), ("float16", 1), ("bfloat16", 2))
     ],
+    "first_block_boost": [
+        _spec("first_block_boost_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("N", ConstSpec(n)), ("TILE", ConstSpec(256)))
+        for dt, n in (("float32", 256), ("float16", 1024), ("bfloat16", 256))
+    ],
 }

@@ -170,10 +170,17 @@ def _rust_fn_after(rust: str, kernel: str) -> str:
     return found.group(1) if found else kernel
 
 
+def _launch_rank(param: dict[str, object]) -> int:
+    """The rank the launcher passes an array at: the manifest's `ndim`, where -1 (an array the
+    entry never reads) is the 1-d tensor the Rust entry takes (`{ [-1] }`)."""
+    ndim = int(param.get("ndim", 0) or 0)  # type: ignore[call-overload]
+    return 1 if ndim < 0 else ndim
+
+
 def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
     raw = list(data["params"])  # type: ignore[call-overload]
     params = tuple(
-        ParamSig(str(p["name"]), str(p["kind"]), int(p.get("ndim", 0) or 0),
+        ParamSig(str(p["name"]), str(p["kind"]), _launch_rank(p),
                  str(p.get("element", "") or ""), str(p.get("const_kind", "") or ""),
                  p.get("fixed") is not None)
         for p in raw if p["kind"] not in ("derived", "stride")

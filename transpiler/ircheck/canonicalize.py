@@ -121,7 +121,9 @@ RULES: tuple[Rule, ...] = (
          "`addi`/`subi`/`muli`/signed `divi` of two integer constants is the (wrapped, "
          "rounded as written) result, and "
          "`itof`/`exti` of an integer constant is the converted constant (cuTile Python folds "
-         "these at compile time, cuTile Rust may not)."),
+         "these at compile time, cuTile Rust may not); an `if` whose condition folds to a "
+         "constant is the arm it runs (cuTile Rust folds it from a single-trip loop's "
+         "index, cuTile Python keeps the `if`)."),
     Rule("pointer-element-alignment",
          "`div_by<n>` on a pointer that `offset` computes, n the byte size of the pointee, "
          "restates what the op guarantees: an element pointer moved by whole elements stays "
@@ -390,6 +392,12 @@ def alias(value: Value) -> Value:
             # likewise a float conversion to its own type.
             value = value.node.operands[0]
             continue
+        taken = constant_branch(value.node)
+        if taken is not None and taken.terminator is not None and \
+                value.index < len(taken.terminator.operands):
+            # Rule constant-folding: an `if` on a constant condition is its taken arm.
+            value = taken.terminator.operands[value.index]
+            continue
         if value.node.op.name in ("if", "for"):
             outer = passthrough_source(value.node, value.index)
             if outer is not None:
@@ -519,6 +527,33 @@ def _ordered_roots(block: Block) -> list[Node]:
     roots = [n for n in block.nodes if has_side_effects(n)]
     term = block.terminator
     return roots + ([term] if term is not None else [])
+
+
+def constant_branch(node: Node) -> Block | None:
+    """The block an `if` on a constant condition runs (cuTile Rust folds such an `if` from
+    what it knows of its operands, e.g. a single-trip loop's index; cuTile Python keeps
+    it), or None."""
+    if node.op.name != "if" or not node.operands or not node.blocks:
+        return None
+    literal = splat_literal(node.operands[0])
+    if literal == "<i1: true>":
+        return node.blocks[0]
+    if literal == "<i1: false>" and len(node.blocks) > 1:
+        return node.blocks[1]
+    return None
+
+
+def _flattened_roots(block: Block) -> list[Node]:
+    """`_ordered_roots`, with an `if` on a constant condition replaced by the roots of the
+    arm it runs (rule constant-folding)."""
+    out: list[Node] = []
+    for root in _ordered_roots(block):
+        taken = constant_branch(root)
+        if taken is None:
+            out.append(root)
+            continue
+        out.extend(r for r in _flattened_roots(taken) if r is not taken.terminator)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -738,7 +773,10 @@ class _Canonicalizer:
 
     def _block_key(self, block: Block) -> tuple:
         arg_types = tuple(a.type.text if a.type else "" for a in block.args)
-        roots = _ordered_roots(block)
+        roots = _flattened_roots(block)
+        if len(roots) != len(_ordered_roots(block)) or any(
+                constant_branch(r) is not None for r in _ordered_roots(block)):
+            self.note("constant-folding", "if")
         segments: list[list[int]] = [[]]
         keys: list[int] = []
         for root in roots:
