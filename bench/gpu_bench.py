@@ -525,11 +525,167 @@ TILEGYM_MORE: tuple[Case, ...] = (
          tolerance=_ATTN, label="tilegym/rgdr_decode"),
 )
 
+
+
+# ---- TileGym forward operators translated since (attention variants, gemma, MLA decoding) ------
+#
+# TileGym's wheel carries no benchmarks or tests for these: typical model shapes (LLaMA-like
+# heads of 64/128 with GQA 4:1; Gemma 2: heads of 256, soft cap 50, sliding window 4096;
+# DeepSeek MLA decoding: kv_lora_rank 512 + rope 64, 16 or 128 heads). f16/bf16 (geglu f32 too).
+
+
+def _masked_sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, causal: bool,
+                 window: int = 0, soft_cap: float = 0.0, q_len: int | None = None,
+                 kv_len: int | None = None) -> torch.Tensor:
+    """[B, H, Sq, D] attention (GQA by repeat), float32: query i sits at key position
+    i + kv_len - q_len; causal keys j <= that, window |j - that| <= window, keys < kv_len."""
+    rep = q.shape[1] // k.shape[1]
+    kf = k.float().repeat_interleave(rep, dim=1)
+    vf = v.float().repeat_interleave(rep, dim=1)
+    s = (q.float() @ kf.transpose(-1, -2)) * scale
+    if soft_cap:
+        s = soft_cap * torch.tanh(s / soft_cap)
+    sq, skv = s.shape[-2:]
+    q_len = sq if q_len is None else q_len
+    kv_len = skv if kv_len is None else kv_len
+    qpos = torch.arange(sq, device=s.device)[:, None] + (kv_len - q_len)
+    kpos = torch.arange(skv, device=s.device)[None, :]
+    mask = (kpos < kv_len) & (kpos <= qpos if causal else True)
+    if window:
+        mask = mask & ((kpos - qpos).abs() <= window)
+    s = s.masked_fill(~mask, float("-inf"))
+    return torch.softmax(s, -1) @ vf
+
+
+def _tg_variant_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, h, hkv, seq, dim, causal, window = s
+    return ((_randn((b, h, seq, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             _randn((b, hkv, seq, dim), d, g), 1.0 / math.sqrt(dim), bool(causal), window), {})
+
+
+def _tg_variant_ref(q, k, v, scale, causal, window):
+    return _masked_sdpa(q, k, v, scale, causal, window).to(q.dtype)
+
+
+def _tg_variant_nsbd_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    (q, k, v, *rest), kwargs = _tg_variant_make(s, d, g)
+    return (*(t.permute(1, 2, 0, 3).contiguous() for t in (q, k, v)), *rest), kwargs
+
+
+def _tg_variant_nsbd_ref(q, k, v, scale, causal, window):
+    q, k, v = (t.permute(2, 0, 1, 3) for t in (q, k, v))  # [H, S, B, D] -> [B, H, S, D]
+    return _masked_sdpa(q, k, v, scale, causal, window).permute(1, 2, 0, 3).to(q.dtype)
+
+
+def _tg_varlen_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    """Per-sequence lengths: query lengths whole 64-row tiles (TILE_M), key lengths >= them."""
+    b, h, hkv, seq, dim, causal = s
+    q_lens = torch.randint(seq // 256, seq // 64 + 1, (b,), generator=g, device="cuda") * 64
+    kv_lens = q_lens + (torch.rand((b,), generator=g, device="cuda") * (seq - q_lens)).long()
+    return ((_randn((b, h, seq, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             _randn((b, hkv, seq, dim), d, g), 1.0 / math.sqrt(dim), bool(causal),
+             q_lens.to(torch.int32), kv_lens.to(torch.int32)), {})
+
+
+def _tg_varlen_ref(q, k, v, scale, causal, q_lens, kv_lens):
+    out = torch.zeros_like(q)
+    for i, (ql, kl) in enumerate(zip(q_lens.tolist(), kv_lens.tolist(), strict=True)):
+        o = _masked_sdpa(q[i:i + 1], k[i:i + 1], v[i:i + 1], scale, causal, q_len=ql, kv_len=kl)
+        out[i, :, :ql] = o[0, :, :ql].to(q.dtype)
+    return out
+
+
+def _tg_geglu_ref(x: torch.Tensor, dim: int = -1, approximate: str = "none") -> torch.Tensor:
+    a, b = x.float().chunk(2, dim=dim)
+    return (a * F.gelu(b, approximate=approximate)).to(x.dtype)
+
+
+def _tg_gemma_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, h, hkv, seq, dim, causal, window, cap = s
+    return ((_randn((b, h, seq, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             _randn((b, hkv, seq, dim), d, g), 1.0 / math.sqrt(dim), window,
+             float(cap) if cap else None, bool(causal)), {})
+
+
+def _tg_gemma_ref(q, k, v, scale, window, cap, causal):
+    return _masked_sdpa(q, k, v, scale, causal, window, cap or 0.0).to(q.dtype)
+
+
+def _tg_gemma_decode_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, h, hkv, seq, dim, window, cap = s
+    return ((_randn((b, h, 1, dim), d, g), _randn((b, hkv, seq, dim), d, g),
+             _randn((b, hkv, seq, dim), d, g), 1.0 / math.sqrt(dim), window,
+             float(cap) if cap else None), {})
+
+
+def _tg_gemma_decode_ref(q, k, v, scale, window, cap):
+    """The query at the last position; a window keeps keys j >= S - 1 - window."""
+    return _masked_sdpa(q, k, v, scale, True, window, cap or 0.0, q_len=1).to(q.dtype)
+
+
+def _tg_mla_decode_make(s: tuple[int, ...], d: torch.dtype, g: torch.Generator) -> Inputs:
+    b, h, skv = s
+    return ((_randn((b, h, 512), d, g), _randn((b, h, 64), d, g), _randn((b, skv, 512), d, g),
+             _randn((b, skv, 64), d, g), 1.0 / math.sqrt(512 + 64)), {})
+
+
+def _tg_mla_decode_ref(q, qpe, kv, kpe, scale, kv_len_per_split=None):
+    """Output and, for mla_decoding, the log2-sum-exp of the scaled scores per head."""
+    s = (q.float() @ kv.float().transpose(-1, -2) + qpe.float() @ kpe.float().transpose(-1, -2))
+    s = s * scale
+    return (torch.softmax(s, -1) @ kv.float()).to(q.dtype), torch.logsumexp(s, -1) / math.log(2)
+
+
+_VARIANT_SHAPES = ((4, 32, 32, 1024, 128, 1, 0), (4, 32, 8, 4096, 128, 1, 0),
+                   (4, 32, 32, 2048, 64, 0, 0), (2, 32, 8, 4096, 128, 1, 256))
+
+TILEGYM_NEW: tuple[Case, ...] = (
+    Case("attention_variant", "bench_fmha_variant_bnsd", _VARIANT_SHAPES, ("f16", "bf16"),
+         _tg_variant_make, _tg_variant_ref, tilegym="attention_variant.py", tolerance=_ATTN,
+         label="tilegym/fmha_variant_bnsd"),
+    Case("attention_variant", "bench_fmha_variant_nsbd", _VARIANT_SHAPES, ("f16", "bf16"),
+         _tg_variant_nsbd_make, _tg_variant_nsbd_ref, tilegym="attention_variant.py",
+         tolerance=_ATTN, label="tilegym/fmha_variant_nsbd"),
+    Case("attention_varlen", "bench_fmha_varlen",
+         ((4, 32, 32, 2048, 128, 1), (8, 32, 8, 4096, 128, 1), (4, 32, 32, 2048, 64, 0)),
+         ("f16", "bf16"), _tg_varlen_make, _tg_varlen_ref, tilegym="attention_varlen.py",
+         tolerance=_ATTN, label="tilegym/fmha_varlen"),
+    Case("geglu", "geglu", ((2048, 8192), (4096, 22016), (8, 1024, 8192)),
+         ("f32", "f16", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g, 2.0),), {"dim": -1, "approximate": "none"}),
+         _tg_geglu_ref, tilegym="activation/geglu.py", tolerance=_F16, label="tilegym/geglu"),
+    Case("geglu", "geglu", ((2048, 8192), (4096, 22016)), ("f32", "f16", "bf16"),
+         lambda s, d, g: ((_randn(s, d, g, 2.0),), {"dim": -1, "approximate": "tanh"}),
+         _tg_geglu_ref, tilegym="activation/geglu.py", tolerance=_F16,
+         label="tilegym/geglu_tanh"),
+    Case("gemma_attention", "gemma_attention_cutile",
+         ((2, 16, 8, 2048, 256, 1, 0, 50), (1, 16, 8, 8192, 256, 1, 4096, 50),
+          (4, 8, 4, 1024, 256, 1, 0, 0), (4, 32, 16, 2048, 128, 1, 0, 0)), ("f16", "bf16"),
+         _tg_gemma_make, _tg_gemma_ref, tilegym="gemma_attention.py", tolerance=_ATTN,
+         label="tilegym/gemma_attention"),
+    Case("gemma_attention_decode", "gemma_fmha_decode",
+         ((8, 16, 8, 4096, 256, 0, 50), (8, 8, 4, 16384, 256, 4096, 0),
+          (16, 32, 16, 2048, 128, 0, 0)), ("f16", "bf16"),
+         _tg_gemma_decode_make, _tg_gemma_decode_ref, tilegym="gemma_attention_decode.py",
+         tolerance=_ATTN, label="tilegym/gemma_attention_decode"),
+    Case("mla_decoding", "mla_decoding", ((32, 128, 4096), (64, 16, 8192), (8, 128, 16384)),
+         ("f16", "bf16"), _tg_mla_decode_make, _tg_mla_decode_ref, tilegym="mla_decoding.py",
+         tolerance=_ATTN, label="tilegym/mla_decoding"),
+    Case("mla_decoding_split_kv", "mla_decoding_split_kv",
+         ((32, 128, 4096), (64, 16, 8192), (8, 128, 16384)), ("f16", "bf16"),
+         _tg_mla_decode_make, lambda *a: _tg_mla_decode_ref(*a)[0],
+         tilegym="mla_decoding_split_kv.py", tolerance=_ATTN,
+         label="tilegym/mla_decoding_split_kv"),
+)
+
 #: Names a wrapper imports from another TileGym op file whose Rust translation it should call
-#: (flash_decode and attention_sink_decode finish with splitk_reduce).
+#: (flash_decode, attention_sink_decode, gemma_attention_decode and mla_decoding_split_kv
+#: finish with splitk_reduce).
 RUST_IMPORTS: dict[str, dict[str, str]] = {
     "flash_decode.py": {"splitk_reduce": "splitk_reduce.py"},
     "attention_sink_decode.py": {"splitk_reduce": "splitk_reduce.py"},
+    "gemma_attention_decode.py": {"splitk_reduce": "splitk_reduce.py"},
+    "mla_decoding_split_kv.py": {"splitk_reduce": "splitk_reduce.py"},
 }
 
 
@@ -984,7 +1140,7 @@ def sanity(stage: Path, library: Path) -> int:
 
     lib = ctypes.CDLL(str(library))
     print("abi", lib.tl_abi_version())
-    for case in (*CASES, *TILEGYM_CASES, *TILEGYM_MORE):
+    for case in (*CASES, *TILEGYM_CASES, *TILEGYM_MORE, *TILEGYM_NEW):
         try:
             import cuda.tile  # noqa: F401 - the originals need it
 
@@ -1137,11 +1293,11 @@ def main(argv: list[str] | None = None) -> int:
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
     meta = metadata(args.stage)
     args.out.mkdir(parents=True, exist_ok=True)
-    selected = [case for case in (*CASES, *TILEGYM_CASES, *TILEGYM_MORE)
+    selected = [case for case in (*CASES, *TILEGYM_CASES, *TILEGYM_MORE, *TILEGYM_NEW)
                 if wanted is None or case.name in wanted
                 or (not case.tilegym and case.op in wanted)]
     rows: list[dict[str, Any]] = included_rows(args.include, {c.name for c in selected}, meta)
-    order = {c.name: i for i, c in enumerate((*CASES, *TILEGYM_CASES, *TILEGYM_MORE))}
+    order = {c.name: i for i, c in enumerate((*CASES, *TILEGYM_CASES, *TILEGYM_MORE, *TILEGYM_NEW))}
     for case in selected:
         rows.extend(run_case(case, args.stage, library, args, budget, l2_bytes))
         rows.sort(key=lambda r: order.get(r["op"], len(order)))  # stable: shapes keep order

@@ -203,6 +203,64 @@ def bench_rgdr_decode(query, key, value, g, beta, initial_state):
                1.0 / math.sqrt(QK), True, True, True, next_power_of_2(QK), 32, True, True, 16))
     return output, final_state
 ''',
+    "attention_variant.py": '''
+def bench_fmha_variant_bnsd(q, k, v, scaling, is_causal, window_size):
+    """_fmha_variant_kernel_bnsd, TILEGYM_DISABLE_AUTOTUNE config on sm90 (TILE_M 128,
+    TILE_N 128; its occupancy hint dropped): no bias, random mask or lengths. The unused
+    random mask is a rank-4 placeholder (TileGym passes a 1-d empty tensor, which cuTile Python
+    accepts since only a branch it drops reads it; the Rust entry types it rank 4)."""
+    B, H, S_qo, head_size = q.shape
+    S_kv = k.shape[2]
+    out_head_size = v.shape[3]
+    query_group_size = H // k.shape[1]
+    o = torch.empty((B, H, S_qo, out_head_size), dtype=q.dtype, device=q.device)
+    bias = torch.empty(1, dtype=q.dtype, device=q.device)
+    random_mask = torch.empty((1, 1, 1, 1), dtype=torch.int8, device=q.device)
+    q_lens = torch.empty(1, dtype=torch.int32, device=q.device)
+    kv_lens = torch.empty(1, dtype=torch.int32, device=q.device)
+    grid = ((S_qo + 127) // 128, B * H, 1)
+    ct.launch(torch.cuda.current_stream(), grid, _fmha_variant_kernel_bnsd,
+              (q, k, v, o, bias, random_mask, q_lens, kv_lens, scaling, S_qo, S_kv,
+               _next_power_of_2(head_size), _next_power_of_2(out_head_size), H, 128, 128,
+               query_group_size, is_causal, S_qo % 128 == 0, S_kv % 128 == 0, False, False,
+               window_size, 0, False))
+    return o
+
+
+def bench_fmha_variant_nsbd(q, k, v, scaling, is_causal, window_size):
+    """_fmha_variant_kernel_nsbd ([heads, seq, batch, dim]), same config as the bnsd one."""
+    H, S_qo, B, head_size = q.shape
+    S_kv = k.shape[1]
+    out_head_size = v.shape[3]
+    query_group_size = H // k.shape[0]
+    o = torch.empty((H, S_qo, B, out_head_size), dtype=q.dtype, device=q.device)
+    bias = torch.empty(1, dtype=q.dtype, device=q.device)
+    random_mask = torch.empty((1, 1, 1, 1), dtype=torch.int8, device=q.device)
+    q_lens = torch.empty(1, dtype=torch.int32, device=q.device)
+    kv_lens = torch.empty(1, dtype=torch.int32, device=q.device)
+    grid = ((S_qo + 127) // 128, B * H, 1)
+    ct.launch(torch.cuda.current_stream(), grid, _fmha_variant_kernel_nsbd,
+              (q, k, v, o, bias, random_mask, q_lens, kv_lens, scaling, S_qo, S_kv,
+               _next_power_of_2(head_size), _next_power_of_2(out_head_size), H, 128, 128,
+               query_group_size, is_causal, S_qo % 128 == 0, S_kv % 128 == 0, False, False,
+               window_size, 0, False))
+    return o
+''',
+    "attention_varlen.py": '''
+def bench_fmha_varlen(q, k, v, sm_scale, is_causal, q_lens, kv_lens):
+    """_fmha_varlen_kernel, TILEGYM_DISABLE_AUTOTUNE config on sm90 (TILE_M 64, TILE_N 64;
+    its occupancy hint dropped)."""
+    batch_size, num_heads, S_qo, hidden_size = q.shape
+    num_head_kv = k.shape[1]
+    S_kv = k.shape[2]
+    query_group_size = 0 if num_heads == num_head_kv else num_heads // num_head_kv
+    o = torch.empty_like(q)
+    grid = ((S_qo + 63) // 64, batch_size * num_heads, 1)
+    ct.launch(torch.cuda.current_stream(), grid, _fmha_varlen_kernel,
+              (q, k, v, q_lens, kv_lens, o, sm_scale, hidden_size, num_heads, S_qo, S_kv, 64, 64,
+               query_group_size, is_causal, True, True))
+    return o
+''',
 }
 
 

@@ -44,10 +44,13 @@ else
 fi
 rm -rf "$stage/build"
 
-# TileGym forward ops (bench/results/tilegym.json: translated, IR PASS/PASS_WITH_NOTES).
+# TileGym forward ops (bench/results/tilegym.json, or the corpus results $TILEGYM_VERDICTS
+# names: translated, IR PASS/PASS_WITH_NOTES).
 tilegym_ops=(${TILEGYM_OPS-activation/relu activation/gelu rms_norm transpose dropout splitk_reduce
   swiglu flash_decode attention_sink_decode attention_sink layer_norm layer_norm_legacy bmm matmul
-  linear_gluact_linear attention mla rope silu_and_mul softmax recurrent_gated_delta_rule})
+  linear_gluact_linear attention mla rope silu_and_mul softmax recurrent_gated_delta_rule
+  activation/geglu attention_variant attention_varlen gemma_attention gemma_attention_decode
+  mla_decoding mla_decoding_split_kv})
 if [ "${#tilegym_ops[@]}" -gt 0 ]; then
   wheel_root="$repo/.cache/tilegym/unpacked/tilegym"
   [ -d "$wheel_root" ] || { echo "stage_bench.sh: run python -m bench.corpus first" >&2; exit 66; }
@@ -63,7 +66,10 @@ if [ "${#tilegym_ops[@]}" -gt 0 ]; then
   # dispatch narrowed to these element types: recurrent_gated_delta_rule has 36 entries with
   # four independent dtype generics each, 2.8 MB of launcher code over f32/f16/bf16 that rustc
   # had not built after 17 CPU minutes and 18 GB; f32/bf16 cover the bench (bf16 inputs, f32 state).
-  declare -A narrow=([recurrent_gated_delta_rule]="f32 bf16" [attention_sink]="f32 f16 bf16 i32")
+  # attention_variant: three independent dtype generics (inputs, output, bias) x 40 entries;
+  # the bench runs it in f16/bf16.
+  declare -A narrow=([recurrent_gated_delta_rule]="f32 bf16" [attention_sink]="f32 f16 bf16 i32"
+                     [attention_variant]="f16 bf16")
   tg_pairs=()
   own=()
   for op in "${tilegym_ops[@]}"; do
@@ -71,14 +77,18 @@ if [ "${#tilegym_ops[@]}" -gt 0 ]; then
     # Translated from the file with the kernels whose IR check did not pass blanked out
     # (bench/results/tilegym.json; the lines stay), as bench.corpus does "in isolation".
     mkdir -p "$stage/tg/$flat"
+    # Its sibling modules beside it: the translator inlines helpers imported from them
+    # (geglu's from .gelu).
+    cp "$wheel_root/ops/cutile/$(dirname "$op")"/*.py "$stage/tg/$flat/"
     file="$stage/tg/$flat/$(basename "$op").py"
     "$py" - "$wheel_root/ops/cutile/$op.py" "$op.py" "$file" "$src/ops/cutile/$op.py" <<'PY'
-import json, sys
+import json, os, sys
 from pathlib import Path
 from bench.corpus import PASSING, RESULTS, isolated_source
 from bench.tilegym_hosts import HOSTS, with_hosts
 source, relative, out, original = sys.argv[1:]
-rows = json.loads((RESULTS / "tilegym.json").read_text())["kernels"]
+rows = json.loads(Path(os.environ.get("TILEGYM_VERDICTS") or RESULTS / "tilegym.json")
+                  .read_text())["kernels"]
 keep = {r["kernel"] for r in rows if r["file"] == relative and r["ir"]["verdict"] in PASSING}
 Path(out).write_text(with_hosts(relative, isolated_source(Path(source), keep)))
 # The original side imports the whole file, with the same bench host functions.
