@@ -285,4 +285,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("N", ConstSpec(n)), ("TILE", ConstSpec(256)))
         for dt, n in (("float32", 256), ("float16", 1024), ("bfloat16", 256))
     ],
+    "wrapped_scatter": [
+        _spec("wrapped_scatter_kernel", ("values", _arr(dt, 1)), ("out", _arr(dt, 2)),
+              ("N", ConstSpec(n)), ("TILE", ConstSpec(256)))
+        for dt, n in (("float32", 100), ("float16", 384), ("bfloat16", 96))
+    ],
 }
