@@ -883,13 +883,13 @@ class KernelAnalyzer:
             return const(name, self.span(node))
         if signatures.known(name):
             return TExpr("function", [], ConstType(None), self.span(node), {"tile": name})
-        for condition in reversed(self.static_conditions):
-            if _params_in(condition):
-                # Code under a compile-time condition that cuTile Python compiles only for
-                # some values: the kernel is translated per outcome, and the outcome that
-                # reaches this name fails as it does in Python.
-                raise ConstDependentError(_params_in(condition), f"`ct.{name}` does not "
-                                          "exist", self.span(node), condition)
+        condition = innermost_condition(self.static_conditions)
+        if condition is not None:
+            # Code under a compile-time condition that cuTile Python compiles only for some
+            # values: the kernel is translated per outcome, and the outcome that reaches
+            # this name fails as it does in Python.
+            raise ConstDependentError(_params_in(condition), f"`ct.{name}` does not exist",
+                                      self.span(node), condition)
         raise self.error("E0100", f"`cuda.tile` has no function or value `{name}`", node,
                          f"call:ct.{name}")
 
@@ -1692,20 +1692,25 @@ def rank_conflict(analyzer: KernelAnalyzer, name: str, span: Span | None) -> Non
     """Raise `ConstDependentError` when an array's two ranks are used under compile-time
     conditions (Python compiles one arm, launched with an array of that rank): the kernel
     is then translated per outcome of the innermost such condition."""
-    for condition in (*reversed(analyzer.static_conditions),
-                      *reversed(analyzer.array_rank_conditions.get(name, []))):
-        params = _params_in(condition)
-        if params:
-            raise ConstDependentError(params, f"array `{name}` has a different rank under "
-                                      "each compile-time condition", span, condition)
+    condition = innermost_condition(analyzer.static_conditions)
+    if condition is None:
+        condition = innermost_condition(analyzer.array_rank_conditions.get(name, []))
+    if condition is not None:
+        raise ConstDependentError(_params_in(condition), f"array `{name}` has a different "
+                                  "rank under each compile-time condition", span, condition)
+
+
+def innermost_condition(conditions: list[object]) -> object | None:
+    """The innermost of the enclosing static `if` conditions (outermost first) that reads a
+    `ct.Constant` parameter, or None."""
+    return next((c for c in reversed(conditions) if _params_in(c)), None)
 
 
 def note_static_dtype_pin(analyzer: KernelAnalyzer, array: str) -> None:
     """Record that a store under static `if`s fixes `array`'s launch-time element type."""
-    for condition in reversed(analyzer.static_conditions):
-        if _params_in(condition):
-            analyzer.static_dtype_pins.setdefault(array, condition)
-            return
+    condition = innermost_condition(analyzer.static_conditions)
+    if condition is not None:
+        analyzer.static_dtype_pins.setdefault(array, condition)
 
 
 def static_dtype_conflict(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) -> None:
