@@ -1881,6 +1881,17 @@ def _t_cast(dtype: str) -> Callable[..., object]:
     return lambda interp, t, args, kw: t.like(dtype=DType(dtype))
 
 
+def _t_new(interp: Interpreter, t: FakeTensor, args: list[object],
+           kwargs: dict[str, object]) -> object:
+    """`x.new_empty(shape, dtype=...)`: x's dtype unless `dtype=` names another."""
+    return t.like(shape=_shape_args(interp, args), dtype=_dtype_arg(interp, kwargs, t))
+
+
+def _t_new_full(interp: Interpreter, t: FakeTensor, args: list[object],
+                kwargs: dict[str, object]) -> object:
+    return _t_new(interp, t, args[:1], kwargs)
+
+
 _TENSOR_METHODS: dict[str, Callable[..., object]] = {
     "size": _t_size, "stride": _t_stride, "view": _t_view, "reshape": _t_view,
     "to": _t_to, "transpose": _t_transpose, "permute": _t_permute, "t": _t_transpose,
@@ -1894,8 +1905,7 @@ _TENSOR_METHODS: dict[str, Callable[..., object]] = {
     "is_contiguous": lambda interp, t, a, k: True,
     "element_size": lambda interp, t, a, k: t.dtype.itemsize if isinstance(t.dtype, DType)
     else Unknown("element size"),
-    "new_empty": lambda interp, t, a, k: t.like(shape=_shape_args(interp, a)),
-    "new_zeros": lambda interp, t, a, k: t.like(shape=_shape_args(interp, a)),
+    "new_empty": _t_new, "new_zeros": _t_new, "new_ones": _t_new, "new_full": _t_new_full,
     "data_ptr": lambda interp, t, a, k: Unknown("pointer"),
     "item": lambda interp, t, a, k: Unknown("item"),
     "sum": lambda interp, t, a, k: t.like(shape=None),

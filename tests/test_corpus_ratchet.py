@@ -54,6 +54,11 @@ _HOST = '''
         pass
 
 
+    @ct.kernel
+    def row_sum_kernel(x, sums):
+        pass
+
+
     def _configs():
         if torch.cuda.get_device_capability()[0] >= 9:
             yield SimpleNamespace(TM=128, TN=64)
@@ -79,6 +84,8 @@ _HOST = '''
             raise ValueError("too wide")
         ct.launch(None, (n_rows,), scale_kernel, (x, y, n_cols, tile, fast))
         _launch_tiled(y)
+        sums = x.new_empty((n_rows,), dtype=torch.float32)
+        ct.launch(None, (n_rows,), row_sum_kernel, (x, sums))
         return y
 '''
 
@@ -106,6 +113,8 @@ def test_evaluator_finds_constants_and_dtypes(package: Path) -> None:
     first = scale.by_dtype["float16"][0]
     assert first.args[2:] == [1024, 1024, False]  # n_cols, next_power_of_2, option default
     assert [r.args[4] for r in scale.by_dtype["float16"]][:2] == [False, True]  # option flipped
+    sums = launches["row_sum_kernel"].by_dtype["bfloat16"][0].args
+    assert [a.dtype.name for a in sums] == ["bfloat16", "float32"]  # new_empty(dtype=) wins
     tiled = launches["tiled_kernel"].by_dtype["float16"][0]
     assert tiled.via == "autotune (first config)"
     assert tiled.args[1:] == [128, 64]  # first config for the sm_90 capability
@@ -124,6 +133,18 @@ def test_specs_follow_the_manifest(package: Path) -> None:
     assert [s.label() for s in found.specs] == [
         "scale_kernel[x:float16/2,y:float16/2,n:int32,TILE=1024,FAST=False]",
         "scale_kernel[x:bfloat16/2,y:bfloat16/2,n:int32,TILE=1024,FAST=False]"]
+
+
+def test_specializations_cutile_python_rejects_do_not_count() -> None:
+    row = corpus.KernelRow("op.py", "k", "translated", ir_mode="file")
+    passing = {"verdict": "PASS_WITH_NOTES", "reference_rejected": False}
+    rejected = {"verdict": "ERROR", "reference_rejected": True}
+    row.ir = [passing, rejected]
+    assert row.ir_verdict == "PASS"
+    row.ir = [rejected]
+    assert row.ir_verdict == "ERROR"
+    row.ir = [passing, {"verdict": "ERROR", "reference_rejected": False}]
+    assert row.ir_verdict == "ERROR"
 
 
 def test_isolated_source_keeps_lines(tmp_path: Path) -> None:

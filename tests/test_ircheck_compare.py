@@ -329,3 +329,15 @@ def test_a_scan_rust_compiles_along_dimension_zero_fails() -> None:
     # `scan_sum(t, 1i32, ..)` written directly: cuTile Rust 0.5.0 emits dim=0 for it.
     verdict = _verdict(_sample("cumsum_axis1_python"), _sample("cumsum_axis1_rust_direct"))
     _fails_with(verdict, "reduce-axis")
+
+
+def test_a_generated_value_with_fewer_assumed_facts_is_a_note() -> None:
+    text = _sample("vadd")
+    stronger = text.replace("%assume_assume_assume = assume div_by<16>, %assume_assume :",
+                            "%assume_assume_assume = assume div_by<32>, %assume_assume :", 1)
+    assert stronger != text
+    verdict = _verdict(stronger, text)
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert "assumption-weaker" in {n.rule for n in verdict.notes}
+    # The other way round the generated side assumes a fact the reference does not: unsafe.
+    _fails_with(_verdict(text, stronger), "assumption")

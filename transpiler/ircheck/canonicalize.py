@@ -76,6 +76,11 @@ RULES: tuple[Rule, ...] = (
          "A load with no padding_value leaves out-of-bounds elements undetermined; a "
          "generated view that pads with a defined value is one of the permitted results. "
          "Applied by compare.py only in that direction (reference without padding)."),
+    Rule("assumption-weaker",
+         "A value the generated side assumes fewer facts about (its `assume` predicates a "
+         "strict subset of the reference's) computes the same: an assumption only licenses "
+         "optimizations, so dropping one cannot change a result; it is noted as a possible "
+         "speed difference. A fact only the generated side assumes stays a difference."),
     Rule("loop-index-bounds",
          "`bounded<a, b>` on the induction variable of a `for` over [lo, hi) with a positive "
          "step (a constant, or the grid size) restates the loop when a <= lo (or a is `?`) "

@@ -43,6 +43,9 @@ class CheckOutcome:
     differences: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     text: str = ""
+    #: cuTile Python itself rejects this specialization: it is no launch the original
+    #: supports (a guessed dtype or constant), whatever the Rust side did with it.
+    reference_rejected: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,6 +55,7 @@ class CheckOutcome:
             "notes": self.notes,
             "differences": self.differences,
             "error": self.error,
+            "reference_rejected": self.reference_rejected,
         }
 
     def line(self) -> str:
@@ -185,17 +189,18 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 final.append(outcome)
                 continue
             result = next(results)
+            try:
+                reference_text = reference_ir(source_path, compiled_spec)
+            except (ReferenceIrError, ValueError, TypeError) as err:
+                final.append(CheckOutcome(kernel, spec, "ERROR",
+                                          error=f"cuTile Python did not compile it: {err}",
+                                          reference_rejected=True))
+                continue
             if not result.ok:
                 final.append(CheckOutcome(kernel, spec, "ERROR",
                                           error=f"cuTile Rust did not compile it: {result.error}"))
                 continue
             generated_text = result.disassemble(debug_info=True)
-            try:
-                reference_text = reference_ir(source_path, compiled_spec)
-            except (ReferenceIrError, ValueError, TypeError) as err:
-                final.append(CheckOutcome(kernel, spec, "ERROR",
-                                          error=f"cuTile Python did not compile it: {err}"))
-                continue
             if keep_ir is not None:
                 _keep(keep_ir, spec, reference_text, generated_text)
             bound = bound_scalar_args(manifest or {}, compiled_spec)

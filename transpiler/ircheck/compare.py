@@ -59,6 +59,8 @@ PASSTHROUGH_OPS: frozenset[str] = frozenset(
     {"reshape", "broadcast", "permute", "ftof", "exti", "trunci", "bitcast"})
 # A generated partition view that pads where the reference leaves padding undetermined.
 REFINEMENT_KIND = "padding-refinement"
+# A generated value with a strict subset of the reference's assumed facts.
+WEAKER_KIND = "assumption-weaker"
 REGION_OPS_WITH_COMBINERS: frozenset[str] = frozenset({"reduce", "scan"})
 LOOP_BOUND_NAMES: tuple[str, ...] = ("lower bound", "upper bound", "step")
 
@@ -413,6 +415,10 @@ class _Differ:
 
     def _facts(self, ra: Value, ga: Value, r: Node, g: Node) -> bool:
         if ra.facts == ga.facts or ra.kind != ga.kind:
+            return False
+        if ga.facts < ra.facts:
+            self.notes_extra.append(Note(WEAKER_KIND, f"{describe(ra)}: generated does not "
+                                         f"assume {_fact_text(ra.facts - ga.facts)}"))
             return False
         self.add("assumption", f"{describe(ra)}: reference assumes "
                  f"{_fact_text(ra.facts)}, generated assumes {_fact_text(ga.facts)}", r, g)
