@@ -12,11 +12,12 @@ pub mod clamp_fp16 {
     /// y = min(max(x, LO), HI) element-wise; x and y are float16.
     // generic TILE_M: i32 <- const(TILE_M)
     // generic TILE_N: i32 <- const(TILE_N)
+    // note: not translated for the element types that reach line 23: a `float16` tile cannot be stored into `bfloat16` array `y` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: `LO` is a `ct.Constant[float]` that every launch site passes as -448.0: folded into the kernel, as cuTile Python does
     // note: `HI` is a `ct.Constant[float]` that every launch site passes as 448.0: folded into the kernel, as cuTile Python does
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"clamp_fp16_kernel","generics":[{"kind":"i32","name":"TILE_M","params":["TILE_M"],"source":"const(TILE_M)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"clamp_fp16_kernel","notes":["`LO` is a `ct.Constant[float]` that every launch site passes as -448.0: folded into the kernel, as cuTile Python does","`HI` is a `ct.Constant[float]` that every launch site passes as 448.0: folded into the kernel, as cuTile Python does"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"float","fixed":-448.0,"kind":"const","name":"LO"},{"const_kind":"float","fixed":448.0,"kind":"const","name":"HI"},{"const_kind":"int","kind":"const","name":"TILE_M"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"y":"float16"},"entry":"clamp_fp16_kernel_f16","generics":[{"kind":"i32","name":"TILE_M","params":["TILE_M"],"source":"const(TILE_M)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"clamp_fp16_kernel","notes":["not translated for the element types that reach line 23: a `float16` tile cannot be stored into `bfloat16` array `y` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","`LO` is a `ct.Constant[float]` that every launch site passes as -448.0: folded into the kernel, as cuTile Python does","`HI` is a `ct.Constant[float]` that every launch site passes as 448.0: folded into the kernel, as cuTile Python does"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"float","fixed":-448.0,"kind":"const","name":"LO"},{"const_kind":"float","fixed":448.0,"kind":"const","name":"HI"},{"const_kind":"int","kind":"const","name":"TILE_M"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry()]
-    fn clamp_fp16_kernel<const TILE_M: i32, const TILE_N: i32>(
+    fn clamp_fp16_kernel_f16<const TILE_M: i32, const TILE_N: i32>(
         x: &Tensor<f16, { [-1, -1] }>,
         y: &Tensor<f16, { [-1, -1] }>,
     ) {
@@ -56,6 +57,64 @@ pub mod clamp_fp16 {
             store_view_tko_mut(
                 &mut y_out_4,
                 clipped,
+                [i, j],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            )
+        };
+    }
+
+    /// y = min(max(x, LO), HI) element-wise; x and y are float16.
+    // generic TILE_M: i32 <- const(TILE_M)
+    // generic TILE_N: i32 <- const(TILE_N)
+    // note: not translated for the element types that reach line 23: a `float16` tile cannot be stored into `bfloat16` array `y` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
+    // note: `LO` is a `ct.Constant[float]` that every launch site passes as -448.0: folded into the kernel, as cuTile Python does
+    // note: `HI` is a `ct.Constant[float]` that every launch site passes as 448.0: folded into the kernel, as cuTile Python does
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"y":"float32"},"entry":"clamp_fp16_kernel_f32","generics":[{"kind":"i32","name":"TILE_M","params":["TILE_M"],"source":"const(TILE_M)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"clamp_fp16_kernel","notes":["not translated for the element types that reach line 23: a `float16` tile cannot be stored into `bfloat16` array `y` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","`LO` is a `ct.Constant[float]` that every launch site passes as -448.0: folded into the kernel, as cuTile Python does","`HI` is a `ct.Constant[float]` that every launch site passes as 448.0: folded into the kernel, as cuTile Python does"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"float","fixed":-448.0,"kind":"const","name":"LO"},{"const_kind":"float","fixed":448.0,"kind":"const","name":"HI"},{"const_kind":"int","kind":"const","name":"TILE_M"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    #[cutile::entry()]
+    fn clamp_fp16_kernel_f32<const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<f16, { [-1, -1] }>,
+        y: &Tensor<f32, { [-1, -1] }>,
+    ) {
+        let x_view_1: Partition<f16, { [TILE_M, TILE_N] }> = unsafe {
+            make_partition_view(
+                x,
+                const_shape![TILE_M, TILE_N],
+                padding::None,
+                dim_map::Identity,
+                get_tensor_token(x),
+            )
+        };
+        let mut y_out_4 = unsafe { y.partition_full_mut(const_shape![TILE_M, TILE_N]) };
+        let i: i32 = get_tile_block_id().0;
+        let j: i32 = get_tile_block_id().1;
+        let t: Tile<f16, { [TILE_M, TILE_N] }> = load_view_tko(
+            &x_view_1,
+            [i, j],
+            ordering::Weak,
+            scope::TileBlock,
+            None,
+            tma::Enabled,
+        );
+        let f32_const_2: Tile<f32, { [TILE_M, TILE_N] }> =
+            constant(-448.0f32, const_shape![TILE_M, TILE_N]);
+        let lo: Tile<f16, { [TILE_M, TILE_N] }> = convert_tile(f32_const_2);
+        let f32_const_3: Tile<f32, { [TILE_M, TILE_N] }> =
+            constant(448.0f32, const_shape![TILE_M, TILE_N]);
+        let hi: Tile<f16, { [TILE_M, TILE_N] }> = convert_tile(f32_const_3);
+        let clipped: Tile<f16, { [TILE_M, TILE_N] }> = minf(
+            maxf(t, lo, nan::Disabled, ftz::Disabled),
+            hi,
+            nan::Disabled,
+            ftz::Disabled,
+        );
+        let conv_5: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(clipped);
+        unsafe {
+            store_view_tko_mut(
+                &mut y_out_4,
+                conv_5,
                 [i, j],
                 ordering::Weak,
                 scope::TileBlock,

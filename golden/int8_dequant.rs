@@ -14,9 +14,11 @@ pub mod int8_dequant {
     // generic BLOCK_R: i32 <- const(BLOCK_R)
     // generic BLOCK_C: i32 <- const(BLOCK_C)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"dequant_int8_kernel","generics":[{"kind":"type","name":"E","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"BLOCK_C","params":["BLOCK_C"],"source":"const(BLOCK_C)"}],"kernel":"dequant_int8_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"q","ndim":2,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"BLOCK_C"}],"version":1}
+    // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
+    // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"w":"bfloat16"},"entry":"dequant_int8_kernel_bf16","generics":[{"kind":"type","name":"E","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"BLOCK_C","params":["BLOCK_C"],"source":"const(BLOCK_C)"}],"kernel":"dequant_int8_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"q","ndim":2,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"BLOCK_C"}],"version":1}
     #[cutile::entry()]
-    fn dequant_int8_kernel<
+    fn dequant_int8_kernel_bf16<
         E: ElementType,
         EScales: ElementType,
         const BLOCK_R: i32,
@@ -72,6 +74,82 @@ pub mod int8_dequant {
             store_view_tko_mut(
                 &mut w_out_5,
                 conv_6,
+                [r, c],
+                ordering::Weak,
+                scope::TileBlock,
+                None,
+                tma::Enabled,
+            )
+        };
+    }
+
+    /// One (BLOCK_R, BLOCK_C) tile per block.
+    // generic E: ElementType <- dtype(q)
+    // generic EScales: ElementType <- dtype(scales)
+    // generic BLOCK_R: i32 <- const(BLOCK_R)
+    // generic BLOCK_C: i32 <- const(BLOCK_C)
+    // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
+    // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
+    // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"w":"float32"},"entry":"dequant_int8_kernel_f32","generics":[{"kind":"type","name":"E","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"BLOCK_C","params":["BLOCK_C"],"source":"const(BLOCK_C)"}],"kernel":"dequant_int8_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"q","ndim":2,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"element":"f32","kind":"array","name":"w","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"BLOCK_C"}],"version":1}
+    #[cutile::entry()]
+    fn dequant_int8_kernel_f32<
+        E: ElementType,
+        EScales: ElementType,
+        const BLOCK_R: i32,
+        const BLOCK_C: i32,
+    >(
+        q: &Tensor<E, { [-1, -1] }>,
+        scales: &Tensor<EScales, { [-1] }>,
+        w: &Tensor<f32, { [-1, -1] }>,
+    ) {
+        let q_view_1: Partition<E, { [BLOCK_R, BLOCK_C] }> = unsafe {
+            make_partition_view(
+                q,
+                const_shape![BLOCK_R, BLOCK_C],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(q),
+            )
+        };
+        let scales_view_2: Partition<EScales, { [BLOCK_R] }> = unsafe {
+            make_partition_view(
+                scales,
+                const_shape![BLOCK_R],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(scales),
+            )
+        };
+        let mut w_out_5 = unsafe { w.partition_full_mut(const_shape![BLOCK_R, BLOCK_C]) };
+        let r: i32 = get_tile_block_id().0;
+        let c: i32 = get_tile_block_id().1;
+        let qt: Tile<E, { [BLOCK_R, BLOCK_C] }> = load_view_tko(
+            &q_view_1,
+            [r, c],
+            ordering::Weak,
+            scope::TileBlock,
+            None,
+            tma::Enabled,
+        );
+        let s: Tile<EScales, { [BLOCK_R] }> = load_view_tko(
+            &scales_view_2,
+            [r],
+            ordering::Weak,
+            scope::TileBlock,
+            None,
+            tma::Enabled,
+        );
+        let conv_3: Tile<f32, { [BLOCK_R, BLOCK_C] }> = convert_tile(qt);
+        let conv_4: Tile<f32, { [BLOCK_R, 1] }> = convert_tile(s.reshape(const_shape![BLOCK_R, 1]));
+        let vals: Tile<f32, { [BLOCK_R, BLOCK_C] }> =
+            conv_3 * conv_4.broadcast(const_shape![BLOCK_R, BLOCK_C]);
+        let conv_6: Tile<bf16, { [BLOCK_R, BLOCK_C] }> = convert_tile(vals);
+        let conv_7: Tile<f32, { [BLOCK_R, BLOCK_C] }> = convert_tile(conv_6);
+        unsafe {
+            store_view_tko_mut(
+                &mut w_out_5,
+                conv_7,
                 [r, c],
                 ordering::Weak,
                 scope::TileBlock,

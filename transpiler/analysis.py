@@ -2218,12 +2218,13 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
         try:
             model = analyzer.run()
         except TranslationError as err:
-            if err.diagnostic.code != "E0100" or not (consts or conds):
-                raise
-            # A `ct` name that does not exist, reached only for some constants: cuTile
-            # Python cannot compile those launches either; the other variants stand.
-            dropped.append(err)
-            continue
+            if _variant_unsupported_by_python(err, fixed, consts, conds):
+                # A `ct` name that does not exist, reached only for some constants, or a
+                # store narrowing this variant's element type: cuTile Python cannot compile
+                # those launches either; the other variants stand.
+                dropped.append(err)
+                continue
+            raise
         except DtypeDependentError as err:
             # The dtypes the host code names, and the float types cuTile kernels are
             # usually launched with (a host that names only an output's dtype says nothing
@@ -2264,13 +2265,29 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
         raise dropped[0]
     for err in dropped:
         line = err.diagnostic.span.line if err.diagnostic.span else "?"
-        note = (f"not translated for the constants that reach line {line}: "
+        which = ("element types" if err.unhandled is not None
+                 and err.unhandled.construct == NARROWING_STORE else "constants")
+        note = (f"not translated for the {which} that reach line {line}: "
                 f"{err.diagnostic.message} (cuTile Python cannot compile those launches "
                 "either)")
         for model in done:
             if note not in model.notes:
                 model.notes.append(note)
     return done
+
+
+#: The construct of a store that narrows a variant's element type (typing_rules.py).
+NARROWING_STORE = "store:narrowing"
+
+
+def _variant_unsupported_by_python(err: TranslationError, fixed: dict[str, DType],
+                                   consts: dict[str, object], conds: dict[str, object]) -> bool:
+    """Whether `err` only says that this variant (element types or constants fixed) is no
+    launch cuTile Python compiles."""
+    if err.diagnostic.code == "E0100" and (consts or conds):
+        return True
+    return bool(fixed) and err.unhandled is not None \
+        and err.unhandled.construct == NARROWING_STORE
 
 
 def _const_choices(analyzer: KernelAnalyzer, err: ConstDependentError,

@@ -16,12 +16,15 @@ import libcst as cst
 
 from transpiler.analysis import (
     _NEGATED,
+    NARROWING_STORE,
     ConstDependentError,
     _params_in,
+    innermost_condition,
     note_static_dtype_pin,
     rank_conflict,
     static_dtype_conflict,
 )
+from transpiler.diagnostics import TranslationError
 from transpiler.model import (
     ArrayType,
     ConstType,
@@ -287,15 +290,47 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
             # An element type that a store under a static `if` implied, contradicted here:
             # Python compiles one arm only, so the kernel is translated per outcome.
             static_dtype_conflict(an, array.type.param, node)
+            if array.type.param in an.param_dtypes:
+                _check_store_widens(an, tile_dtype, array_dtype, array.type.param, node)
             tile = an.convert(tile, array_dtype, node)
         else:
             if isinstance(array_dtype, DTypeVar) and isinstance(tile_dtype, DType):
+                if tile_dtype.name in WIDENED_STORE_DTYPES:
+                    # cuTile Python stores a 16-bit (or 8-bit) float tile into an array
+                    # of any wider float type, converting it: which one is the launch's.
+                    an.dtype_dependent(array_dtype, node, "a store that cuTile Python "
+                                       "widens to the array's element type")
                 note_static_dtype_pin(an, array.type.param)
             an.unify(array_dtype, tile_dtype, node)
     attrs = {"shape": tile.type.shape, "latency": _latency(an, v["latency"], node),
              "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`")}
     an.written_arrays.add(array.type.param)
     return TExpr("store", [array, *index, tile], ConstType(None), an.span(node), attrs)
+
+
+#: Float tiles a store may widen: storing one into a wider float array converts it.
+WIDENED_STORE_DTYPES = frozenset({"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"})
+
+
+def _check_store_widens(an: KernelAnalyzer, tile: DType, array: DType, name: str,
+                        node: cst.CSTNode) -> None:
+    """cuTile Python converts a stored tile only to an element type that holds all its
+    values (promoting the two gives the array's type); a variant of the kernel whose array
+    type is narrower is no launch cuTile Python compiles."""
+    try:
+        widened = an.promote(tile, array, node)
+    except TranslationError:
+        widened = None
+    if widened != array:
+        condition = innermost_condition(an.static_conditions)
+        if condition is not None:
+            # Under a compile-time `if`: only the launches taking this arm are refused.
+            raise ConstDependentError(_params_in(condition), f"array `{name}` cannot take a "
+                                      f"`{tile}` tile under this compile-time condition",
+                                      an.span(node), condition)
+        raise an.error("E0108", f"a `{tile}` tile cannot be stored into `{array.name}` array "
+                       f"`{name}` (cuTile Python converts only to a wider type)", node,
+                       NARROWING_STORE)
 
 
 def _index_tiles(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> list[TExpr]:
