@@ -290,4 +290,9 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("N", ConstSpec(n)), ("TILE", ConstSpec(256)))
         for dt, n in (("float32", 100), ("float16", 384), ("bfloat16", 96))
     ],
+    "gated_residual": [
+        _spec("gated_residual_kernel", ("h", _arr(dt, 2)), ("gate", _arr(dt, 2)),
+              ("residual", _arr(dt, 2)), ("out", _arr(dt, 2)), ("TILE_N", ConstSpec(1024)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
 }
