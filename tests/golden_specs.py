@@ -292,4 +292,19 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("N", ConstSpec(n)), ("TILE", ConstSpec(256)))
         for dt, n in (("float32", 100), ("float16", 384), ("bfloat16", 96))
     ],
+    "gated_residual": [
+        _spec("gated_residual_kernel", ("h", _arr(dt, 2)), ("gate", _arr(dt, 2)),
+              ("residual", _arr(dt, 2)), ("out", _arr(dt, 2)), ("TILE_N", ConstSpec(1024)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "sharpen_rows": [
+        _spec("sharpen_rows_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("STEPS", ConstSpec(3)), ("TILE", ConstSpec(1024)))
+        for dt in ("float32", "float16", "bfloat16")
+    ],
+    "saturated_readout": [
+        _spec("saturated_readout_kernel", ("x", _arr(dt, 3)), ("y", _arr(dt, 3)),
+              ("leak", ScalarSpec("float32")), ("T", ConstSpec(8)), ("D", ConstSpec(512)))
+        for dt in ("float32", "bfloat16")
+    ],
 }

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -110,6 +110,9 @@ def rust_ident(name: str) -> str:
 class _Scope:
     names: dict[str, TExpr]
     rename: dict[str, str]
+    # A helper's parameters, with the caller's values they were bound to (see
+    # `_own_helper_params`).
+    params: dict[str, TExpr] = field(default_factory=dict)
 
 
 class KernelAnalyzer:
@@ -507,6 +510,7 @@ class KernelAnalyzer:
             bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else one)
         assigned = self._assigned_names(node.body.body)
         self._materialize_loop_constants(assigned, node)
+        self._own_helper_params(assigned, node)
         before = dict(self.scope.names)
         carried = {n for n in assigned if n in before and before[n].op == "var"}
         saved_out = self.out
@@ -551,6 +555,18 @@ class KernelAnalyzer:
             else:
                 continue
             self.bind_name(name, self.to_scalar(value, node, dtype), self.span(node))
+
+    def _own_helper_params(self, assigned: set[str], node: cst.For) -> None:
+        """A helper parameter that a loop in the helper reassigns, still holding the
+        caller's value, becomes a local of the helper first (`let mut f_a = x;`).
+
+        Python passes values: rebinding `a` inside `f` leaves the caller's `x` as it was.
+        Carrying the caller's variable through the loop would overwrite `x` for the code
+        after the call (and make every region around the loop yield it)."""
+        for name in sorted(assigned & self.scope.params.keys()):
+            value = self.scope.names.get(name)
+            if value is not None and value is self.scope.params[name]:
+                self.bind_name(name, value, self.span(node))
 
     def _check_carried(self, names: set[str], before: dict[str, TExpr],
                        node: cst.CSTNode) -> list[str]:
@@ -1162,12 +1178,16 @@ class KernelAnalyzer:
         saved_scope = self.scope
         self.scope = scope
         self.helper_stack.append(name)
+        # The caller's loop-carried names are not the helper's: an assignment in the
+        # helper binds a local of its own, whatever its name.
+        self.carried_stack.append(set())
         try:
             body = list(fn.body.body)
             if _docstring(body) is not None:
                 body = body[1:]
             result = self._helper_body(body, fn)
         finally:
+            self.carried_stack.pop()
             self.helper_stack.pop()
             self.scope = saved_scope
         return result
@@ -1223,7 +1243,7 @@ class KernelAnalyzer:
                     raise self.error("E0102", f"`{fn.name.value}` is missing argument "
                                      f"`{pname}`", node)
                 names[pname] = self.expr(param.default)
-        return _Scope(names, {})
+        return _Scope(names, {}, dict(names))
 
     def _helper_body(self, body: list[cst.BaseStatement], fn: cst.FunctionDef) -> TExpr:
         result: TExpr = const(None)

@@ -76,9 +76,9 @@ def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int],
         return expr
     left, right = expr.args
     for operand in (left, right):
-        if operand.op == "convert" and _is_float_binary(operand.args[0], ("*",)) and \
-                not isinstance(operand.args[0].type.dtype, DType):
-            dtype_dependent(operand.args[0].type.dtype)
+        converted = _converted_product(operand, expr, uses, removed)
+        if converted is not None:
+            dtype_dependent(converted.type.dtype)
     # cuTile Python matches the left operand first and commits to it: a left product with
     # another use (or other modes) means no contraction at all, not a try on the right.
     if _float_mul_of(left, expr) is not None:
@@ -104,9 +104,25 @@ def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int],
     return TExpr("fma", [a, b, acc], expr.type, expr.span, attrs)
 
 
-def _product(operand: TExpr, consumer: TExpr, uses: dict[int, int],
-             removed: set[int]) -> tuple[TExpr, TAssign | None] | None:
-    """The float multiply feeding `operand`, if it has no other use, with its binding."""
+def _converted_product(operand: TExpr, consumer: TExpr, uses: dict[int, int],
+                       removed: set[int]) -> TExpr | None:
+    """The float multiply of a launch-time element type that `operand` converts, if the
+    multiply could be contracted were the conversion the identity: written in place
+    (`c + convert(a * b)`) or bound to a name with no other use (`p = a * b` ...
+    `c + convert(p)`: cuTile Python sees through the name, its IR has none)."""
+    if operand.op != "convert":
+        return None
+    product = _product(operand.args[0], consumer, uses, removed, same_type=False)
+    if product is None or isinstance(product[0].type.dtype, DType):
+        return None
+    return product[0]
+
+
+def _product(operand: TExpr, consumer: TExpr, uses: dict[int, int], removed: set[int],
+             same_type: bool = True) -> tuple[TExpr, TAssign | None] | None:
+    """The float multiply feeding `operand`, if it has no other use, with its binding.
+    `same_type=False` accepts a multiply of another type than `consumer` (one the
+    consumer reads through a conversion)."""
     source: TAssign | None = None
     mul = operand
     if operand.op == "var":
@@ -116,7 +132,7 @@ def _product(operand: TExpr, consumer: TExpr, uses: dict[int, int],
         if uses.get(id(binding), 0) != 1 or id(binding) in removed:
             return None
         mul, source = binding.value, binding
-    if not _is_float_binary(mul, ("*",)) or mul.type != consumer.type:
+    if not _is_float_binary(mul, ("*",)) or (same_type and mul.type != consumer.type):
         return None
     if source is not None and _reads_mutable(mul):
         # Moving the product to its use could read a reassigned loop variable.
