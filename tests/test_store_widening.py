@@ -56,3 +56,25 @@ def test_a_narrowing_store_under_a_compile_time_if_drops_only_that_arm() -> None
         "scaled_f32": ({"y": "float32"}, {}),
         "scaled_bf16_narrow_true": ({"y": "bfloat16"}, {"NARROW": True}),
     }
+
+
+_PINNED_IN_ONE_ARM = _HEADER + """
+@ct.kernel
+def accumulate(x, out, TILE: ct.Constant[int], ATOMIC: ct.Constant[bool]):
+    t = ct.astype(ct.load(x, index=(ct.bid(0),), shape=(TILE,)), ct.float32)
+    if ATOMIC:
+        out.tiled_view((TILE,)).atomic_store_add((ct.bid(0),), t)
+    else:
+        ct.store(out, index=(ct.bid(0),), tile=t.astype(out.dtype))
+"""
+
+
+def test_an_element_type_fixed_in_one_arm_of_a_compile_time_if_splits_the_kernel() -> None:
+    # The atomic add fixes `out` to float32 only for launches with ATOMIC; the other arm
+    # converts to `out.dtype`, whatever it is: one entry per outcome, `out` generic in one.
+    entries = _entries(_PINNED_IN_ONE_ARM)
+    elements = {e: ({p["name"]: p.get("element") for p in m["params"]  # type: ignore[union-attr]
+                     if p["kind"] == "array"}["out"], m["const_variant"])
+                for e, m in entries.items()}
+    assert sorted(elements.values(), key=str) == sorted(
+        [("f32", {"ATOMIC": True}), ("EOut", {"ATOMIC": False})], key=str), elements

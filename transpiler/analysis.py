@@ -155,6 +155,9 @@ class KernelAnalyzer:
         # Arrays whose launch-time element type a store under a static `if` fixed: the
         # condition (see `static_dtype_conflict`).
         self.static_dtype_pins: dict[str, object] = {}
+        # Array parameters whose `.dtype` the kernel body reads: code written for more than
+        # one element type of that array (see `static_pin_split`).
+        self.dtype_read_arrays: frozenset[str] = _dtype_read_arrays(kernel.node, source)
         self.shape_ranks: dict[str, int] = {}
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
@@ -1151,6 +1154,9 @@ class KernelAnalyzer:
             raise self.error("E0108", "the tile and the index must match the view shape "
                              f"{shape}", node)
         # cuTile Python requires the tile's element type to be the array's (no conversion).
+        if isinstance(self.find(array.type.dtype), DTypeVar) and \
+                isinstance(self.find(tile.type.dtype), DType):
+            static_pin_split(self, array.type.param, node)
         self.unify(tile.type.dtype, array.type.dtype, node)
         # A float add and an integer add are different atomic modes in the Rust.
         self.require_concrete(array.type.dtype, node, "an atomic add (float or integer)")
@@ -1731,6 +1737,39 @@ def note_static_dtype_pin(analyzer: KernelAnalyzer, array: str) -> None:
     condition = innermost_condition(analyzer.static_conditions)
     if condition is not None:
         analyzer.static_dtype_pins.setdefault(array, condition)
+
+
+def static_pin_split(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) -> None:
+    """Raise `ConstDependentError` when a store or atomic under a static `if` would fix the
+    element type of an array whose `.dtype` the kernel reads: Python compiles that arm only
+    for the launches taking it, and the others may pass any element type, so the kernel is
+    translated per outcome rather than fixed for all of them."""
+    condition = innermost_condition(analyzer.static_conditions)
+    if condition is not None and array in analyzer.dtype_read_arrays:
+        raise ConstDependentError(_params_in(condition), f"array `{array}` gets a fixed "
+                                  "element type under a compile-time condition",
+                                  analyzer.span(node), condition)
+
+
+def _dtype_read_arrays(fn: cst.FunctionDef, source: SourceModule) -> frozenset[str]:
+    """The parameters of `fn` whose `.dtype` its body, or a helper of the file, reads
+    (`x.astype(y.dtype)`); helpers are matched by parameter name, as helpers usually take
+    an array under the kernel's name for it (a miss only keeps the earlier behaviour)."""
+    params = {p.name.value for p in fn.params.params}
+    found: set[str] = set()
+
+    class Finder(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if (node.attr.value == "dtype" and isinstance(node.value, cst.Name)
+                    and node.value.value in params):
+                found.add(node.value.value)
+
+    fn.body.visit(Finder())
+    kernels = {k.name for k in source.kernels}
+    for name, helper in source.functions.items():
+        if name not in kernels:
+            helper.body.visit(Finder())
+    return frozenset(found)
 
 
 def static_dtype_conflict(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) -> None:

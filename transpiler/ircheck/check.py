@@ -175,7 +175,7 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
             generics = generics_for(manifest, spec)
             rs_name = str(manifest.get("entry", rs_name))
         except (KeyError, ValueError) as err:
-            outcomes.append(CheckOutcome(kernel, spec, "ERROR", error=str(err)))
+            outcomes.append(_without_entry(source_path, kernel, spec, str(err)))
             continue
         requests.append({"entry": rs_name, "generics": generics, "id": spec.label()})
         outcomes.append(None)
@@ -212,6 +212,20 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 differences=[_difference_json(d) for d in verdict.differences],
                 text=format_verdict(verdict)))
     return final
+
+
+def _without_entry(source_path: Path, kernel: str, spec: KernelSpec,
+                   error: str) -> CheckOutcome:
+    """The outcome of a specialization no Rust entry takes: cuTile Python may refuse it as
+    well (the translation leaves out launches the original cannot compile)."""
+    from transpiler.ircheck.reference import ReferenceIrError, reference_ir
+
+    try:
+        reference_ir(source_path, spec)
+    except (ReferenceIrError, ValueError, TypeError) as err:
+        return CheckOutcome(kernel, spec, "ERROR", error=f"{error}; cuTile Python does not "
+                            f"compile it either: {err}", reference_rejected=True)
+    return CheckOutcome(kernel, spec, "ERROR", error=error)
 
 
 def _unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSpec:

@@ -23,6 +23,7 @@ from transpiler.analysis import (
     note_static_dtype_pin,
     rank_conflict,
     static_dtype_conflict,
+    static_pin_split,
 )
 from transpiler.diagnostics import TranslationError
 from transpiler.model import (
@@ -295,6 +296,7 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
             tile = an.convert(tile, array_dtype, node)
         else:
             if isinstance(array_dtype, DTypeVar) and isinstance(tile_dtype, DType):
+                static_pin_split(an, array.type.param, node)
                 if tile_dtype.name in WIDENED_STORE_DTYPES:
                     # cuTile Python stores a 16-bit (or 8-bit) float tile into an array
                     # of any wider float type, converting it: which one is the launch's.
