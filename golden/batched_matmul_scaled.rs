@@ -46,6 +46,8 @@ pub mod batched_matmul_scaled {
         let j: i32 = get_tile_block_id().2;
         let mut acc: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+        let t_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
         for kk in 0i32..ceil_div(get_shape_dim(A.shape(), 2i32), BLOCK_K) {
             let a_t: Tile<f32, { [1, BLOCK_M, BLOCK_K] }> = load_view_tko(
                 &a_view_1,
@@ -63,8 +65,6 @@ pub mod batched_matmul_scaled {
                 None,
                 tma::Enabled,
             );
-            let t_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
-                constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
             let prod_4: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = mmaf(a_t, b_t, t_3);
             acc = acc + prod_4;
         }
@@ -120,6 +120,9 @@ pub mod batched_matmul_scaled {
         let j: i32 = get_tile_block_id().2;
         let mut acc: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+        let f32_const_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+        let t_4: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(f32_const_3);
         for kk in 0i32..ceil_div(get_shape_dim(A.shape(), 2i32), BLOCK_K) {
             let a_t: Tile<f16, { [1, BLOCK_M, BLOCK_K] }> = load_view_tko(
                 &a_view_1,
@@ -137,9 +140,6 @@ pub mod batched_matmul_scaled {
                 None,
                 tma::Enabled,
             );
-            let f32_const_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
-                constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
-            let t_4: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(f32_const_3);
             let prod_5: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = mmaf(a_t, b_t, t_4);
             let conv_6: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(prod_5);
             acc = acc + conv_6;
@@ -196,6 +196,8 @@ pub mod batched_matmul_scaled {
         let j: i32 = get_tile_block_id().2;
         let mut acc: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
+        let t_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
         for kk in 0i32..ceil_div(get_shape_dim(A.shape(), 2i32), BLOCK_K) {
             let a_t: Tile<bf16, { [1, BLOCK_M, BLOCK_K] }> = load_view_tko(
                 &a_view_1,
@@ -213,8 +215,6 @@ pub mod batched_matmul_scaled {
                 None,
                 tma::Enabled,
             );
-            let t_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
-                constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
             let prod_4: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = mmaf(a_t, b_t, t_3);
             let conv_5: Tile<bf16, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(prod_4);
             let conv_6: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(conv_5);

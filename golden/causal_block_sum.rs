@@ -67,6 +67,8 @@ pub mod causal_block_sum {
                 let t: Tile<f32, { [TILE] }> = t;
                 acc = acc + t;
             }
+            let iota_14: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+            let t_15: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
             for j in tile_to_scalar(max_10)..end {
                 let t_13: Tile<E, { [TILE] }> = load_view_tko(
                     &x_view_11,
@@ -77,10 +79,8 @@ pub mod causal_block_sum {
                     tma::Enabled,
                 );
                 let t: Tile<f32, { [TILE] }> = convert_tile(t_13);
-                let iota_14: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
                 let cols: Tile<i32, { [TILE] }> =
                     broadcast_scalar(j * TILE, const_shape![TILE]) + iota_14;
-                let t_15: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
                 let t: Tile<f32, { [TILE] }> = select(le_tile(cols, rows), t, t_15);
                 let t: Tile<f32, { [TILE] }> = t;
                 acc = acc + t;

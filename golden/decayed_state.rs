@@ -51,6 +51,8 @@ pub mod decayed_state {
         let mut out_out_8 = unsafe { out.partition_full_mut(const_shape![1, 1]) };
         let b: i32 = get_tile_block_id().0;
         let mut state: Tile<f32, { [D] }> = constant(0.0f32, const_shape![D]);
+        let bcast_10: Tile<f32, { [D] }> = broadcast_scalar(decay, const_shape![D]);
+        let t_5: Tile<f32, { [] }> = constant(0.0f32, const_shape![]);
         for t in 0i32..T {
             let t_2: Tile<E, { [1, 1, D] }> = load_view_tko(
                 &k_view_1,
@@ -70,10 +72,9 @@ pub mod decayed_state {
                 tma::Enabled,
             );
             let vt: Tile<f32, { [D] }> = convert_tile(t_4.reshape(const_shape![D]));
-            state = state * broadcast_scalar(decay, const_shape![D]);
+            state = state * bcast_10;
             let seen: Tile<f32, { [] }> = reduce_sum(state, 0i32);
             state = state + kt * vt;
-            let t_5: Tile<f32, { [] }> = constant(0.0f32, const_shape![]);
             let red_6: Tile<f32, { [] }> = reduce_sum(state, 0i32);
             let value_7: Tile<f32, { [] }> =
                 fma(seen, t_5, red_6, rounding::NearestEven, ftz::Disabled);

@@ -80,6 +80,15 @@ pub mod flash_attention {
         let mut acc: Tile<f32, { [BLOCK_M, HEAD_DIM] }> =
             constant(0.0f32, const_shape![BLOCK_M, HEAD_DIM]);
         let num_kv: i32 = ceil_div(seq_kv, BLOCK_N);
+        let t_3: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+        let iota_4: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let bcast_14: Tile<i32, { [1, BLOCK_N] }> =
+            broadcast_scalar(seq_kv, const_shape![1, BLOCK_N]);
+        let t_6: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
+        let bcast_15: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            broadcast_scalar(qk_scale, const_shape![BLOCK_M, BLOCK_N]);
         for j in 0i32..num_kv {
             let k_t: Tile<E, { [1, HEAD_DIM, BLOCK_N] }> = load_view_tko(
                 &k_view_2,
@@ -91,21 +100,14 @@ pub mod flash_attention {
             );
             let k_t: Tile<E, { [HEAD_DIM, BLOCK_N] }> =
                 k_t.reshape(const_shape![HEAD_DIM, BLOCK_N]);
-            let t_3: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
             let s: Tile<f32, { [BLOCK_M, BLOCK_N] }> = mma(q, k_t, t_3);
-            let iota_4: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
             let cols: Tile<i32, { [BLOCK_N] }> =
                 broadcast_scalar(j * BLOCK_N, const_shape![BLOCK_N]) + iota_4;
-            let value_5: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                cols.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(seq_kv, const_shape![1, BLOCK_N]),
-            );
-            let t_6: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
+            let value_5: Tile<bool, { [1, BLOCK_N] }> =
+                lt_tile(cols.reshape(const_shape![1, BLOCK_N]), bcast_14);
             let s: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(
                 value_5.broadcast(const_shape![BLOCK_M, BLOCK_N]),
-                s * broadcast_scalar(qk_scale, const_shape![BLOCK_M, BLOCK_N]),
+                s * bcast_15,
                 t_6,
             );
             let red_7: Tile<f32, { [BLOCK_M] }> = reduce_max(s, 1i32);

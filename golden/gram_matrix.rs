@@ -33,6 +33,8 @@ pub mod gram_matrix {
         let ti: i32 = get_tile_block_id().0;
         let tj: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        let inv_6: bool = ti == tj;
+        let t_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
         for s in 0i32..ceil_div(n_samples, TS) {
             let xi: Tile<f32, { [TS, TD] }> = load_view_tko(
                 &x_view_1,
@@ -42,7 +44,7 @@ pub mod gram_matrix {
                 None,
                 tma::Enabled,
             );
-            let xj: Tile<f32, { [TS, TD] }> = if ti == tj {
+            let xj: Tile<f32, { [TS, TD] }> = if inv_6 {
                 let xj: Tile<f32, { [TS, TD] }> = xi;
                 xj
             } else {
@@ -57,7 +59,6 @@ pub mod gram_matrix {
                 xj
             };
             let perm_2: Tile<f32, { [TD, TS] }> = permute(xi, const_array![1, 0]);
-            let t_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
             let prod_4: Tile<f32, { [TD, TD] }> = mma(perm_2, xj, t_3);
             acc = acc + prod_4;
         }
@@ -97,6 +98,9 @@ pub mod gram_matrix {
         let ti: i32 = get_tile_block_id().0;
         let tj: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        let inv_8: bool = ti == tj;
+        let f32_const_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        let t_4: Tile<f16, { [TD, TD] }> = convert_tile(f32_const_3);
         for s in 0i32..ceil_div(n_samples, TS) {
             let xi: Tile<f16, { [TS, TD] }> = load_view_tko(
                 &x_view_1,
@@ -106,7 +110,7 @@ pub mod gram_matrix {
                 None,
                 tma::Enabled,
             );
-            let xj: Tile<f16, { [TS, TD] }> = if ti == tj {
+            let xj: Tile<f16, { [TS, TD] }> = if inv_8 {
                 let xj: Tile<f16, { [TS, TD] }> = xi;
                 xj
             } else {
@@ -121,8 +125,6 @@ pub mod gram_matrix {
                 xj
             };
             let perm_2: Tile<f16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
-            let f32_const_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
-            let t_4: Tile<f16, { [TD, TD] }> = convert_tile(f32_const_3);
             let prod_5: Tile<f16, { [TD, TD] }> = mma(perm_2, xj, t_4);
             let conv_6: Tile<f32, { [TD, TD] }> = convert_tile(prod_5);
             acc = acc + conv_6;
@@ -163,6 +165,8 @@ pub mod gram_matrix {
         let ti: i32 = get_tile_block_id().0;
         let tj: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        let inv_8: bool = ti == tj;
+        let t_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
         for s in 0i32..ceil_div(n_samples, TS) {
             let xi: Tile<bf16, { [TS, TD] }> = load_view_tko(
                 &x_view_1,
@@ -172,7 +176,7 @@ pub mod gram_matrix {
                 None,
                 tma::Enabled,
             );
-            let xj: Tile<bf16, { [TS, TD] }> = if ti == tj {
+            let xj: Tile<bf16, { [TS, TD] }> = if inv_8 {
                 let xj: Tile<bf16, { [TS, TD] }> = xi;
                 xj
             } else {
@@ -187,7 +191,6 @@ pub mod gram_matrix {
                 xj
             };
             let perm_2: Tile<bf16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
-            let t_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
             let prod_4: Tile<f32, { [TD, TD] }> = mma(perm_2, xj, t_3);
             let conv_5: Tile<bf16, { [TD, TD] }> = convert_tile(prod_4);
             let conv_6: Tile<f32, { [TD, TD] }> = convert_tile(conv_5);

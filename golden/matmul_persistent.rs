@@ -82,10 +82,11 @@ pub mod matmul_persistent {
         let k_steps: i32 = num_tiles(&a_view_1, 1);
         let block_2: i32 = get_tile_block_id().0;
         let blocks_3: i32 = get_num_tile_blocks().0;
+        let cst_8: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
         for tile_id in (block_2..total).step_by(blocks_3 as usize) {
             let row: i32 = py_floordiv_i32(tile_id, tiles_n);
             let col: i32 = py_mod_i32(tile_id, tiles_n);
-            let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+            let mut acc: Tile<f32, { [BM, BN] }> = cst_8;
             for k in 0i32..k_steps {
                 let a: Tile<E, { [BM, BK] }> = load_view_tko(
                     &a_view_4,

@@ -36,6 +36,8 @@ pub mod online_softmax {
         let mut running_max: Tile<f32, { [1, 1] }> =
             constant(f32::NEG_INFINITY, const_shape![1, 1]);
         let mut running_sum: Tile<f32, { [1, 1] }> = constant(0.0f32, const_shape![1, 1]);
+        let t_3: Tile<f32, { [1, TILE_N] }> =
+            constant(1.4426950408889634f32, const_shape![1, TILE_N]);
         for chunk in 0i32..num_chunks {
             let t: Tile<E, { [1, TILE_N] }> = load_view_tko(
                 &x_view_1,
@@ -46,8 +48,6 @@ pub mod online_softmax {
                 tma::Enabled,
             );
             let conv_2: Tile<f32, { [1, TILE_N] }> = convert_tile(t);
-            let t_3: Tile<f32, { [1, TILE_N] }> =
-                constant(1.4426950408889634f32, const_shape![1, TILE_N]);
             let t: Tile<f32, { [1, TILE_N] }> = conv_2 * t_3;
             let red_4: Tile<f32, { [1] }> = reduce_max(t, 1i32);
             let new_max: Tile<f32, { [1, 1] }> = maxf(
@@ -71,6 +71,11 @@ pub mod online_softmax {
         }
         let t_6: Tile<f32, { [1, 1] }> = constant(1.0f32, const_shape![1, 1]);
         let inv_sum: Tile<f32, { [1, 1] }> = divf(t_6, running_sum, rounding::Approx, ftz::Enabled);
+        let t_8: Tile<f32, { [1, TILE_N] }> =
+            constant(1.4426950408889634f32, const_shape![1, TILE_N]);
+        let inv_11: Tile<f32, { [1, TILE_N] }> =
+            negf(running_max.broadcast(const_shape![1, TILE_N]));
+        let bcast_12: Tile<f32, { [1, TILE_N] }> = inv_sum.broadcast(const_shape![1, TILE_N]);
         for chunk in 0i32..num_chunks {
             let t: Tile<E, { [1, TILE_N] }> = load_view_tko(
                 &x_view_1,
@@ -81,20 +86,11 @@ pub mod online_softmax {
                 tma::Enabled,
             );
             let conv_7: Tile<f32, { [1, TILE_N] }> = convert_tile(t);
-            let t_8: Tile<f32, { [1, TILE_N] }> =
-                constant(1.4426950408889634f32, const_shape![1, TILE_N]);
             let p: Tile<f32, { [1, TILE_N] }> = exp2(
-                fma(
-                    conv_7,
-                    t_8,
-                    negf(running_max.broadcast(const_shape![1, TILE_N])),
-                    rounding::NearestEven,
-                    ftz::Disabled,
-                ),
+                fma(conv_7, t_8, inv_11, rounding::NearestEven, ftz::Disabled),
                 ftz::Enabled,
             );
-            let conv_10: Tile<EY, { [1, TILE_N] }> =
-                convert_tile(p * inv_sum.broadcast(const_shape![1, TILE_N]));
+            let conv_10: Tile<EY, { [1, TILE_N] }> = convert_tile(p * bcast_12);
             unsafe {
                 store_view_tko_mut(
                     &mut y_out_9,

@@ -136,6 +136,10 @@ pub mod ragged_window {
             }
             let offs: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let mut acc: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
+            let bcast_23: Tile<i32, { [TILE] }> = broadcast_scalar(lo, const_shape![TILE]);
+            let bcast_24: Tile<i32, { [TILE] }> = broadcast_scalar(hi, const_shape![TILE]);
+            let t_20: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
+            let t_21: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
             for j in py_floordiv_i32(lo, TILE)..ceil_div(hi, TILE) {
                 let t: Tile<E, { [1, TILE] }> = load_view_tko(
                     &x_view_18,
@@ -149,8 +153,7 @@ pub mod ragged_window {
                 let cols: Tile<i32, { [TILE] }> =
                     broadcast_scalar(j * TILE, const_shape![TILE]) + offs;
                 let keep: Tile<bool, { [TILE] }> =
-                    ge_tile(cols, broadcast_scalar(lo, const_shape![TILE]))
-                        & lt_tile(cols, broadcast_scalar(hi, const_shape![TILE]));
+                    ge_tile(cols, bcast_23) & lt_tile(cols, bcast_24);
                 let keep: Tile<bool, { [TILE] }> = if (WINDOW > 0) {
                     let dim_19: i32 = (-1i32 * WINDOW);
                     let keep: Tile<bool, { [TILE] }> = keep
@@ -162,10 +165,8 @@ pub mod ragged_window {
                 } else {
                     keep
                 };
-                let t_20: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
                 let keep: Tile<bool, { [1, TILE] }> = keep.reshape(const_shape![1, TILE])
                     & cmpf(t, t_20, predicate::NotEqual, cmp_ordering::Unordered);
-                let t_21: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
                 acc = acc + select(keep, t, t_21);
             }
             let conv_22: Tile<EOut, { [1, TILE] }> = convert_tile(acc);

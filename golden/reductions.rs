@@ -45,6 +45,11 @@ pub mod reductions {
         let mut acc_sum: Tile<f32, { [BLOCK_M, 1] }> = constant(0.0f32, const_shape![BLOCK_M, 1]);
         let mut acc_max: Tile<f32, { [BLOCK_M] }> =
             constant(f32::NEG_INFINITY, const_shape![BLOCK_M]);
+        let iota_5: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let bcast_12: Tile<i32, { [1, BLOCK_N] }> =
+            broadcast_scalar(get_shape_dim(x.shape(), 1i32), const_shape![1, BLOCK_N]);
+        let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
         for bn in 0i32..num_tiles(&x_view_1, 1) {
             let t_3: Tile<E, { [BLOCK_M, BLOCK_N] }> = load_view_tko(
                 &x_view_2,
@@ -57,15 +62,10 @@ pub mod reductions {
             let t: Tile<f32, { [BLOCK_M, BLOCK_N] }> = convert_tile(t_3);
             let red_4: Tile<f32, { [BLOCK_M] }> = reduce_sum(t, 1i32);
             acc_sum = acc_sum + red_4.reshape(const_shape![BLOCK_M, 1]);
-            let iota_5: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
             let cols: Tile<i32, { [BLOCK_N] }> =
                 broadcast_scalar(bn * BLOCK_N, const_shape![BLOCK_N]) + iota_5;
-            let value_6: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                cols.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(get_shape_dim(x.shape(), 1i32), const_shape![1, BLOCK_N]),
-            );
-            let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
+            let value_6: Tile<bool, { [1, BLOCK_N] }> =
+                lt_tile(cols.reshape(const_shape![1, BLOCK_N]), bcast_12);
             let t_masked: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
                 select(value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]), t, t_7);
             let red_8: Tile<f32, { [BLOCK_M] }> = reduce_max(t_masked, 1i32);
@@ -131,6 +131,11 @@ pub mod reductions {
         let mut acc_sum: Tile<f32, { [BLOCK_N] }> = constant(0.0f32, const_shape![BLOCK_N]);
         let mut acc_max: Tile<f32, { [1, BLOCK_N] }> =
             constant(f32::NEG_INFINITY, const_shape![1, BLOCK_N]);
+        let iota_5: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let bcast_12: Tile<i32, { [BLOCK_M, 1] }> =
+            broadcast_scalar(get_shape_dim(x.shape(), 0i32), const_shape![BLOCK_M, 1]);
+        let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for bm in 0i32..num_tiles(&x_view_1, 0) {
             let t_3: Tile<E, { [BLOCK_M, BLOCK_N] }> = load_view_tko(
                 &x_view_2,
@@ -148,15 +153,10 @@ pub mod reductions {
                 nan::Disabled,
                 ftz::Disabled,
             );
-            let iota_5: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
             let rows: Tile<i32, { [BLOCK_M] }> =
                 iota_5 + broadcast_scalar(bm * BLOCK_M, const_shape![BLOCK_M]);
-            let value_6: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-                rows.reshape(const_shape![BLOCK_M, 1]),
-                broadcast_scalar(get_shape_dim(x.shape(), 0i32), const_shape![BLOCK_M, 1]),
-            );
-            let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+            let value_6: Tile<bool, { [BLOCK_M, 1] }> =
+                lt_tile(rows.reshape(const_shape![BLOCK_M, 1]), bcast_12);
             let t_zero: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
                 select(value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]), t, t_7);
             let red_8: Tile<f32, { [BLOCK_N] }> = reduce_sum(t_zero, 0i32);

@@ -30,40 +30,78 @@ pub mod row_scale_ragged {
     ) {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+        let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
+        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+        let bound_10: Tile<i64, { [TILE] }> = bound64_9
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
+        let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
+        let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
+        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+        let stride_16: Tile<i64, { [TILE] }> = stride64_15
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
+        let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
+        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
+        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
+        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
+        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_34: f32 = 0.0f32;
+        let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
+        let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
+        let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
+        let bound_40: Tile<i64, { [TILE] }> = bound64_39
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
+        let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_50: f32 = 0.0f32;
+        let bcast_84: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let index_tile_52: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_53: Tile<i64, { [] }> = exti(index_tile_52);
+        let index64_54: Tile<i64, { [1] }> = index64_53.reshape(const_shape![1]);
+        let index64_55: Tile<i64, { [TILE] }> = index64_54.broadcast(const_shape![TILE]);
+        let extent_56: i32 = get_shape_dim(y.shape(), 0i32);
+        let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
+        let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
+        let bound_59: Tile<i64, { [TILE] }> = bound64_58
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let index_u_60: Tile<u64, { [TILE] }> = bitcast(index64_55);
+        let bound_u_61: Tile<u64, { [TILE] }> = bitcast(bound_59);
+        let in_bounds_62: Tile<bool, { [TILE] }> = lt_tile(index_u_60, bound_u_61);
+        let stride_tile_63: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_64: Tile<i64, { [] }> = exti(stride_tile_63);
+        let stride_65: Tile<i64, { [TILE] }> = stride64_64
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_66: Tile<i64, { [TILE] }> = index64_55 * stride_65;
+        let extent_68: i32 = get_shape_dim(y.shape(), 1i32);
+        let bound_tile_69: Tile<i32, { [] }> = scalar_to_tile(extent_68);
+        let bound64_70: Tile<i64, { [] }> = exti(bound_tile_69);
+        let bound_71: Tile<i64, { [TILE] }> = bound64_70
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_73: Tile<u64, { [TILE] }> = bitcast(bound_71);
+        let unit_stride_75: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-            let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
-            let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
-            let bound_10: Tile<i64, { [TILE] }> = bound64_9
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
-            let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
-            let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
-            let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
-            let stride_16: Tile<i64, { [TILE] }> = stride64_15
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
             let index64_18: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-            let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-            let bound_22: Tile<i64, { [TILE] }> = bound64_21
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-            let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
             let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-            let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
             let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
             let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
@@ -71,7 +109,6 @@ pub mod row_scale_ragged {
             let base_31: PointerTile<*mut f32, { [1] }> = base_30.reshape(const_shape![1]);
             let base_32: PointerTile<*mut f32, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
             let pointers_33: PointerTile<*mut f32, { [TILE] }> = base_32.offset_tile(offsets_28);
-            let padding_34: f32 = 0.0f32;
             let (gathered_35, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_33,
@@ -85,22 +122,13 @@ pub mod row_scale_ragged {
             };
             let xj: Tile<f32, { [TILE] }> = gathered_35;
             let index64_36: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
-            let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
-            let bound_40: Tile<i64, { [TILE] }> = bound64_39
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_41: Tile<u64, { [TILE] }> = bitcast(index64_36);
-            let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
             let in_bounds_43: Tile<bool, { [TILE] }> = lt_tile(index_u_41, bound_u_42);
-            let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_45: Tile<i64, { [TILE] }> = index64_36 * unit_stride_44;
             let base_46: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
             let base_47: PointerTile<*mut f32, { [1] }> = base_46.reshape(const_shape![1]);
             let base_48: PointerTile<*mut f32, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
             let pointers_49: PointerTile<*mut f32, { [TILE] }> = base_48.offset_tile(offsets_45);
-            let padding_50: f32 = 0.0f32;
             let (gathered_51, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_49,
@@ -113,38 +141,10 @@ pub mod row_scale_ragged {
                 )
             };
             let wj: Tile<f32, { [TILE] }> = gathered_51;
-            let out: Tile<f32, { [TILE] }> =
-                xj * (broadcast_scalar(offset_, const_shape![TILE]) + wj);
-            let index_tile_52: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_53: Tile<i64, { [] }> = exti(index_tile_52);
-            let index64_54: Tile<i64, { [1] }> = index64_53.reshape(const_shape![1]);
-            let index64_55: Tile<i64, { [TILE] }> = index64_54.broadcast(const_shape![TILE]);
-            let extent_56: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
-            let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
-            let bound_59: Tile<i64, { [TILE] }> = bound64_58
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let index_u_60: Tile<u64, { [TILE] }> = bitcast(index64_55);
-            let bound_u_61: Tile<u64, { [TILE] }> = bitcast(bound_59);
-            let in_bounds_62: Tile<bool, { [TILE] }> = lt_tile(index_u_60, bound_u_61);
-            let stride_tile_63: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_64: Tile<i64, { [] }> = exti(stride_tile_63);
-            let stride_65: Tile<i64, { [TILE] }> = stride64_64
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_66: Tile<i64, { [TILE] }> = index64_55 * stride_65;
+            let out: Tile<f32, { [TILE] }> = xj * (bcast_84 + wj);
             let index64_67: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_68: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_69: Tile<i32, { [] }> = scalar_to_tile(extent_68);
-            let bound64_70: Tile<i64, { [] }> = exti(bound_tile_69);
-            let bound_71: Tile<i64, { [TILE] }> = bound64_70
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_72: Tile<u64, { [TILE] }> = bitcast(index64_67);
-            let bound_u_73: Tile<u64, { [TILE] }> = bitcast(bound_71);
             let in_bounds_74: Tile<bool, { [TILE] }> = lt_tile(index_u_72, bound_u_73);
-            let unit_stride_75: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_76: Tile<i64, { [TILE] }> = index64_67 * unit_stride_75;
             let offsets_77: Tile<i64, { [TILE] }> = offsets_66 + offsets_76;
             let mask_78: Tile<bool, { [TILE] }> = in_bounds_62 & in_bounds_74;
@@ -186,40 +186,80 @@ pub mod row_scale_ragged {
     ) {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+        let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
+        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+        let bound_10: Tile<i64, { [TILE] }> = bound64_9
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
+        let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
+        let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
+        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+        let stride_16: Tile<i64, { [TILE] }> = stride64_15
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
+        let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
+        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
+        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
+        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
+        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_34: f32 = 0.0f32;
+        let padding_35: f16 = convert_scalar(padding_34);
+        let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
+        let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
+        let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
+        let bound_41: Tile<i64, { [TILE] }> = bound64_40
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
+        let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_51: f32 = 0.0f32;
+        let padding_52: f16 = convert_scalar(padding_51);
+        let bcast_88: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
+        let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
+        let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
+        let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
+        let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
+        let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
+        let bound_63: Tile<i64, { [TILE] }> = bound64_62
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
+        let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
+        let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
+        let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
+        let stride_69: Tile<i64, { [TILE] }> = stride64_68
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
+        let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
+        let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
+        let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
+        let bound_75: Tile<i64, { [TILE] }> = bound64_74
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
+        let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-            let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
-            let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
-            let bound_10: Tile<i64, { [TILE] }> = bound64_9
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
-            let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
-            let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
-            let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
-            let stride_16: Tile<i64, { [TILE] }> = stride64_15
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
             let index64_18: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-            let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-            let bound_22: Tile<i64, { [TILE] }> = bound64_21
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-            let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
             let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-            let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
             let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
             let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
@@ -227,8 +267,6 @@ pub mod row_scale_ragged {
             let base_31: PointerTile<*mut f16, { [1] }> = base_30.reshape(const_shape![1]);
             let base_32: PointerTile<*mut f16, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
             let pointers_33: PointerTile<*mut f16, { [TILE] }> = base_32.offset_tile(offsets_28);
-            let padding_34: f32 = 0.0f32;
-            let padding_35: f16 = convert_scalar(padding_34);
             let (gathered_36, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_33,
@@ -242,23 +280,13 @@ pub mod row_scale_ragged {
             };
             let xj: Tile<f16, { [TILE] }> = gathered_36;
             let index64_37: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
-            let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
-            let bound_41: Tile<i64, { [TILE] }> = bound64_40
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
-            let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
             let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
-            let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_46: Tile<i64, { [TILE] }> = index64_37 * unit_stride_45;
             let base_47: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
             let base_48: PointerTile<*mut f16, { [1] }> = base_47.reshape(const_shape![1]);
             let base_49: PointerTile<*mut f16, { [TILE] }> = base_48.broadcast(const_shape![TILE]);
             let pointers_50: PointerTile<*mut f16, { [TILE] }> = base_49.offset_tile(offsets_46);
-            let padding_51: f32 = 0.0f32;
-            let padding_52: f16 = convert_scalar(padding_51);
             let (gathered_53, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_50,
@@ -273,38 +301,10 @@ pub mod row_scale_ragged {
             let wj: Tile<f16, { [TILE] }> = gathered_53;
             let conv_54: Tile<f32, { [TILE] }> = convert_tile(xj);
             let conv_55: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> =
-                conv_54 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_55);
-            let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
-            let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
-            let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
-            let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
-            let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
-            let bound_63: Tile<i64, { [TILE] }> = bound64_62
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
-            let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
-            let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
-            let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
-            let stride_69: Tile<i64, { [TILE] }> = stride64_68
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
+            let out: Tile<f32, { [TILE] }> = conv_54 * (bcast_88 + conv_55);
             let index64_71: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
-            let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
-            let bound_75: Tile<i64, { [TILE] }> = bound64_74
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
-            let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
             let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
-            let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
             let offsets_81: Tile<i64, { [TILE] }> = offsets_70 + offsets_80;
             let mask_82: Tile<bool, { [TILE] }> = in_bounds_66 & in_bounds_78;
@@ -346,40 +346,80 @@ pub mod row_scale_ragged {
     ) {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+        let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
+        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+        let bound_10: Tile<i64, { [TILE] }> = bound64_9
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
+        let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
+        let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
+        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+        let stride_16: Tile<i64, { [TILE] }> = stride64_15
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
+        let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
+        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
+        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
+        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
+        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_34: f32 = 0.0f32;
+        let padding_35: bf16 = convert_scalar(padding_34);
+        let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
+        let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
+        let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
+        let bound_41: Tile<i64, { [TILE] }> = bound64_40
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
+        let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_51: f32 = 0.0f32;
+        let padding_52: bf16 = convert_scalar(padding_51);
+        let bcast_88: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
+        let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
+        let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
+        let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
+        let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
+        let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
+        let bound_63: Tile<i64, { [TILE] }> = bound64_62
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
+        let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
+        let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
+        let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
+        let stride_69: Tile<i64, { [TILE] }> = stride64_68
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
+        let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
+        let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
+        let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
+        let bound_75: Tile<i64, { [TILE] }> = bound64_74
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
+        let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-            let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
-            let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
-            let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
-            let bound_10: Tile<i64, { [TILE] }> = bound64_9
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
-            let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
-            let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
-            let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
-            let stride_16: Tile<i64, { [TILE] }> = stride64_15
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
             let index64_18: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
-            let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-            let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-            let bound_22: Tile<i64, { [TILE] }> = bound64_21
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-            let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
             let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-            let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
             let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
             let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
@@ -387,8 +427,6 @@ pub mod row_scale_ragged {
             let base_31: PointerTile<*mut bf16, { [1] }> = base_30.reshape(const_shape![1]);
             let base_32: PointerTile<*mut bf16, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
             let pointers_33: PointerTile<*mut bf16, { [TILE] }> = base_32.offset_tile(offsets_28);
-            let padding_34: f32 = 0.0f32;
-            let padding_35: bf16 = convert_scalar(padding_34);
             let (gathered_36, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_33,
@@ -402,23 +440,13 @@ pub mod row_scale_ragged {
             };
             let xj: Tile<bf16, { [TILE] }> = gathered_36;
             let index64_37: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
-            let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
-            let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
-            let bound_41: Tile<i64, { [TILE] }> = bound64_40
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
-            let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
             let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
-            let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_46: Tile<i64, { [TILE] }> = index64_37 * unit_stride_45;
             let base_47: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
             let base_48: PointerTile<*mut bf16, { [1] }> = base_47.reshape(const_shape![1]);
             let base_49: PointerTile<*mut bf16, { [TILE] }> = base_48.broadcast(const_shape![TILE]);
             let pointers_50: PointerTile<*mut bf16, { [TILE] }> = base_49.offset_tile(offsets_46);
-            let padding_51: f32 = 0.0f32;
-            let padding_52: bf16 = convert_scalar(padding_51);
             let (gathered_53, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_50,
@@ -433,38 +461,10 @@ pub mod row_scale_ragged {
             let wj: Tile<bf16, { [TILE] }> = gathered_53;
             let conv_54: Tile<f32, { [TILE] }> = convert_tile(xj);
             let conv_55: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> =
-                conv_54 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_55);
-            let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
-            let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
-            let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
-            let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
-            let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
-            let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
-            let bound_63: Tile<i64, { [TILE] }> = bound64_62
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
-            let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
-            let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
-            let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
-            let stride_69: Tile<i64, { [TILE] }> = stride64_68
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
+            let out: Tile<f32, { [TILE] }> = conv_54 * (bcast_88 + conv_55);
             let index64_71: Tile<i64, { [TILE] }> = exti(cols);
-            let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
-            let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
-            let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
-            let bound_75: Tile<i64, { [TILE] }> = bound64_74
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
             let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
-            let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
             let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
-            let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
             let offsets_81: Tile<i64, { [TILE] }> = offsets_70 + offsets_80;
             let mask_82: Tile<bool, { [TILE] }> = in_bounds_66 & in_bounds_78;
@@ -510,29 +510,43 @@ pub mod row_scale_ragged {
     ) {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+        let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
+        let stride_9: Tile<i64, { [TILE] }> = stride64_8
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
+        let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_19: f32 = 0.0f32;
+        let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_28: f32 = 0.0f32;
+        let bcast_47: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let index_tile_30: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_31: Tile<i64, { [] }> = exti(index_tile_30);
+        let index64_32: Tile<i64, { [1] }> = index64_31.reshape(const_shape![1]);
+        let index64_33: Tile<i64, { [TILE] }> = index64_32.broadcast(const_shape![TILE]);
+        let stride_tile_34: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_35: Tile<i64, { [] }> = exti(stride_tile_34);
+        let stride_36: Tile<i64, { [TILE] }> = stride64_35
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_37: Tile<i64, { [TILE] }> = index64_33 * stride_36;
+        let unit_stride_39: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-            let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
-            let stride_9: Tile<i64, { [TILE] }> = stride64_8
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
             let index64_11: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
             let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
             let base_15: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
             let base_16: PointerTile<*mut f32, { [1] }> = base_15.reshape(const_shape![1]);
             let base_17: PointerTile<*mut f32, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
             let pointers_18: PointerTile<*mut f32, { [TILE] }> = base_17.offset_tile(offsets_14);
-            let padding_19: f32 = 0.0f32;
             let (gathered_20, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_18,
@@ -546,13 +560,11 @@ pub mod row_scale_ragged {
             };
             let xj: Tile<f32, { [TILE] }> = gathered_20;
             let index64_21: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_23: Tile<i64, { [TILE] }> = index64_21 * unit_stride_22;
             let base_24: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
             let base_25: PointerTile<*mut f32, { [1] }> = base_24.reshape(const_shape![1]);
             let base_26: PointerTile<*mut f32, { [TILE] }> = base_25.broadcast(const_shape![TILE]);
             let pointers_27: PointerTile<*mut f32, { [TILE] }> = base_26.offset_tile(offsets_23);
-            let padding_28: f32 = 0.0f32;
             let (gathered_29, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_27,
@@ -565,20 +577,8 @@ pub mod row_scale_ragged {
                 )
             };
             let wj: Tile<f32, { [TILE] }> = gathered_29;
-            let out: Tile<f32, { [TILE] }> =
-                xj * (broadcast_scalar(offset_, const_shape![TILE]) + wj);
-            let index_tile_30: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_31: Tile<i64, { [] }> = exti(index_tile_30);
-            let index64_32: Tile<i64, { [1] }> = index64_31.reshape(const_shape![1]);
-            let index64_33: Tile<i64, { [TILE] }> = index64_32.broadcast(const_shape![TILE]);
-            let stride_tile_34: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_35: Tile<i64, { [] }> = exti(stride_tile_34);
-            let stride_36: Tile<i64, { [TILE] }> = stride64_35
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_37: Tile<i64, { [TILE] }> = index64_33 * stride_36;
+            let out: Tile<f32, { [TILE] }> = xj * (bcast_47 + wj);
             let index64_38: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_39: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_40: Tile<i64, { [TILE] }> = index64_38 * unit_stride_39;
             let offsets_41: Tile<i64, { [TILE] }> = offsets_37 + offsets_40;
             let base_42: PointerTile<*mut E, { [] }> = get_tensor_base(y);
@@ -623,30 +623,45 @@ pub mod row_scale_ragged {
     ) {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+        let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
+        let stride_9: Tile<i64, { [TILE] }> = stride64_8
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
+        let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_19: f32 = 0.0f32;
+        let padding_20: f16 = convert_scalar(padding_19);
+        let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_29: f32 = 0.0f32;
+        let padding_30: f16 = convert_scalar(padding_29);
+        let bcast_51: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
+        let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
+        let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
+        let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
+        let stride_40: Tile<i64, { [TILE] }> = stride64_39
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
+        let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-            let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
-            let stride_9: Tile<i64, { [TILE] }> = stride64_8
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
             let index64_11: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
             let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
             let base_15: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
             let base_16: PointerTile<*mut f16, { [1] }> = base_15.reshape(const_shape![1]);
             let base_17: PointerTile<*mut f16, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
             let pointers_18: PointerTile<*mut f16, { [TILE] }> = base_17.offset_tile(offsets_14);
-            let padding_19: f32 = 0.0f32;
-            let padding_20: f16 = convert_scalar(padding_19);
             let (gathered_21, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_18,
@@ -660,14 +675,11 @@ pub mod row_scale_ragged {
             };
             let xj: Tile<f16, { [TILE] }> = gathered_21;
             let index64_22: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_24: Tile<i64, { [TILE] }> = index64_22 * unit_stride_23;
             let base_25: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
             let base_26: PointerTile<*mut f16, { [1] }> = base_25.reshape(const_shape![1]);
             let base_27: PointerTile<*mut f16, { [TILE] }> = base_26.broadcast(const_shape![TILE]);
             let pointers_28: PointerTile<*mut f16, { [TILE] }> = base_27.offset_tile(offsets_24);
-            let padding_29: f32 = 0.0f32;
-            let padding_30: f16 = convert_scalar(padding_29);
             let (gathered_31, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_28,
@@ -682,20 +694,8 @@ pub mod row_scale_ragged {
             let wj: Tile<f16, { [TILE] }> = gathered_31;
             let conv_32: Tile<f32, { [TILE] }> = convert_tile(xj);
             let conv_33: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> =
-                conv_32 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_33);
-            let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
-            let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
-            let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
-            let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
-            let stride_40: Tile<i64, { [TILE] }> = stride64_39
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
+            let out: Tile<f32, { [TILE] }> = conv_32 * (bcast_51 + conv_33);
             let index64_42: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_44: Tile<i64, { [TILE] }> = index64_42 * unit_stride_43;
             let offsets_45: Tile<i64, { [TILE] }> = offsets_41 + offsets_44;
             let base_46: PointerTile<*mut E, { [] }> = get_tensor_base(y);
@@ -740,30 +740,45 @@ pub mod row_scale_ragged {
     ) {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
+        let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
+        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
+        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
+        let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
+        let stride_9: Tile<i64, { [TILE] }> = stride64_8
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
+        let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_19: f32 = 0.0f32;
+        let padding_20: bf16 = convert_scalar(padding_19);
+        let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_29: f32 = 0.0f32;
+        let padding_30: bf16 = convert_scalar(padding_29);
+        let bcast_51: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
+        let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
+        let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
+        let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
+        let stride_40: Tile<i64, { [TILE] }> = stride64_39
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
+        let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let cols: Tile<i32, { [TILE] }> =
                 broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-            let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-            let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-            let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-            let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
-            let stride_9: Tile<i64, { [TILE] }> = stride64_8
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
             let index64_11: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
             let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
             let base_15: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
             let base_16: PointerTile<*mut bf16, { [1] }> = base_15.reshape(const_shape![1]);
             let base_17: PointerTile<*mut bf16, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
             let pointers_18: PointerTile<*mut bf16, { [TILE] }> = base_17.offset_tile(offsets_14);
-            let padding_19: f32 = 0.0f32;
-            let padding_20: bf16 = convert_scalar(padding_19);
             let (gathered_21, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_18,
@@ -777,14 +792,11 @@ pub mod row_scale_ragged {
             };
             let xj: Tile<bf16, { [TILE] }> = gathered_21;
             let index64_22: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_24: Tile<i64, { [TILE] }> = index64_22 * unit_stride_23;
             let base_25: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
             let base_26: PointerTile<*mut bf16, { [1] }> = base_25.reshape(const_shape![1]);
             let base_27: PointerTile<*mut bf16, { [TILE] }> = base_26.broadcast(const_shape![TILE]);
             let pointers_28: PointerTile<*mut bf16, { [TILE] }> = base_27.offset_tile(offsets_24);
-            let padding_29: f32 = 0.0f32;
-            let padding_30: bf16 = convert_scalar(padding_29);
             let (gathered_31, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_28,
@@ -799,20 +811,8 @@ pub mod row_scale_ragged {
             let wj: Tile<bf16, { [TILE] }> = gathered_31;
             let conv_32: Tile<f32, { [TILE] }> = convert_tile(xj);
             let conv_33: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> =
-                conv_32 * (broadcast_scalar(offset_, const_shape![TILE]) + conv_33);
-            let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
-            let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
-            let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
-            let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
-            let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-            let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
-            let stride_40: Tile<i64, { [TILE] }> = stride64_39
-                .reshape(const_shape![1])
-                .broadcast(const_shape![TILE]);
-            let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
+            let out: Tile<f32, { [TILE] }> = conv_32 * (bcast_51 + conv_33);
             let index64_42: Tile<i64, { [TILE] }> = exti(cols);
-            let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
             let offsets_44: Tile<i64, { [TILE] }> = index64_42 * unit_stride_43;
             let offsets_45: Tile<i64, { [TILE] }> = offsets_41 + offsets_44;
             let base_46: PointerTile<*mut E, { [] }> = get_tensor_base(y);

@@ -238,6 +238,12 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("decay", ScalarSpec("float32")), ("T", ConstSpec(16)), ("D", ConstSpec(256)))
         for dt in ("float32", "bfloat16")
     ],
+    "loop_invariants": [
+        _spec("decayed_chunks_kernel", ("x", _arr(dt, 2)), ("w", _arr(dt, 1)), ("y", _arr(dt, 2)),
+              ("scale", ScalarSpec("float32")), ("n_chunks", ScalarSpec("int32")),
+              ("TILE", ConstSpec(64)), ("CHUNK", ConstSpec(32)))
+        for dt in ("float32", "bfloat16")
+    ],
     "row_tile_sum": [
         _spec("row_tile_sum_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
               ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))

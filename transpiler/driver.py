@@ -4,8 +4,8 @@ Takes a file's bytes and its display path; gives a `TranslationResult`: the Rust
 None when any kernel failed), one `KernelReport` per kernel (status, diagnostics,
 specialization manifest) and the unhandled-construct records for the LLM fallback. Passes:
 front end (parse, index) -> analysis (typed model) -> specialization -> lowering (Rust tree)
--> printer. Each kernel is translated independently so one failure does not hide another's
-diagnostics.
+-> loop-invariant hoisting (Rust tree) -> printer. Each kernel is translated independently so
+one failure does not hide another's diagnostics.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from transpiler import __version__
 from transpiler.analysis import analyze_kernel_variants
 from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import SourceModule, parse_source
+from transpiler.lowering.hoist import hoist_loop_invariants
 from transpiler.lowering.lower import lower_kernel
 from transpiler.lowering.region_holes import helper_items
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
@@ -117,6 +118,7 @@ def translate_text(text: str, path: str, digest: str | None = None,
                     hole_hook(model)
                 spec = specialize(model)
                 function, needed = lower_kernel(spec, path)
+                function = hoist_loop_invariants(function)
                 if hole_hook is not None:
                     functions.extend(helper_items(spec.model, functions))
                 functions.append(_with_manifest(function, spec))

@@ -196,7 +196,7 @@ class KernelLowerer:
         """`let name: ty = value;`. rustfmt would break a long annotation over lines with a
         trailing comma, and the cuTile Rust compiler compares types as written: a long one
         goes on a temporary (or is left to inference from a plain operand) instead."""
-        if ty and len(name) + len(ty) > _LONG_LET:
+        if ty and len(name) + len(ty) > LONG_LET:
             if not isinstance(value, t.Binary | t.Path | t.Unary):
                 value = self.let(ctx, "value", value, ty)
             ty = None
@@ -410,7 +410,7 @@ class KernelLowerer:
 
 # `let NAME: TYPE =` longer than this (in characters of name and type) is not annotated:
 # at the deepest usual indentation rustfmt would otherwise break the type over lines.
-_LONG_LET = 58
+LONG_LET = 58
 
 _TEMP_HINT = {"bid": "block", "num_blocks": "blocks", "extract": "part",
               "convert": "conv", "reduce": "red", "permute": "perm", "mma": "prod",
