@@ -36,6 +36,9 @@ pub mod saturated_readout {
         let mut y_out_5 = unsafe { y.partition_full_mut(const_shape![1, 1, D]) };
         let b: i32 = get_tile_block_id().0;
         let mut state: Tile<f32, { [1, 1, D] }> = constant(0.0f32, const_shape![1, 1, D]);
+        let t_3: Tile<f32, { [1, 1, D] }> = constant(1.0f32, const_shape![1, 1, D]);
+        let t_4: Tile<f32, { [1, 1, D] }> = constant(-1.0f32, const_shape![1, 1, D]);
+        let bcast_7: Tile<f32, { [1, 1, D] }> = broadcast_scalar(leak, const_shape![1, 1, D]);
         for t in 0i32..T {
             let t_2: Tile<E, { [1, 1, D] }> = load_view_tko(
                 &x_view_1,
@@ -46,10 +49,8 @@ pub mod saturated_readout {
                 tma::Enabled,
             );
             let xt: Tile<f32, { [1, 1, D] }> = convert_tile(t_2);
-            let t_3: Tile<f32, { [1, 1, D] }> = constant(1.0f32, const_shape![1, 1, D]);
             let saturate_state: Tile<f32, { [1, 1, D] }> =
                 minf(state, t_3, nan::Disabled, ftz::Disabled);
-            let t_4: Tile<f32, { [1, 1, D] }> = constant(-1.0f32, const_shape![1, 1, D]);
             let readout: Tile<f32, { [1, 1, D] }> =
                 maxf(saturate_state, t_4, nan::Disabled, ftz::Disabled);
             let conv_6: Tile<EY, { [1, 1, D] }> = convert_tile(readout);
@@ -64,13 +65,7 @@ pub mod saturated_readout {
                     tma::Enabled,
                 )
             };
-            state = fma(
-                state,
-                broadcast_scalar(leak, const_shape![1, 1, D]),
-                xt,
-                rounding::NearestEven,
-                ftz::Disabled,
-            );
+            state = fma(state, bcast_7, xt, rounding::NearestEven, ftz::Disabled);
         }
     }
 }
