@@ -60,3 +60,14 @@ def test_a_slice_passed_to_a_helper_is_bound_once() -> None:
         "    ct.store(dst, index=(0, 0), tile=ct.load(src, index=(0, 0), shape=(T, T)))\n"
         "    ct.store(dst, index=(1, 0), tile=ct.load(src, index=(1, 0), shape=(T, T)))\n")
     assert rust.count("make_tensor_view(") == 1
+
+
+def test_writes_through_two_slices_of_one_array_are_noted() -> None:
+    result = translate_text(HEADER + (
+        "def k(x, T: ct.Constant[int]):\n"
+        "    left = x.slice(axis=1, start=0, stop=T)\n"
+        "    right = x.slice(axis=1, start=T, stop=2 * T)\n"
+        "    ct.store(right, index=(ct.bid(0), 0), tile=ct.load(left, index=(ct.bid(0), 0),\n"
+        "                                                       shape=(T, T)))\n"), "t.py")
+    assert result.rust is not None
+    assert "`x` is written and accessed through 2 tensors (`left`, `right`)" in result.rust

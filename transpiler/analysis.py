@@ -164,6 +164,8 @@ class KernelAnalyzer:
         # Arrays that `Array.slice` views (parameter -> the first such call): the view keeps
         # the array's strides, which the launcher passes (see `_register_slice_strides`).
         self.sliced_arrays: dict[str, cst.CSTNode] = {}
+        # The Rust tensors (the parameter, its slices) each array is accessed through.
+        self.array_tensors: dict[str, set[str]] = {}
         # LLM fallback (llm_fallback/): turn element-wise calls the passes cannot lower into
         # typed `hole` nodes instead of errors. Off by default: the deterministic path.
         self.allow_holes = allow_holes
@@ -493,6 +495,18 @@ class KernelAnalyzer:
                                  node)
             for dim in range(rank - 1):
                 self.stride_param(param, dim)
+            self._note_unordered_slices(param)
+
+    def _note_unordered_slices(self, param: str) -> None:
+        """A note when an array is written and accessed through several tensors (itself,
+        its slices): cuTile Rust orders the accesses through one tensor only, cuTile Python
+        all accesses to the array (the IR check compares that order)."""
+        tensors = sorted(self.array_tensors.get(param, ()))
+        if param in self.written_arrays and len(tensors) > 1:
+            self.notes.append(
+                f"`{param}` is written and accessed through {len(tensors)} tensors ("
+                f"{', '.join(f'`{t}`' for t in tensors)}): cuTile Rust orders accesses "
+                "per tensor, cuTile Python across them (overlapping slices would race)")
 
     def _fresh_distinct(self, py_name: str) -> str:
         """A Rust name for `py_name` that no binding of this kernel has used yet."""

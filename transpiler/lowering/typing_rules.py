@@ -130,6 +130,7 @@ def _index_i32(an: KernelAnalyzer, index: TExpr, node: cst.CSTNode) -> TExpr:
 
 def _note_rank(an: KernelAnalyzer, array: TExpr, rank: int, node: cst.CSTNode) -> None:
     name = array.type.param
+    an.array_tensors.setdefault(name, set()).add(str(array.attrs.get("name", name)))
     if name not in an.array_ranks:
         an.array_ranks[name] = rank
         an.array_rank_conditions[name] = list(an.static_conditions)
