@@ -301,6 +301,9 @@ def flat_expr(expr: t.Expr, min_prec: int = 0) -> str:
         return f"({items},)" if len(expr.items) == 1 else f"({items})"
     if isinstance(expr, t.ArrayExpr):
         return "[" + ", ".join(flat_expr(i) for i in expr.items) + "]"
+    if isinstance(expr, t.StructLit):
+        fields = ", ".join(f"{name}: {flat_expr(value)}" for name, value in expr.fields)
+        return f"{expr.path} {{ {fields} }}"
     if isinstance(expr, t.MacroCall):
         close = "]" if expr.delimiter == "[" else ")"
         return f"{expr.name}!{expr.delimiter}{', '.join(flat_expr(a) for a in expr.args)}{close}"

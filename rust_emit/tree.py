@@ -95,6 +95,14 @@ class ArrayExpr(Expr):
 
 
 @dataclass(frozen=True)
+class StructLit(Expr):
+    """`Path { field: value, .. }` (e.g. `Shape::<{ [-1] }> { dims: &[n] }`)."""
+
+    path: str
+    fields: tuple[tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
 class MacroCall(Expr):
     """`name![args]` with the arguments as expressions (e.g. `const_shape![TILE, 1]`)."""
 

@@ -221,6 +221,13 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
         for dt, n, tile in (("float32", 3000, 1024), ("float16", 2048, 1024),
                             ("bfloat16", 4100, 1024), ("float32", 1000, 1024))
     ],
+    "segment_glu": [
+        _spec("segment_glu_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("offsets", _arr("int32", 1)), ("scales", _arr("float32", 1)),
+              ("D", ConstSpec(d)), ("TM", ConstSpec(32)), ("TD", ConstSpec(128)))
+        # A half that is a whole number of column tiles, and one that is not.
+        for dt, d in (("float32", 256), ("float16", 512), ("bfloat16", 320))
+    ],
     "causal_block_sum": [
         _spec("causal_block_sum_kernel", ("x", _arr(dt, 1)), ("y", _arr(dt, 1)),
               ("n_blocks", ScalarSpec("int32")), ("TILE", ConstSpec(256)),

@@ -122,6 +122,9 @@ BAD_CASES = {
     "undefined_helper.py": "E0105",
     "binary_nul.py": "E0002",
     "not_utf8.py": "E0002",
+    "slice_runtime_axis.py": "E0103",
+    "slice_reversed_bounds.py": "E0108",
+    "slice_float_bound.py": "E0107",
 }
 
 

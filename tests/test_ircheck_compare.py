@@ -341,3 +341,109 @@ def test_a_generated_value_with_fewer_assumed_facts_is_a_note() -> None:
     assert "assumption-weaker" in {n.rule for n in verdict.notes}
     # The other way round the generated side assumes a fact the reference does not: unsafe.
     _fails_with(_verdict(text, stronger), "assumption")
+
+
+# A slice (`x.slice(axis=0, start, stop)`, ircheck_kernels/samples/slice_rows_*): the Rust
+# entry's `x_stride_0` and `y_stride_0` (arguments 13 and 14) carry arguments 3 and 8.
+SLICE_ALIASES = {13: 3, 14: 8}
+
+
+def _slice_verdict(reference: str, generated: str) -> Verdict:
+    return compare_modules(parse_tileir(reference), parse_tileir(generated), {}, SLICE_ALIASES)
+
+
+def test_a_slice_matches_its_cutile_rust_form() -> None:
+    verdict = _slice_verdict(_sample("slice_rows_python"), _sample("slice_rows_rust"))
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert "derived-divisibility" in {n.rule for n in verdict.notes}, format_verdict(verdict)
+
+
+def test_a_divisibility_the_ops_do_not_imply_is_not_derived() -> None:
+    # The moved pointer is 16-byte aligned (a 16-aligned base plus start * stride elements,
+    # the stride divisible by 16); nothing makes it 32-byte aligned, so derived-divisibility
+    # does not drop the fact: the generated side just assumes less (assumption-weaker).
+    stronger = _sample("slice_rows_python").replace(
+        "%assume_18 = assume div_by<16>, %4", "%assume_18 = assume div_by<32>, %4")
+    verdict = _slice_verdict(stronger, _sample("slice_rows_rust"))
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    weaker = [n.message for n in verdict.notes if n.rule == "assumption-weaker"]
+    assert any("div_by<32>" in m for m in weaker), format_verdict(verdict)
+
+
+def test_a_slice_offset_by_the_wrong_stride_fails() -> None:
+    # `start * y_stride_0` for a slice of `x`.
+    wrong = _sample("slice_rows_rust").replace("%4 = muli %reshape, %assume_assume_3",
+                                               "%4 = muli %reshape, %assume_assume_10")
+    assert _slice_verdict(_sample("slice_rows_python"), wrong).status == FAIL
+
+
+TWO_HALVES = """\
+entry @two_halves(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32>) {
+  %0 = make_token : token
+  %c0 = constant <i64: 0> : tile<i64>
+  %c16 = constant <i64: 16> : tile<i64>
+  %p0 = offset %arg0, %c0 : tile<ptr<f32>>, tile<i64> -> tile<ptr<f32>>
+  %p1 = offset %arg0, %c16 : tile<ptr<f32>>, tile<i64> -> tile<ptr<f32>>
+  %tv0 = make_tensor_view %p0, shape = [16], strides = [1] : tile<i32> -> tensor_view<16xf32, strides=[1]>
+  %tv1 = make_tensor_view %p1, shape = [16], strides = [1] : tile<i32> -> tensor_view<16xf32, strides=[1]>
+  %pv0 = make_partition_view %tv0 : partition_view<tile=(16), tensor_view<16xf32, strides=[1]>>
+  %pv1 = make_partition_view %tv1 : partition_view<tile=(16), tensor_view<16xf32, strides=[1]>>
+  %bx, %by, %bz = get_tile_block_id : tile<i32>
+  %one = constant <f32: 1.000000e+00> : tile<16xf32>
+  %t1 = store_view_tko weak %one, %pv0[%bx] token = %0 : tile<16xf32>, partition_view<tile=(16), tensor_view<16xf32, strides=[1]>>, tile<i32> -> token
+  %t2 = store_view_tko weak %one, %pv1[%bx] token = %t1 : tile<16xf32>, partition_view<tile=(16), tensor_view<16xf32, strides=[1]>>, tile<i32> -> token
+  return
+}
+"""  # noqa: E501 - printer-style text
+
+
+def test_stores_through_two_slices_of_one_array_keep_their_order() -> None:
+    # Two views over the same argument's memory (two slices): the token order between the
+    # stores is compared, as for stores through one view.
+    unordered = TWO_HALVES.replace("[%bx] token = %t1", "[%bx] token = %0")
+    _fails_with(_verdict(TWO_HALVES, unordered), "memory-ordering")
+    assert _verdict(TWO_HALVES, TWO_HALVES).status == PASS
+
+
+EXIT_EMPTY_ELSE = """\
+entry @exit_empty_else(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32>) {
+  %0 = make_token : token
+  %tv = make_tensor_view %arg0, shape = [%arg1], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+  %bx, %by, %bz = get_tile_block_id : tile<i32>
+  %c = cmpi greater_than_or_equal %bx, %arg1, signed : tile<i32> -> tile<i1>
+  if %c {
+    return
+  } else {
+  }
+  %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>
+  %one = constant <f32: 1.000000e+00> : tile<16xf32>
+  %t1 = store_view_tko weak %one, %pv[%bx] token = %0 : tile<16xf32>, partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+  return
+}
+"""  # noqa: E501 - printer-style text
+
+EXIT_EMPTY_ELSE_GUARDED = """\
+entry @exit_empty_else(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32>) {
+  %0 = make_token : token
+  %tv = make_tensor_view %arg0, shape = [%arg1], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+  %bx, %by, %bz = get_tile_block_id : tile<i32>
+  %c = cmpi greater_than_or_equal %bx, %arg1, signed : tile<i32> -> tile<i1>
+  if %c {
+  } else {
+    %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>
+    %one = constant <f32: 1.000000e+00> : tile<16xf32>
+    %t1 = store_view_tko weak %one, %pv[%bx] token = %0 : tile<16xf32>, partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+  }
+  return
+}
+"""  # noqa: E501 - printer-style text
+
+
+def test_an_early_exit_with_an_empty_else_matches_its_guarded_form() -> None:
+    # `if c { return } else { }` (no results: the exit touches no memory) then B.
+    verdict = _verdict(EXIT_EMPTY_ELSE, EXIT_EMPTY_ELSE_GUARDED)
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert "early-exit" in {n.rule for n in verdict.notes}, format_verdict(verdict)
+    # B after the `if` in the generated code would also run when `c` holds.
+    unguarded = EXIT_EMPTY_ELSE.replace("    return\n  } else {\n  }", "  } else {\n  }")
+    assert _verdict(EXIT_EMPTY_ELSE, unguarded).status == FAIL

@@ -124,6 +124,14 @@ def test_launcher_text_is_deterministic(name: str) -> None:
     assert "async_on(stream)" in first and "catch_unwind" not in first
 
 
+def test_slice_strides_are_passed_from_the_sliced_arrays() -> None:
+    # A slice keeps its array's strides, which the kernel takes as parameters.
+    text = emit_rust_launchers(*_translate(GOLDEN / "segment_glu.py"))
+    assert "let x_stride_0: i32 = x.strides[0] as i32;" in text
+    assert "let y_stride_0: i32 = y.strides[0] as i32;" in text
+    assert "(&x, &y, &offsets, &scales, x_stride_0, y_stride_0)" in text
+
+
 def test_layer_norm_launcher_fixes_stats_dtype_and_dispatches_the_rest() -> None:
     text = emit_rust_launchers(*_translate(GOLDEN / "layer_norm.py"))
     assert 'expect_dtype("Mean", Mean, DT_F32' in text

@@ -167,6 +167,11 @@ class KernelAnalyzer:
         # Python names that are loop-carried in the innermost region (None: not in a loop).
         self.carried_stack: list[set[str]] = []
         self.written_arrays: set[str] = set()
+        # Arrays that `Array.slice` views (parameter -> the first such call): the view keeps
+        # the array's strides, which the launcher passes (see `_register_slice_strides`).
+        self.sliced_arrays: dict[str, cst.CSTNode] = {}
+        # The Rust tensors (the parameter, its slices) each array is accessed through.
+        self.array_tensors: dict[str, set[str]] = {}
         # LLM fallback (llm_fallback/): turn element-wise calls the passes cannot lower into
         # typed `hole` nodes instead of errors. Off by default: the deterministic path.
         self.allow_holes = allow_holes
@@ -233,6 +238,7 @@ class KernelAnalyzer:
         if doc is not None:
             body = body[1:]
         self.block(body, top_level=True)
+        self._register_slice_strides()
         for dtype, node, what in self.concrete_required:
             self.dtype_dependent(dtype, node, what)
         model = KernelModel(
@@ -440,6 +446,7 @@ class KernelAnalyzer:
         self.bind_name(target.value, value, self.span(node))
 
     def bind_name(self, py_name: str, value: TExpr, span: Span | None) -> None:
+        value = self.materialize_slice(value, py_name)
         if is_const(value) or value.op == "array" or isinstance(value.type, ListType):
             self.scope.names[py_name] = value
             return
@@ -469,6 +476,43 @@ class KernelAnalyzer:
         self.scope.rename[py_name] = base
         self.used_names.add(base)
         return base
+
+    def materialize_slice(self, value: TExpr, py_name: str | None = None) -> TExpr:
+        """An array view (`Array.slice`) bound to a Rust local (named after `py_name`, or a
+        fresh temporary), as the array value that names it; any other value unchanged."""
+        if value.op != "array_slice":
+            return value
+        if py_name is not None:
+            name = self._fresh(py_name)
+        else:
+            name = self._fresh_distinct(f"{value.type.param}_slice")
+        self.out.append(TAssign(name, value, value.span))
+        return TExpr("array", [], value.type, value.span, {"name": name, "slice": True})
+
+    def _register_slice_strides(self) -> None:
+        """A slice keeps the strides of the array it views, which a cuTile Rust kernel
+        cannot read from the tensor: each one but the last (1, as the specialization
+        assumes) becomes a parameter that the launcher fills."""
+        for param, node in self.sliced_arrays.items():
+            rank = self.array_ranks.get(param, self.shape_ranks.get(param, -1))
+            if rank < 1:
+                raise self.error("E0108", f"the rank of array `{param}` is not known: a "
+                                 "slice needs a load, store or shape query that gives it",
+                                 node)
+            for dim in range(rank - 1):
+                self.stride_param(param, dim)
+            self._note_unordered_slices(param)
+
+    def _note_unordered_slices(self, param: str) -> None:
+        """A note when an array is written and accessed through several tensors (itself,
+        its slices): cuTile Rust orders the accesses through one tensor only, cuTile Python
+        all accesses to the array (the IR check compares that order)."""
+        tensors = sorted(self.array_tensors.get(param, ()))
+        if param in self.written_arrays and len(tensors) > 1:
+            self.notes.append(
+                f"`{param}` is written and accessed through {len(tensors)} tensors ("
+                f"{', '.join(f'`{t}`' for t in tensors)}): cuTile Rust orders accesses "
+                "per tensor, cuTile Python across them (overlapping slices would race)")
 
     def _fresh_distinct(self, py_name: str) -> str:
         """A Rust name for `py_name` that no binding of this kernel has used yet."""
@@ -877,6 +921,11 @@ class KernelAnalyzer:
                 return const(DType(_NP_TORCH_DTYPES[node.attr.value]), self.span(node))
         base = self.expr(node.value)
         attr = node.attr.value
+        if attr in ("shape", "slice"):
+            base = self.materialize_slice(base)
+        if attr == "slice" and isinstance(base.type, ArrayType):
+            return TExpr("method", [base], ConstType(None), self.span(node),
+                         {"name": "Array.slice"})
         if attr == "dtype":
             if isinstance(base.type, TileType | ScalarType | ArrayType):
                 return const(self.find(base.type.dtype), self.span(node))
@@ -1039,6 +1088,11 @@ class KernelAnalyzer:
                 # operation on it says exactly how many.
                 self.shape_ranks[array.type.param] = max(
                     self.shape_ranks.get(array.type.param, 0), index + 1)
+                static = array.type.static_dim(index) if index >= 0 else None
+                if static is not None:
+                    # A slice between compile-time bounds: cuTile Python's extent is a
+                    # compile-time constant.
+                    return const(static, self.span(node))
                 return TExpr("array_dim", base.args, ScalarType(I32), self.span(node),
                              {"axis": index})
             return base.args[index]
@@ -1140,7 +1194,7 @@ class KernelAnalyzer:
             raise self.error("E0101", f"`tiled_view(...).{method}` is not lowered yet", node,
                              f"call:tiled_view.{method}")
         assert isinstance(view.func, cst.Attribute)
-        array = self.expr(view.func.value)
+        array = self.materialize_slice(self.expr(view.func.value))
         if array.op != "array" or len(view.args) != 1 or keywords or len(positional) != 2:
             raise self.error("E0102", "expected `array.tiled_view(shape)."
                              "atomic_store_add(index, tile)`", node)
@@ -1237,11 +1291,11 @@ class KernelAnalyzer:
                              f"got {len(positional)}", node)
         names: dict[str, TExpr] = {}
         for param, value in zip(params, positional, strict=False):
-            names[param.name.value] = value
+            names[param.name.value] = self.materialize_slice(value)
         for key, value in keywords.items():
             if not any(p.name.value == key for p in params):
                 raise self.error("E0102", f"`{fn.name.value}` has no parameter `{key}`", node)
-            names[key] = value
+            names[key] = self.materialize_slice(value)
         for param in params:
             pname = param.name.value
             if pname not in names:
@@ -2093,7 +2147,7 @@ def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
         if isinstance(vtype, ArrayType):
             ndim = analyzer.array_ranks.get(vtype.param,
                                             analyzer.shape_ranks.get(vtype.param, vtype.ndim))
-            return ArrayType(analyzer.find(vtype.dtype), ndim, vtype.param)
+            return ArrayType(analyzer.find(vtype.dtype), ndim, vtype.param, vtype.static_dims)
         if isinstance(vtype, ListType):
             return ListType(tuple(fix(i) for i in vtype.items))
         if isinstance(vtype, ConstType) and isinstance(vtype.value, DTypeVar):

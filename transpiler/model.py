@@ -142,11 +142,21 @@ class ScalarType:
 
 @dataclass(frozen=True)
 class ArrayType:
-    """A kernel's array parameter (global memory)."""
+    """An array in global memory: a kernel's array parameter, or a view of one
+    (`Array.slice`), which keeps the parameter it views as `param`.
+
+    `static_dims` lists the (axis, size) pairs of the dimensions known at compile time (a
+    slice between compile-time bounds); every other dimension is a runtime value.
+    """
 
     dtype: ElemType
     ndim: int
     param: str
+    static_dims: tuple[tuple[int, Dim], ...] = ()
+
+    def static_dim(self, axis: int) -> Dim | None:
+        """The compile-time size of dimension `axis`, or None when it is a runtime value."""
+        return dict(self.static_dims).get(axis)
 
 
 @dataclass(frozen=True)

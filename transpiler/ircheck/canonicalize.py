@@ -18,6 +18,7 @@ the canonical form with values renamed in definition order.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections import Counter
 from collections.abc import Callable
@@ -140,9 +141,18 @@ RULES: tuple[Rule, ...] = (
     Rule("identity-dim-map",
          "A partition view's `dim_map=[0, 1, ..., n-1]` is the default mapping; it is dropped."),
     Rule("early-exit",
-         "`if c { A; return } else { yield }` followed by B at the end of the kernel is "
+         "`if c { A; return } else { yield }` (or an empty `else` in an `if` without "
+         "results) followed by B at the end of the kernel is "
          "`if c { A } else { B }`: either runs A or B and nothing after (cuTile Rust has no "
          "`return` below the function body; see restructure.py)."),
+    Rule("derived-divisibility",
+         "`div_by<2^k>` on a value whose defining ops already imply it from the facts of "
+         "their operands restates those facts: `muli` multiplies the divisors, `addi`/`subi` "
+         "keep their gcd, `exti`/`trunci`/`negi`/`absi`/`broadcast`/`reshape`/`permute` keep "
+         "the divisor, a constant is divisible by its value, and an `offset` of a pointer by "
+         "k elements of b bytes keeps gcd(pointer, k * b); a power of two survives integer "
+         "wrap-around. cuTile Python adds such derived facts to the operands of tensor views "
+         "and pointer accesses (its propagate_divby pass), cuTile Rust does not."),
     Rule("scan-axis-swap",
          "`permute` swapping axes 0 and k, `scan dim=0`, the same `permute` is the scan along "
          "k (a swap is its own inverse; cuTile Rust 0.5.0 scans along dimension 0 only)."),
@@ -579,6 +589,7 @@ class _Canonicalizer:
         self._liveness()
         self._roles()
         self._facts()
+        self._derived_divisibility()
         self._scalar_roles()
         for node in self.canon.nodes:
             if node.live:
@@ -641,6 +652,26 @@ class _Canonicalizer:
             if predicate in root.facts:
                 self.note("assume-duplicate", predicate)
             root.facts.add(predicate)
+
+    def _derived_divisibility(self) -> None:
+        """Rule derived-divisibility: drop `div_by` facts that the defining ops imply."""
+        memo: dict[int, int] = {}
+        roots: dict[int, Value] = {}
+        for node in self.canon.nodes:
+            if node.op.name == "assume" and node.operands:
+                root = alias(node.operands[0])
+                roots[id(root)] = root
+        implied: list[tuple[Value, str]] = []
+        for root in roots.values():
+            for fact in sorted(root.facts):
+                divisor = _div_by(fact)
+                if divisor is None or divisor & (divisor - 1):
+                    continue
+                if _derived_divisor(root, memo) % divisor == 0:
+                    implied.append((root, fact))
+        for root, fact in implied:
+            root.facts.discard(fact)
+            self.note("derived-divisibility", _describe_def(root))
 
     # -- argument roles -------------------------------------------------------------------
 
@@ -1033,6 +1064,68 @@ def _element_aligned(value: Value, predicate: str) -> bool:
         return False
     size = _ELEMENT_BYTES.get(element[len("ptr<"):-1])
     return size is not None and predicate == f"div_by<{size}>"
+
+
+def _div_by(fact: str) -> int | None:
+    """n for the fact `div_by<n>` (no `every`/`along` qualifiers), else None."""
+    if not (fact.startswith("div_by<") and fact.endswith(">")):
+        return None
+    text = fact[len("div_by<"):-1]
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def _known_divisor(value: Value, memo: dict[int, int]) -> int:
+    """A number that divides `value` by its own `div_by` facts or its definition; 0 stands
+    for a value divisible by every number (the constant 0)."""
+    value = alias(value)
+    key = id(value)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # a cycle through loop-carried values proves nothing
+    stated = [d for d in (_div_by(f) for f in value.facts) if d is not None]
+    known = math.lcm(*stated, _derived_divisor(value, memo)) if stated else \
+        _derived_divisor(value, memo)
+    memo[key] = known
+    return known
+
+
+_DIVISOR_KEEPING_OPS = frozenset({"negi", "absi", "broadcast", "reshape", "permute"})
+
+
+def _derived_divisor(value: Value, memo: dict[int, int]) -> int:
+    """What `value`'s defining op implies about its divisibility from its operands
+    (rule derived-divisibility); 1 when nothing."""
+    node = value.node
+    if value.kind != "result" or node is None or value.type is None:
+        return 1
+    literal = _int_literal(splat_literal(value))
+    if literal is not None:
+        return abs(literal)
+    name, ops = node.op.name, [v for v in node.operands if not alias(v).is_token]
+    if name in ("addi", "subi") and len(ops) == 2:
+        return math.gcd(_known_divisor(ops[0], memo), _known_divisor(ops[1], memo))
+    if name == "muli" and len(ops) == 2:
+        return _known_divisor(ops[0], memo) * _known_divisor(ops[1], memo)
+    if name in _DIVISOR_KEEPING_OPS and ops:
+        return _known_divisor(ops[0], memo)
+    if name in ("exti", "trunci") and ops:
+        bits = _int_bits(value.type.element)
+        return math.gcd(_known_divisor(ops[0], memo), 1 << bits) if bits else 1
+    if name == "offset" and len(ops) == 2:
+        element = value.type.element or ""
+        size = _ELEMENT_BYTES.get(element[len("ptr<"):-1]) if element.startswith(
+            "ptr<") else None
+        if size is None:
+            return 1
+        return math.gcd(_known_divisor(ops[0], memo), _known_divisor(ops[1], memo) * size)
+    return 1
+
+
+def _int_bits(element: str | None) -> int | None:
+    """The width of an integer element type (`i32` -> 32)."""
+    if element and element.startswith("i") and element[1:].isdigit():
+        return int(element[1:])
+    return None
 
 
 def _nonnegative_by_construction(value: Value) -> bool:

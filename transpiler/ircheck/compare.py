@@ -664,8 +664,20 @@ def _is_write(node: Node) -> bool:
 
 def _views_of(canon: CanonicalEntry, node: Node) -> frozenset[int] | None:
     """Indices of the tensor views an op reads or writes through; None when unknown."""
-    views: set[int] = set()
+    views = frozenset(k for k in _reached(canon, node, through_views=False)
+                      if isinstance(k, int))
+    return views or None
+
+
+def _reached(canon: CanonicalEntry, node: Node, through_views: bool) -> set[object]:
+    """What an op's operands come from: the indices of the tensor views it goes through
+    and, `through_views`, the entry arguments (`("arg", index)`) those views' base pointers
+    come from, so that a view of a slice (`make_tensor_view` over an `offset` base) reaches
+    the array it slices."""
+    found: set[object] = set()
     index = {id(v): k for k, v in enumerate(canon.views)}
+    follow = {"make_partition_view", "offset"} | ({"make_tensor_view"} if through_views
+                                                  else set())
     stack = [alias(v) for v in node.operands if not alias(v).is_token]
     seen: set[int] = set()
     while stack:
@@ -673,17 +685,23 @@ def _views_of(canon: CanonicalEntry, node: Node) -> frozenset[int] | None:
         if id(value) in seen:
             continue
         seen.add(id(value))
-        if value.kind == "arg" and value.role and value.role.endswith(".base"):
-            views.add(int(value.role[4:].split(".", 1)[0]))
+        if value.kind == "arg":
+            if value.role and value.role.endswith(".base"):
+                found.add(int(value.role[4:].split(".", 1)[0]))
+            if through_views and value.type is not None and (
+                    value.type.element or "").startswith("ptr<"):
+                found.add(("arg", value.index))
             continue
         source = value.node
         if value.kind != "result" or source is None:
             continue
         if id(source) in index:
-            views.add(index[id(source)])
-        elif source.op.name in ("make_partition_view", "offset") and source.operands:
+            found.add(index[id(source)])
+            if not through_views:
+                continue
+        if source.op.name in follow and source.operands:
             stack.append(source.operands[0])
-    return frozenset(views) if views else None
+    return found
 
 
 def _view_phrase(canon: CanonicalEntry, node: Node) -> str:
@@ -706,8 +724,17 @@ def _memory_counts(canon: CanonicalEntry, prefix: str) -> Counter[tuple[str, str
 def _conflict(canon: CanonicalEntry, a: Node, b: Node) -> bool:
     if not (_is_write(a) or _is_write(b)):
         return False
-    va, vb = _views_of(canon, a), _views_of(canon, b)
+    va, vb = _memory_of(canon, a), _memory_of(canon, b)
     return va is None or vb is None or bool(va & vb)
+
+
+def _memory_of(canon: CanonicalEntry, node: Node) -> frozenset[object] | None:
+    """What an op may touch: its tensor views and the entry arguments their base pointers
+    come from (a view of a slice conflicts with the array it slices and its other slices);
+    None when unknown."""
+    if _views_of(canon, node) is None:
+        return None
+    return frozenset(_reached(canon, node, through_views=True))
 
 
 def _data_depends(node: Node, target: Node, limit: int = 100_000) -> bool:

@@ -14,9 +14,10 @@ cuTile Rust lowers no `return` below the function body (outside `loop`), so the 
 writes the same control flow as `if c { A } else { B }`. Both run A when `c` holds and B
 otherwise, and nothing after the `if`: moving B into the `else` region (uses of the `if`'s
 results become the values that region yields) changes no behaviour. Only the form above is
-restructured: the `then` region ends with `return`, the `else` region ends with `yield`, the
-`if`'s results are tokens (memory ordering only, which token-threading already relates), and
-the block ends with `return` without using them.
+restructured: the `then` region ends with `return`, the `else` region ends with `yield` (or
+is empty, in an `if` without results, as when A touches no memory), the `if`'s results are
+tokens (memory ordering only, which token-threading already relates), and the block ends
+with `return` without using them.
 
 Rule scan-axis-swap. cuTile Rust 0.5.0 scans along dimension 0 only, so a scan along axis k
 is translated as `permute(swap 0,k)`, `scan dim=0`, `permute(swap 0,k)`. Swapping two axes is
@@ -51,14 +52,16 @@ def _tail_block(ops: list[Operation]) -> tuple[list[Operation], int]:
         if not _is_early_exit(op, ops[-1]):
             continue
         then_region, else_region = op.regions
-        renames = dict(zip(op.results, else_region.ops[-1].operands, strict=False))
+        # The `else` region's `yield`; none when it is empty (an `if` without results).
+        yields = else_region.ops[-1:]
+        renames = dict(zip(op.results, yields[0].operands, strict=False)) if yields else {}
         moved = [_renamed(o, renames) for o in ops[index + 1:-1]]
         then_ops, then_count = _tail_block(then_region.ops)
         else_ops, else_count = _tail_block(
             [*else_region.ops[:-1], *moved, replace(ops[-1], operands=[])])
         guarded = replace(op, regions=[
             Region(then_region.args, then_ops[:-1]),
-            Region(else_region.args, [*else_ops[:-1], else_region.ops[-1]]),
+            Region(else_region.args, [*else_ops[:-1], *yields]),
         ])
         return [*ops[:index], guarded, ops[-1]], 1 + then_count + else_count
     return ops, 0
@@ -70,7 +73,10 @@ def _is_early_exit(op: Operation, terminator: Operation) -> bool:
     then_region, else_region = op.regions
     if not then_region.ops or then_region.ops[-1].name != "return":
         return False
-    if not else_region.ops or else_region.ops[-1].name != "yield":
+    if not else_region.ops:
+        # `if c { A; return } else { }`: an `if` without results and an empty `else`.
+        return not op.results
+    if else_region.ops[-1].name != "yield":
         return False
     if any(t.kind != "token" for t in op.result_types):
         return False

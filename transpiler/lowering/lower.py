@@ -64,6 +64,16 @@ class _View:
 
 
 @dataclass
+class _Anchor:
+    """Where the views over a slice go: after its `let` (then after the views already
+    placed), in the block that declares it; `serial` tells two declarations apart."""
+
+    stmts: list[t.Stmt]
+    after: t.Stmt
+    serial: int
+
+
+@dataclass
 class _Context:
     stmts: list[t.Stmt]
     carried: set[str] = field(default_factory=set)
@@ -84,6 +94,9 @@ class KernelLowerer:
         self.names = {p.name for p in spec.model.params}
         # Support functions (see `support.py`) the kernel calls, by name.
         self.support: set[str] = set()
+        # The latest declaration of each slice (a local `Tensor`), by Rust name.
+        self.slice_anchors: dict[str, _Anchor] = {}
+        self.slice_count = 0
 
     # ---- errors and types --------------------------------------------------------------
 
@@ -184,6 +197,9 @@ class KernelLowerer:
             raise TypeError(f"unknown statement {stmt!r}")
 
     def assign(self, stmt: TAssign, ctx: _Context) -> None:
+        if stmt.value.op == "array_slice":
+            lower_array_slice(self, stmt.name, stmt.value, ctx)
+            return
         value = self.expr(stmt.value, ctx, top=True)
         if stmt.first:
             self.declare(ctx, stmt.name, value, self.rust_type(stmt.value.type, stmt.span),
@@ -374,10 +390,33 @@ class KernelLowerer:
 
     # ---- views -------------------------------------------------------------------------
 
+    def array_ref(self, array: TExpr) -> t.Expr:
+        """An array operand as a `&Tensor`: a parameter by name, a slice (a local
+        `Tensor`) by reference."""
+        path = t.Path(_ident(array.attrs["name"]))
+        return t.Ref(path) if array.attrs.get("slice") else path
+
+    def view_anchor(self, array: TExpr) -> _Anchor | None:
+        """The declaration a view over `array` must follow: None for a parameter (its
+        views open the body)."""
+        return self.slice_anchors.get(array.attrs["name"]) if array.attrs.get("slice") \
+            else None
+
+    def place_view(self, key: tuple, view: _View, anchor: _Anchor | None) -> None:
+        """Record a new view: at the top of the body, or after its slice's declaration."""
+        self.views[key] = view
+        if anchor is None:
+            self.view_order.append(view)
+            return
+        index = next(i for i, s in enumerate(anchor.stmts) if s is anchor.after)
+        anchor.stmts.insert(index + 1, view.stmt)
+        anchor.after = view.stmt
+
     def load_view(self, array: TExpr, shape: tuple[Dim, ...], padding: str | None,
                   order: tuple[int, ...], span: Span | None) -> str:
         name = array.attrs["name"]
-        key = ("load", name, shape, padding, order)
+        anchor = self.view_anchor(array)
+        key = ("load", name, shape, padding, order, anchor and anchor.serial)
         if key not in self.views:
             view_name = self.temp(f"{name.lower()}_view")
             assert isinstance(array.type, ArrayType)
@@ -386,25 +425,24 @@ class KernelLowerer:
             dim_map: t.Expr = t.Path("dim_map::Identity") if identity else t.MacroCall(
                 "const_array", tuple(t.Lit(str(i)) for i in order))
             call = t.Call("make_partition_view", (
-                t.Path(_ident(name)), self.const_shape(shape, span),
+                self.array_ref(array), self.const_shape(shape, span),
                 t.Path(f"padding::{_PADDING[padding]}"), dim_map,
-                t.Call("get_tensor_token", (t.Path(_ident(name)),))))
+                t.Call("get_tensor_token", (self.array_ref(array),))))
             ty = t.RType(f"Partition<{elem}, {self.shape_type(shape, span)}>")
             stmt = t.Let(view_name, t.BlockExpr((), call, unsafe=True), ty)
-            self.views[key] = _View(view_name, stmt)
-            self.view_order.append(self.views[key])
+            self.place_view(key, _View(view_name, stmt), anchor)
         return self.views[key].name
 
     def store_view(self, array: TExpr, shape: tuple[Dim, ...], span: Span | None) -> str:
         name = array.attrs["name"]
-        key = ("store", name, shape)
+        anchor = self.view_anchor(array)
+        key = ("store", name, shape, anchor and anchor.serial)
         if key not in self.views:
             view_name = self.temp(f"{name.lower()}_out")
             call = t.MethodCall(t.Path(_ident(name)), "partition_full_mut",
                                 (self.const_shape(shape, span),))
             stmt = t.Let(view_name, t.BlockExpr((), call, unsafe=True), None, mutable=True)
-            self.views[key] = _View(view_name, stmt)
-            self.view_order.append(self.views[key])
+            self.place_view(key, _View(view_name, stmt), anchor)
         return self.views[key].name
 
 
@@ -772,7 +810,7 @@ def _pointer_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> tuple[t.Path, t
             combined = lw.let(ctx, "mask", combined, f"Tile<bool, {shape_ty}>")
         mask = t.Call("Some", (combined,))
     ones_ty = lw.shape_type((1,) * len(shape), e.span)
-    base = lw.let(ctx, "base", t.Call("get_tensor_base", (t.Path(name),)),
+    base = lw.let(ctx, "base", t.Call("get_tensor_base", (lw.array_ref(array),)),
                   f"PointerTile<*mut {elem}, {{ [] }}>")
     base1 = lw.let(ctx, "base", t.MethodCall(base, "reshape", (ones,)),
                    f"PointerTile<*mut {elem}, {ones_ty}>")
@@ -892,6 +930,78 @@ def lower_view_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.BlockExpr((), t.Call("atomic_red_view_raw", (
         t.Ref(t.Path(view)), value, coords, t.Path(f"atomic::{mode}"),
         t.Path("ordering::Relaxed"), t.Path("scope::Device"), t.Path("None"))), unsafe=True)
+
+
+def lower_array_slice(lw: KernelLowerer, name: str, e: TExpr, ctx: _Context) -> None:
+    """`let name: Tensor<..> = make_tensor_view(..)`, a slice built as cuTile Python builds
+    it: the array's base moved by `start` times the sliced axis' stride (an `i64` offset),
+    the axis `stop - start` long (assumed non-negative, as Python assumes it) or of its
+    compile-time size, the other dimensions and every stride the array's own."""
+    array, start_e, stop_e = e.args
+    assert isinstance(array.type, ArrayType) and isinstance(e.type, ArrayType)
+    ndim, axis = array.type.ndim, int(e.attrs["axis"])
+    elem = lw.elem(array.type.dtype)
+    strides = _stride_names(lw, array.type.param, ndim, e.span)
+    start = _scalar_operand(lw, start_e, f"{name}_start", ctx)
+    step: t.Expr = t.Path(strides[axis]) if axis < ndim - 1 else t.Lit("1i32")
+    offset = lw.let(ctx, f"{name}_offset", t.Binary("*", start, step), "i32")
+    offset = lw.let(ctx, f"{name}_offset", t.Call("scalar_to_tile", (offset,)),
+                    "Tile<i32, { [] }>")
+    offset = lw.let(ctx, f"{name}_offset", t.Call("exti", (offset,)), "Tile<i64, { [] }>")
+    base = lw.let(ctx, f"{name}_base", t.MethodCall(t.Call(
+        "get_tensor_base", (lw.array_ref(array),)), "offset_tile", (offset,)),
+        f"PointerTile<*mut {elem}, {{ [] }}>")
+    dims: list[t.Expr] = []
+    for dim in range(ndim):
+        if e.type.static_dim(dim) is not None:
+            continue
+        if dim == axis:
+            stop = _scalar_operand(lw, stop_e, f"{name}_stop", ctx)
+            extent = lw.let(ctx, f"{name}_extent", t.Binary("-", stop, start), "i32")
+            dims.append(lw.let(ctx, f"{name}_extent", t.BlockExpr((), t.Call(
+                "assume_bounds_lower", (extent,), ("_", "0")), unsafe=True), "i32"))
+        else:
+            dims.append(t.Call("get_shape_dim", (t.MethodCall(
+                t.Path(_ident(array.attrs["name"])), "shape", ()), t.Lit(f"{dim}i32"))))
+    shape_ty = "{ [" + ", ".join(_static_dim_text(lw, e.type, d, e.span)
+                                  for d in range(ndim)) + "] }"
+    shape = lw.let(ctx, f"{name}_shape", t.StructLit(
+        f"Shape::<{shape_ty}>", (("dims", t.Ref(t.ArrayExpr(tuple(dims)))),)),
+        f"Shape<{shape_ty}>")
+    stride_ty = "{ [" + ", ".join(["-1"] * (ndim - 1) + ["1"]) + "] }"
+    stride_array = lw.let(ctx, f"{name}_strides", t.StructLit(
+        f"Array::<{stride_ty}>", (("dims", t.Ref(t.ArrayExpr(tuple(
+            t.Path(s) for s in strides)))),)), f"Array<{stride_ty}>")
+    view = t.Call("make_tensor_view", (base, shape, stride_array, t.Call(
+        "get_tensor_token", (lw.array_ref(array),))))
+    let = t.Let(name, t.BlockExpr((), view, unsafe=True),
+                t.RType(f"Tensor<{elem}, {shape_ty}>"))
+    ctx.stmts.append(let)
+    lw.slice_count += 1
+    lw.slice_anchors[name] = _Anchor(ctx.stmts, let, lw.slice_count)
+
+
+def _stride_names(lw: KernelLowerer, param: str, ndim: int, span: Span | None) -> list[str]:
+    """The `i32` parameters carrying `param`'s strides along dims 0..ndim-2 (the analysis
+    registers them for every sliced array; the last stride is 1)."""
+    found = {dim: name for name, array, dim in lw.spec.model.stride_params if array == param}
+    missing = [d for d in range(ndim - 1) if d not in found]
+    if missing or ndim < 1:
+        raise lw.error("E0108", f"the strides of `{param}` are not known", span)
+    return [found[d] for d in range(ndim - 1)]
+
+
+def _scalar_operand(lw: KernelLowerer, e: TExpr, hint: str, ctx: _Context) -> t.Expr:
+    """A scalar lowered once: a name or literal as it is, anything else bound to a `let`."""
+    value = lw.expr(e, ctx)
+    if isinstance(value, t.Path | t.Lit):
+        return value
+    return lw.let(ctx, hint, value, lw.rust_type(e.type, e.span) or "i32")
+
+
+def _static_dim_text(lw: KernelLowerer, array: ArrayType, dim: int, span: Span | None) -> str:
+    static = array.static_dim(dim)
+    return "-1" if static is None else lw.dim(static, span, True)
 
 
 def _after(ctx: _Context, array: str) -> t.Expr:

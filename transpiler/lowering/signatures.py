@@ -138,6 +138,9 @@ METHODS: dict[str, str] = {
     "expand_dims": "expand_dims",
 }
 _sig("item", "x")
+# `Array.slice`, the one array method with an operation behind it (`x.slice(axis, start,
+# stop)`, or `ct.Array.slice(x, ...)`).
+_sig("Array.slice", "array; axis; start; stop")
 
 
 def known(name: str) -> bool:

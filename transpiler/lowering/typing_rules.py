@@ -73,9 +73,10 @@ def _is_const(value: TExpr) -> bool:
 
 
 def _array(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> TExpr:
+    """An array operand: a kernel parameter, or a slice of one bound to a Rust local."""
     if not isinstance(value.type, ArrayType):
         raise an.error("E0107", "expected an array parameter of the kernel", node)
-    return value
+    return an.materialize_slice(value)
 
 
 def _tile(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode) -> TExpr:
@@ -133,6 +134,7 @@ def _index_i32(an: KernelAnalyzer, index: TExpr, node: cst.CSTNode) -> TExpr:
 
 def _note_rank(an: KernelAnalyzer, array: TExpr, rank: int, node: cst.CSTNode) -> None:
     name = array.type.param
+    an.array_tensors.setdefault(name, set()).add(str(array.attrs.get("name", name)))
     if name not in an.array_ranks:
         an.array_ranks[name] = rank
         an.array_rank_conditions[name] = list(an.static_conditions)
@@ -417,6 +419,124 @@ def scatter(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -
              "strides": _stride_params(an, array, len(indices))}
     an.written_arrays.add(array.type.param)
     return TExpr("scatter", args, ConstType(None), an.span(node), attrs)
+
+
+# ---- array views ---------------------------------------------------------------------------
+
+
+@rule("Array.slice")
+def array_slice(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    """`x.slice(axis, start, stop)`: a view of `x` whose dimension `axis` runs over
+    [start, stop). Its extent is a compile-time size when both bounds are compile-time."""
+    array = _array(an, v["array"], node)
+    assert isinstance(array.type, ArrayType)
+    param = array.type.param
+    axis = _slice_axis(an, array.type, v["axis"], node)
+    start = _slice_bound(an, v["start"], node, "start")
+    stop = _slice_bound(an, v["stop"], node, "stop")
+    extent = _static_extent(an, v["start"], v["stop"], node)
+    static = {a: d for a, d in array.type.static_dims if a != axis}
+    if extent is not None:
+        static[axis] = extent
+    an.shape_ranks[param] = max(an.shape_ranks.get(param, 0), axis + 1)
+    an.sliced_arrays.setdefault(param, node)
+    result = ArrayType(array.type.dtype, array.type.ndim, param, tuple(sorted(static.items())))
+    return TExpr("array_slice", [array, start, stop], result, an.span(node),
+                 {"axis": axis, "extent": extent})
+
+
+def _slice_axis(an: KernelAnalyzer, array: ArrayType, value: TExpr,
+                node: cst.CSTNode) -> int:
+    """The sliced axis, a compile-time integer; a negative one counts from the last
+    dimension, so it needs the array's rank (known once a memory operation used it)."""
+    axis = an.const_int(value, node, "the slice `axis`")
+    rank = an.array_ranks.get(array.param)
+    if axis < 0:
+        if rank is None:
+            raise an.error("E0108", f"a negative slice axis needs the rank of `{array.param}`, "
+                           "which no earlier load or store gives", node)
+        axis += rank
+    if axis < 0 or (rank is not None and axis >= rank):
+        raise an.error("E0108", f"slice axis {axis} is out of range for array "
+                       f"`{array.param}`", node)
+    return axis
+
+
+def _slice_bound(an: KernelAnalyzer, value: TExpr, node: cst.CSTNode, what: str) -> TExpr:
+    """A slice bound as an `i32` scalar (cuTile Python requires a signed integer, and its
+    arrays index with int32)."""
+    number = _const(an, value)
+    if isinstance(number, int) and not isinstance(number, bool) and number < 0:
+        raise an.error("E0108", f"the slice {what} must be non-negative", node)
+    scalar = an.to_scalar(value, node)
+    dtype = an.find(scalar.type.dtype)
+    if isinstance(dtype, DTypeVar):
+        an.unify(dtype, I32, node)
+        return scalar
+    if not (isinstance(dtype, DType) and dtype.is_int and dtype.name.startswith("int")):
+        raise an.error("E0107", f"the slice {what} must be a signed integer", node)
+    if dtype != I32:
+        raise an.error("E0101", f"a slice {what} of type {dtype} is not lowered yet (the "
+                       "Rust computes slice offsets in int32)", node, "call:ct.Array.slice_int")
+    return scalar
+
+
+def _static_extent(an: KernelAnalyzer, start: TExpr, stop: TExpr,
+                   node: cst.CSTNode) -> Dim | None:
+    """`stop - start` when both bounds are compile-time integers, else None."""
+    low, high = _const(an, start), _const(an, stop)
+    dims = (int, DimSym, DimExpr)
+    if not (isinstance(low, dims) and isinstance(high, dims)) or isinstance(
+            low, bool) or isinstance(high, bool):
+        return None
+    extent = dim_difference(high, low)
+    terms = _linear(extent)
+    if all(coef <= 0 for coef in terms.values()) and any(terms.values()):
+        # Negative for every value of the (non-negative) constants.
+        raise an.error("E0108", "the slice stop must not be below its start", node)
+    return extent
+
+
+def dim_difference(left: Dim, right: Dim) -> Dim:
+    """`left - right`, simplified as a sum of integer multiples of the symbolic terms
+    (`2 * N - N` is `N`), so that a size written two ways gets one const generic."""
+    terms = _linear(left)
+    for term, coef in _linear(right).items():
+        terms[term] = terms.get(term, 0) - coef
+    constant = terms.pop(1, 0)
+    result: Dim | None = None
+    for term, coef in terms.items():
+        if coef == 0:
+            continue
+        part = term if abs(coef) == 1 else dim_op("*", abs(coef), term)
+        if result is None:
+            result = part if coef > 0 else dim_op("-", 0, part)
+        else:
+            result = dim_op("+" if coef > 0 else "-", result, part)
+    if result is None:
+        return constant
+    if constant:
+        result = dim_op("+" if constant > 0 else "-", result, abs(constant))
+    return result
+
+
+def _linear(d: Dim) -> dict[object, int]:
+    """`d` as {term: integer coefficient}, the key 1 holding the constant; a product of
+    two symbolic terms, a quotient or a remainder is one opaque term."""
+    if isinstance(d, int):
+        return {1: d}
+    if isinstance(d, DimExpr) and d.op in ("+", "-"):
+        out = _linear(d.left)
+        sign = 1 if d.op == "+" else -1
+        for term, coef in _linear(d.right).items():
+            out[term] = out.get(term, 0) + sign * coef
+        return out
+    if isinstance(d, DimExpr) and d.op == "*" and (isinstance(d.left, int) or
+                                                   isinstance(d.right, int)):
+        factor, other = (d.left, d.right) if isinstance(d.left, int) else (d.right, d.left)
+        assert isinstance(factor, int)
+        return {term: factor * coef for term, coef in _linear(other).items()}
+    return {d: 1}
 
 
 # ---- creation ------------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""`Array.slice`: typing (extents, shape queries, diagnostics) and its Rust form.
+
+The IR of a translated slice is checked against cuTile Python's by the golden
+`segment_glu` (tests/test_golden_ircheck.py) and by tests/test_ircheck_compare.py.
+"""
+
+from __future__ import annotations
+
+from transpiler.driver import translate_text
+from transpiler.lowering.typing_rules import dim_difference
+from transpiler.model import DimExpr, DimSym
+
+HEADER = "import cuda.tile as ct\n\n\n@ct.kernel\n"
+
+
+def _rust(body: str) -> str:
+    result = translate_text(HEADER + body, "slice_test.py")
+    assert result.rust is not None, [d.message for d in result.all_diagnostics()]
+    return result.rust
+
+
+def test_static_extents_are_simplified() -> None:
+    n = DimSym("N")
+    assert dim_difference(DimExpr("*", 2, n), n) == n
+    assert dim_difference(n, 0) == n
+    assert dim_difference(12, 4) == 8
+    assert dim_difference(DimExpr("+", n, 3), n) == 3
+
+
+def test_a_slice_between_runtime_bounds_is_a_tensor_view() -> None:
+    rust = _rust(
+        "def k(x, y, a: int, b: int, T: ct.Constant[int]):\n"
+        "    t = ct.load(x.slice(axis=0, start=a, stop=b), index=(ct.bid(0), 0), shape=(T, T))\n"
+        "    ct.store(y, index=(ct.bid(0), 0), tile=t)\n")
+    assert "let x_slice_2_offset_1: i32 = a * x_stride_0;" in rust
+    assert "get_tensor_base(x).offset_tile(" in rust
+    assert "assume_bounds_lower::<_, 0>(" in rust
+    assert "Array::<{ [-1, 1] }> {" in rust
+    assert "let x_slice_2: Tensor<E, { [-1, -1] }> =" in rust
+    assert "&x_slice_2," in rust  # the view over the local tensor takes a reference
+
+
+def test_a_slice_between_compile_time_bounds_has_a_static_extent() -> None:
+    rust = _rust(
+        "def k(x, y, T: ct.Constant[int], N: ct.Constant[int]):\n"
+        "    up = x.slice(axis=1, start=N, stop=2 * N)\n"
+        "    for j in range(ct.cdiv(up.shape[1], T)):\n"
+        "        t = ct.load(up, index=(ct.bid(0), j), shape=(T, T))\n"
+        "        ct.store(y, index=(ct.bid(0), j), tile=t)\n")
+    assert "let up: Tensor<E, { [-1, N] }> =" in rust
+    assert "let up_offset_1: i32 = N * 1i32;" in rust  # the last axis' stride is 1
+    assert "get_shape_dim(up.shape(), 1i32)" not in rust  # `up.shape[1]` is N
+
+
+def test_a_slice_passed_to_a_helper_is_bound_once() -> None:
+    rust = _rust(
+        "def k(x, y, a: int, T: ct.Constant[int]):\n"
+        "    copy(x.slice(axis=0, start=a, stop=a + T), y, T)\n\n\n"
+        "def copy(src, dst, T):\n"
+        "    ct.store(dst, index=(0, 0), tile=ct.load(src, index=(0, 0), shape=(T, T)))\n"
+        "    ct.store(dst, index=(1, 0), tile=ct.load(src, index=(1, 0), shape=(T, T)))\n")
+    assert rust.count("make_tensor_view(") == 1
+
+
+def test_writes_through_two_slices_of_one_array_are_noted() -> None:
+    result = translate_text(HEADER + (
+        "def k(x, T: ct.Constant[int]):\n"
+        "    left = x.slice(axis=1, start=0, stop=T)\n"
+        "    right = x.slice(axis=1, start=T, stop=2 * T)\n"
+        "    ct.store(right, index=(ct.bid(0), 0), tile=ct.load(left, index=(ct.bid(0), 0),\n"
+        "                                                       shape=(T, T)))\n"), "t.py")
+    assert result.rust is not None
+    assert "`x` is written and accessed through 2 tensors (`left`, `right`)" in result.rust
