@@ -1248,14 +1248,16 @@ def included_rows(files: list[Path], measured: set[str],
     `meta["runs"]` lists each run's date."""
     rows: list[dict[str, Any]] = []
     runs = [meta.get("date")]
+    taken = set(measured)  # an operator's rows come from one run: the first file that has it
     for path in files:
         if not path.exists():  # an earlier process that died before writing: nothing to add
             runs.append(f"({path.name} missing)")
             continue
         earlier = json.loads(path.read_text())
-        runs.append(f"{earlier['meta'].get('date')} ({path.name}: "
-                    f"{len({r['op'] for r in earlier['configs']} - measured)} operators)")
-        rows += [r for r in earlier["configs"] if r["op"] not in measured]
+        ops = {r["op"] for r in earlier["configs"]} - taken
+        runs.append(f"{earlier['meta'].get('date')} ({path.name}: {len(ops)} operators)")
+        rows += [r for r in earlier["configs"] if r["op"] in ops]
+        taken |= ops
     if files:
         meta["runs"] = runs
     return rows
