@@ -154,6 +154,11 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("TILE_C", ConstSpec(1024)))
         for dt in ("float32", "bfloat16")
     ],
+    "alternating_rows": [
+        _spec("alternating_rows_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("ROWS", ConstSpec(8)), ("TILE_N", ConstSpec(256)))
+        for dt in ("float32", "bfloat16")
+    ],
     "clamp_fp16": [
         # y float32 too: cuTile Python widens the stored float16 tile (its own variant).
         _spec("clamp_fp16_kernel", ("x", _arr("float16", 2)), ("y", _arr(dt, 2)),

@@ -276,17 +276,31 @@ class KernelLowerer:
         if len(stmt.results) > 1:
             self.if_assigning(stmt, cond, ctx)
             return
+        then_arm, else_arm = stmt.then, stmt.orelse
+        then_renamed: dict[str, str] = {}
+        else_renamed: dict[str, str] = {}
+        if stmt.results and not stmt.results[0][4]:
+            # `x = if c { let x = ..; x } else { x }`: the cuTile Rust compiler takes an
+            # arm's `let x` for an assignment of the mutable `x` and yields it a second
+            # time; arm-local bindings of `x` are renamed (in copies: a statement can be
+            # lowered twice, see `if_assigning`).
+            then_arm, else_arm = copy.deepcopy(then_arm), copy.deepcopy(else_arm)
+            names = {r[0] for r in stmt.results}
+            then_renamed = _rename_bindings(then_arm, names, "then")
+            else_renamed = _rename_bindings(else_arm, names, "else")
         then_ctx = _Context([], set())
-        self.block(stmt.then, then_ctx)
+        self.block(then_arm, then_ctx)
         else_ctx = _Context([], set())
-        self.block(stmt.orelse, else_ctx)
+        self.block(else_arm, else_ctx)
         if not stmt.results:
             orelse = t.BlockExpr(tuple(else_ctx.stmts)) if else_ctx.stmts else None
             ctx.stmts.append(t.ExprStmt(t.IfExpr(cond, t.BlockExpr(tuple(then_ctx.stmts)),
                                                  orelse), semicolon=False))
             return
-        then_tail = _tuple_or_single([t.Path(r[2]) for r in stmt.results])
-        else_tail = _tuple_or_single([t.Path(r[3]) for r in stmt.results])
+        then_tail = _tuple_or_single([t.Path(then_renamed.get(r[2], r[2]))
+                                      for r in stmt.results])
+        else_tail = _tuple_or_single([t.Path(else_renamed.get(r[3], r[3]))
+                                      for r in stmt.results])
         if_expr = t.IfExpr(cond, t.BlockExpr(tuple(then_ctx.stmts), then_tail),
                            t.BlockExpr(tuple(else_ctx.stmts), else_tail))
         names = [r[0] for r in stmt.results]
