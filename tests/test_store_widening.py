@@ -78,3 +78,25 @@ def test_an_element_type_fixed_in_one_arm_of_a_compile_time_if_splits_the_kernel
                 for e, m in entries.items()}
     assert sorted(elements.values(), key=str) == sorted(
         [("f32", {"ATOMIC": True}), ("EOut", {"ATOMIC": False})], key=str), elements
+
+
+_HOST_READS_DTYPE = _HEADER + """
+@ct.kernel
+def accumulate(x, out, TILE: ct.Constant[int], ATOMIC: ct.Constant[bool]):
+    t = ct.astype(ct.load(x, index=(ct.bid(0),), shape=(TILE,)), ct.float32)
+    if ATOMIC:
+        out.tiled_view((TILE,)).atomic_store_add((ct.bid(0),), t)
+    else:
+        ct.store(out, index=(ct.bid(0),), tile=t)
+
+
+def launch(x, out):
+    assert out.dtype == torch.float32
+    ct.launch(None, (1,), accumulate, (x, out, 128, True))
+"""
+
+
+def test_a_host_function_reading_dtype_does_not_split_the_kernel() -> None:
+    # Only the kernel and its helpers decide: here both arms need float32 anyway.
+    entries = _entries(_HOST_READS_DTYPE)
+    assert [m["const_variant"] for m in entries.values()] == [{}]

@@ -1806,11 +1806,13 @@ def static_pin_split(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) ->
 
 
 def _dtype_read_arrays(fn: cst.FunctionDef, source: SourceModule) -> frozenset[str]:
-    """The parameters of `fn` whose `.dtype` its body, or a helper of the file, reads
-    (`x.astype(y.dtype)`); helpers are matched by parameter name, as helpers usually take
-    an array under the kernel's name for it (a miss only keeps the earlier behaviour)."""
+    """The parameters of `fn` whose `.dtype` its body, or a helper it calls (directly or
+    through other helpers), reads (`x.astype(y.dtype)`); helpers are matched by parameter
+    name, as they usually take an array under the kernel's name for it (a miss only keeps
+    the earlier behaviour). Host functions are not read: their `x.dtype` is torch's."""
     params = {p.name.value for p in fn.params.params}
     found: set[str] = set()
+    called: list[str] = []
 
     class Finder(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -1818,10 +1820,15 @@ def _dtype_read_arrays(fn: cst.FunctionDef, source: SourceModule) -> frozenset[s
                     and node.value.value in params):
                 found.add(node.value.value)
 
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value not in called:
+                called.append(node.func.value)
+
     fn.body.visit(Finder())
     kernels = {k.name for k in source.kernels}
-    for name, helper in source.functions.items():
-        if name not in kernels:
+    for name in called:  # grows while helpers are read
+        helper = source.functions.get(name)
+        if helper is not None and name not in kernels:
             helper.body.visit(Finder())
     return frozenset(found)
 
