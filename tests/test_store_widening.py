@@ -58,15 +58,16 @@ def test_a_narrowing_store_under_a_compile_time_if_drops_only_that_arm() -> None
     }
 
 
-_PINNED_IN_ONE_ARM = _HEADER + """
+_ACCUMULATE = """
 @ct.kernel
 def accumulate(x, out, TILE: ct.Constant[int], ATOMIC: ct.Constant[bool]):
     t = ct.astype(ct.load(x, index=(ct.bid(0),), shape=(TILE,)), ct.float32)
     if ATOMIC:
         out.tiled_view((TILE,)).atomic_store_add((ct.bid(0),), t)
     else:
-        ct.store(out, index=(ct.bid(0),), tile=t.astype(out.dtype))
+        ct.store(out, index=(ct.bid(0),), tile={stored})
 """
+_PINNED_IN_ONE_ARM = _HEADER + _ACCUMULATE.format(stored="t.astype(out.dtype)")
 
 
 def test_an_element_type_fixed_in_one_arm_of_a_compile_time_if_splits_the_kernel() -> None:
@@ -80,15 +81,7 @@ def test_an_element_type_fixed_in_one_arm_of_a_compile_time_if_splits_the_kernel
         [("f32", {"ATOMIC": True}), ("EOut", {"ATOMIC": False})], key=str), elements
 
 
-_HOST_READS_DTYPE = _HEADER + """
-@ct.kernel
-def accumulate(x, out, TILE: ct.Constant[int], ATOMIC: ct.Constant[bool]):
-    t = ct.astype(ct.load(x, index=(ct.bid(0),), shape=(TILE,)), ct.float32)
-    if ATOMIC:
-        out.tiled_view((TILE,)).atomic_store_add((ct.bid(0),), t)
-    else:
-        ct.store(out, index=(ct.bid(0),), tile=t)
-
+_HOST_READS_DTYPE = _HEADER + _ACCUMULATE.format(stored="t") + """
 
 def launch(x, out):
     assert out.dtype == torch.float32
