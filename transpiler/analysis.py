@@ -1798,11 +1798,17 @@ def static_pin_split(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) ->
     element type of an array whose `.dtype` the kernel reads: Python compiles that arm only
     for the launches taking it, and the others may pass any element type, so the kernel is
     translated per outcome rather than fixed for all of them."""
+    if array in analyzer.dtype_read_arrays:
+        split_per_static_outcome(analyzer, f"array `{array}` gets a fixed element type under "
+                                 "a compile-time condition", node)
+
+
+def split_per_static_outcome(analyzer: KernelAnalyzer, what: str, node: cst.CSTNode) -> None:
+    """Raise `ConstDependentError` for the innermost enclosing compile-time condition, if any:
+    what `what` says holds only for the launches taking this arm."""
     condition = innermost_condition(analyzer.static_conditions)
-    if condition is not None and array in analyzer.dtype_read_arrays:
-        raise ConstDependentError(_params_in(condition), f"array `{array}` gets a fixed "
-                                  "element type under a compile-time condition",
-                                  analyzer.span(node), condition)
+    if condition is not None:
+        raise ConstDependentError(_params_in(condition), what, analyzer.span(node), condition)
 
 
 def _dtype_read_arrays(fn: cst.FunctionDef, source: SourceModule) -> frozenset[str]:

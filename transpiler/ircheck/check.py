@@ -154,7 +154,6 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
     from transpiler.ircheck.compare import compare_modules, format_verdict
     from transpiler.ircheck.generated import compile_rust_kernels
     from transpiler.ircheck.parse import parse_tileir
-    from transpiler.ircheck.reference import ReferenceIrError, reference_ir
 
     kernel_map = kernel_map or {}
     jobs: list[tuple[str, KernelSpec]] = [(k, s) for k, ss in specs.items() for s in ss]
@@ -189,12 +188,9 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
                 final.append(outcome)
                 continue
             result = next(results)
-            try:
-                reference_text = reference_ir(source_path, compiled_spec)
-            except (ReferenceIrError, ValueError, TypeError) as err:
-                final.append(CheckOutcome(kernel, spec, "ERROR",
-                                          error=f"cuTile Python did not compile it: {err}",
-                                          reference_rejected=True))
+            reference_text = _reference_text(source_path, kernel, spec, compiled_spec)
+            if isinstance(reference_text, CheckOutcome):
+                final.append(reference_text)
                 continue
             if not result.ok:
                 final.append(CheckOutcome(kernel, spec, "ERROR",
@@ -218,14 +214,24 @@ def _without_entry(source_path: Path, kernel: str, spec: KernelSpec,
                    error: str) -> CheckOutcome:
     """The outcome of a specialization no Rust entry takes: cuTile Python may refuse it as
     well (the translation leaves out launches the original cannot compile)."""
+    found = _reference_text(source_path, kernel, spec, spec, error)
+    return found if isinstance(found, CheckOutcome) else CheckOutcome(kernel, spec, "ERROR",
+                                                                      error=error)
+
+
+def _reference_text(source_path: Path, kernel: str, spec: KernelSpec, compiled: KernelSpec,
+                    error: str | None = None) -> str | CheckOutcome:
+    """cuTile Python's IR for `compiled`, or the outcome that says it rejects the
+    specialization (then no launch of the original, whatever the Rust side did)."""
     from transpiler.ircheck.reference import ReferenceIrError, reference_ir
 
     try:
-        reference_ir(source_path, spec)
+        return reference_ir(source_path, compiled)
     except (ReferenceIrError, ValueError, TypeError) as err:
-        return CheckOutcome(kernel, spec, "ERROR", error=f"{error}; cuTile Python does not "
-                            f"compile it either: {err}", reference_rejected=True)
-    return CheckOutcome(kernel, spec, "ERROR", error=error)
+        lead = (f"{error}; cuTile Python does not compile it either" if error
+                else "cuTile Python did not compile it")
+        return CheckOutcome(kernel, spec, "ERROR", error=f"{lead}: {err}",
+                            reference_rejected=True)
 
 
 def _unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSpec:

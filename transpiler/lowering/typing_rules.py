@@ -19,9 +19,9 @@ from transpiler.analysis import (
     NARROWING_STORE,
     ConstDependentError,
     _params_in,
-    innermost_condition,
     note_static_dtype_pin,
     rank_conflict,
+    split_per_static_outcome,
     static_dtype_conflict,
     static_pin_split,
 )
@@ -326,12 +326,9 @@ def _check_store_widens(an: KernelAnalyzer, tile: DType, array: DType, name: str
     except TranslationError:
         widened = None
     if widened != array:
-        condition = innermost_condition(an.static_conditions)
-        if condition is not None:
-            # Under a compile-time `if`: only the launches taking this arm are refused.
-            raise ConstDependentError(_params_in(condition), f"array `{name}` cannot take a "
-                                      f"`{tile}` tile under this compile-time condition",
-                                      an.span(node), condition)
+        # Under a compile-time `if`: only the launches taking this arm are refused.
+        split_per_static_outcome(an, f"array `{name}` cannot take a `{tile}` tile under this "
+                                 "compile-time condition", node)
         raise an.error("E0108", f"a `{tile}` tile cannot be stored into `{array.name}` array "
                        f"`{name}` (cuTile Python converts only to a wider type)", node,
                        NARROWING_STORE)
