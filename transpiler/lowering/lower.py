@@ -276,18 +276,13 @@ class KernelLowerer:
         if len(stmt.results) > 1:
             self.if_assigning(stmt, cond, ctx)
             return
-        then_arm, else_arm = stmt.then, stmt.orelse
-        then_renamed: dict[str, str] = {}
-        else_renamed: dict[str, str] = {}
+        arms = [(stmt.then, {}), (stmt.orelse, {})]
         if stmt.results and not stmt.results[0][4]:
             # `x = if c { let x = ..; x } else { x }`: the cuTile Rust compiler takes an
             # arm's `let x` for an assignment of the mutable `x` and yields it a second
-            # time; arm-local bindings of `x` are renamed (in copies: a statement can be
-            # lowered twice, see `if_assigning`).
-            then_arm, else_arm = copy.deepcopy(then_arm), copy.deepcopy(else_arm)
-            names = {r[0] for r in stmt.results}
-            then_renamed = _rename_bindings(then_arm, names, "then")
-            else_renamed = _rename_bindings(else_arm, names, "else")
+            # time; arm-local bindings of `x` are renamed.
+            arms = _renamed_arms(stmt)
+        (then_arm, then_renamed), (else_arm, else_renamed) = arms
         then_ctx = _Context([], set())
         self.block(then_arm, then_ctx)
         else_ctx = _Context([], set())
@@ -328,7 +323,6 @@ class KernelLowerer:
         """An `if` that gives several names their values: the cuTile Rust compiler has no
         tuple-valued blocks, so each name is declared `mut` before the `if` and each arm
         assigns it (arm-local bindings of the same names are renamed first)."""
-        names = [r[0] for r in stmt.results]
         for name, vtype, _t, _e, first in stmt.results:
             if first:
                 ty = self.rust_type(vtype, stmt.span) or "_"
@@ -337,11 +331,7 @@ class KernelLowerer:
                 init = t.Path(name) if name in stmt.inherits else self.zero(vtype, stmt.span)
                 self.declare(ctx, name, init, ty, mutable=True)
         arms = []
-        for arm, index, suffix in ((stmt.then, 2, "then"), (stmt.orelse, 3, "else")):
-            # The renaming edits statements, and one statement can be lowered more than
-            # once (the two loops of a split loop): rename a copy.
-            arm = copy.deepcopy(arm)
-            renamed = _rename_bindings(arm, set(names), suffix)
+        for (arm, renamed), index in zip(_renamed_arms(stmt), (2, 3), strict=True):
             arm_ctx = _Context([], set())
             self.block(arm, arm_ctx)
             for result in stmt.results:
@@ -477,6 +467,18 @@ def _static_guard(cond: TExpr) -> tuple[TExpr, TExpr] | None:
                                                                          "const_cond"):
             return left, right
     return None
+
+
+def _renamed_arms(stmt: TIf) -> list[tuple[list[TStmt], dict[str, str]]]:
+    """Copies of the `if`'s arms with their own bindings of the result names renamed
+    (`x_then`, `x_else`), each with its old -> new names. Copies: the renaming edits
+    statements, and one statement can be lowered more than once (a split loop's two loops)."""
+    names = {r[0] for r in stmt.results}
+    out = []
+    for arm, suffix in ((stmt.then, "then"), (stmt.orelse, "else")):
+        arm = copy.deepcopy(arm)
+        out.append((arm, _rename_bindings(arm, names, suffix)))
+    return out
 
 
 def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[str, str]:
