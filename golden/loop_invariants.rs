@@ -68,7 +68,8 @@ pub mod loop_invariants {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_7 = unsafe { y.partition_full_mut(const_shape![TILE, CHUNK]) };
+        let y_out_7 = unsafe { y.partition_full_mut(const_shape![TILE, CHUNK]) };
+        let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let block: i32 = get_tile_block_id().1;
         let t_2: Tile<EW, { [TILE] }> = load_view_tko(
@@ -120,15 +121,17 @@ pub mod loop_invariants {
                 out
             };
             let conv_8: Tile<EY, { [TILE, CHUNK] }> = convert_tile(out);
-            unsafe {
-                store_view_tko_mut(
-                    &mut y_out_7,
+            y_token = unsafe {
+                store_view_raw(
+                    &y_out_7,
                     conv_8,
                     [row, step],
+                    Some(y_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    None,
                     tma::Enabled,
+                    None,
+                    [false, false],
                 )
             };
         }

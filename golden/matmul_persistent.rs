@@ -76,7 +76,8 @@ pub mod matmul_persistent {
                 get_tensor_token(B),
             )
         };
-        let mut c_out_6 = unsafe { C.partition_full_mut(const_shape![BM, BN]) };
+        let c_out_6 = unsafe { C.partition_full_mut(const_shape![BM, BN]) };
+        let mut c_token: Token = get_tensor_token(C);
         let tiles_n: i32 = ceil_div(get_shape_dim(C.shape(), 1i32), BN);
         let total: i32 = ceil_div(get_shape_dim(C.shape(), 0i32), BM) * tiles_n;
         let k_steps: i32 = num_tiles(&a_view_1, 1);
@@ -107,15 +108,17 @@ pub mod matmul_persistent {
                 acc = mma(a, b, acc);
             }
             let conv_7: Tile<EC, { [BM, BN] }> = convert_tile(acc);
-            unsafe {
-                store_view_tko_mut(
-                    &mut c_out_6,
+            c_token = unsafe {
+                store_view_raw(
+                    &c_out_6,
                     conv_7,
                     [row, col],
+                    Some(c_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    Some(2),
                     tma::Enabled,
+                    Some(2),
+                    [false, false],
                 )
             };
         }

@@ -90,7 +90,8 @@ pub mod persistent_scale_bias {
                 get_tensor_token(bias),
             )
         };
-        let mut y_out_10 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
+        let y_out_10 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
+        let mut y_token: Token = get_tensor_token(y);
         let tiles_m: i32 = num_tiles(&x_view_1, 0);
         let tiles_n: i32 = num_tiles(&x_view_1, 1);
         let num_tiles_: i32 = tiles_m * tiles_n;
@@ -138,15 +139,17 @@ pub mod persistent_scale_bias {
                 ftz::Disabled,
             );
             let conv_11: Tile<EY, { [TM, TN] }> = convert_tile(out);
-            unsafe {
-                store_view_tko_mut(
-                    &mut y_out_10,
+            y_token = unsafe {
+                store_view_raw(
+                    &y_out_10,
                     conv_11,
                     [tm, tn],
+                    Some(y_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    None,
                     tma::Enabled,
+                    None,
+                    [false, false],
                 )
             };
         }

@@ -256,6 +256,12 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("TILE", ConstSpec(64)), ("CHUNK", ConstSpec(32)))
         for dt in ("float32", "bfloat16")
     ],
+    "banded_stream": [
+        _spec("banded_stream_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("band", _arr(dt, 2)), ("pairs", _arr(dt, 2)), ("n_band", ScalarSpec("int32")),
+              ("TILE", ConstSpec(128)))
+        for dt in ("float32", "float16")
+    ],
     "row_tile_sum": [
         _spec("row_tile_sum_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
               ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))

@@ -59,6 +59,7 @@ from transpiler.model import (
     ValueType,
     dim_op,
     statement_exprs,
+    walk_statements,
 )
 
 I32 = DType("int32")
@@ -2131,14 +2132,7 @@ def _collect_names(target: cst.BaseExpression, names: set[str]) -> None:
 
 
 def _walk_assigns(stmts: list[TStmt]):
-    for stmt in stmts:
-        if isinstance(stmt, TAssign):
-            yield stmt
-        elif isinstance(stmt, TFor):
-            yield from _walk_assigns(stmt.body)
-        elif isinstance(stmt, TIf):
-            yield from _walk_assigns(stmt.then)
-            yield from _walk_assigns(stmt.orelse)
+    return (stmt for stmt in walk_statements(stmts) if isinstance(stmt, TAssign))
 
 
 def _rename_first_assign(stmts: list[TStmt], old: str, new: str) -> None:

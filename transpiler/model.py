@@ -281,6 +281,18 @@ class TComment:
 TStmt = TAssign | TEffect | TFor | TIf | TDeclare | TReturn | TComment
 
 
+def walk_statements(stmts: list[TStmt]) -> Iterator[TStmt]:
+    """Every statement, nested blocks included, in program order (a loop or an `if`
+    before the statements of its blocks)."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, TFor):
+            yield from walk_statements(stmt.body)
+        elif isinstance(stmt, TIf):
+            yield from walk_statements(stmt.then)
+            yield from walk_statements(stmt.orelse)
+
+
 def statement_exprs(stmts: list[TStmt]) -> Iterator[TExpr]:
     """The expressions the statements evaluate, nested blocks included, in program order
     (a loop's bounds before its body, an `if`'s condition before its arms)."""

@@ -21,6 +21,7 @@ from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.lowering import loop_split
 from transpiler.lowering.region_holes import lower_region_hole
+from transpiler.lowering.store_tokens import bound_names, chained_store_arrays
 from transpiler.lowering.support import floordiv_name, mod_name
 from transpiler.model import (
     ArrayType,
@@ -97,6 +98,8 @@ class KernelLowerer:
         # The latest declaration of each slice (a local `Tensor`), by Rust name.
         self.slice_anchors: dict[str, _Anchor] = {}
         self.slice_count = 0
+        # The token variable of each array whose stores are chained (`store_tokens.py`).
+        self.store_tokens: dict[str, str] = {}
 
     # ---- errors and types --------------------------------------------------------------
 
@@ -153,8 +156,9 @@ class KernelLowerer:
 
     def lower(self) -> t.Function:
         ctx = _Context([])
+        tokens = self.declare_store_tokens()
         self.block(self.spec.model.body, ctx)
-        body = [v.stmt for v in self.view_order] + ctx.stmts
+        body = [v.stmt for v in self.view_order] + tokens + ctx.stmts
         model = self.spec.model
         generics = []
         for g in self.spec.generics:
@@ -174,6 +178,23 @@ class KernelLowerer:
             doc=_doc_lines(model.docstring),
             comments=_manifest_comment(self.spec),
         )
+
+    def declare_store_tokens(self) -> list[t.Stmt]:
+        """`let mut tok: Token = get_tensor_token(A);` for each array whose stores are
+        chained; each such store then waits on `tok` and replaces it."""
+        lets: list[t.Stmt] = []
+        arrays = {p.name: p for p in self.spec.model.params if p.kind == "array"}
+        taken = self.names | bound_names(self.spec.model.body)
+        for name in sorted(chained_store_arrays(self.spec.model.body) & set(arrays)):
+            token = f"{name.lower()}_token"
+            while token in taken:
+                token += "_"
+            taken.add(token)
+            self.names.add(token)
+            self.store_tokens[name] = token
+            lets.append(t.Let(token, t.Call("get_tensor_token", (t.Path(_ident(name)),)),
+                              t.RType("Token"), mutable=True))
+        return lets
 
     def block(self, stmts: list[TStmt], ctx: _Context) -> None:
         ctx.chained = _scattered_then_reused(stmts)
@@ -445,7 +466,9 @@ class KernelLowerer:
             view_name = self.temp(f"{name.lower()}_out")
             call = t.MethodCall(t.Path(_ident(name)), "partition_full_mut",
                                 (self.const_shape(shape, span),))
-            stmt = t.Let(view_name, t.BlockExpr((), call, unsafe=True), None, mutable=True)
+            # A chained store (`store_view_raw`) borrows its view immutably.
+            stmt = t.Let(view_name, t.BlockExpr((), call, unsafe=True), None,
+                         mutable=name not in self.store_tokens)
             self.place_view(key, _View(view_name, stmt), anchor)
         return self.views[key].name
 
@@ -762,12 +785,35 @@ def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         name = lw.temp("out")
         ctx.stmts.append(t.Let(name, value, t.RType(lw.rust_type(tile.type, e.span) or "_")))
         value = t.Path(name)
+    token = lw.store_tokens.get(array.attrs["name"])
+    if token is not None:
+        raw_index = _raw_index(lw, index, ctx)
+        chained = t.Call("store_view_raw", (
+            t.Ref(t.Path(view)), value, raw_index, t.Call("Some", (t.Path(token),)),
+            t.Path("ordering::Weak"), t.Path("scope::TileBlock"),
+            _tma_arg(e.attrs.get("allow_tma")), _latency_arg(lw, e.attrs.get("latency"), e.span),
+            t.ArrayExpr(tuple(t.Lit("false") for _ in index))))
+        ctx.stmts.append(t.Assign(token, t.BlockExpr((), chained, unsafe=True)))
+        return t.TupleExpr(())
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
     call = t.Call("store_view_tko_mut", (
         t.Ref(t.Path(view), mutable=True), value, idx, t.Path("ordering::Weak"),
         t.Path("scope::TileBlock"), _latency_arg(lw, e.attrs.get("latency"), e.span),
         _tma_arg(e.attrs.get("allow_tma"))))
     return t.BlockExpr((), call, unsafe=True)
+
+
+def _raw_index(lw: KernelLowerer, index: list[TExpr], ctx: _Context) -> t.ArrayExpr:
+    """The tile index of a `store_view_raw`. A call of one of our support functions
+    (Python's `//` and `%`) is bound to an `i32` first: the raw op's index is generic, and
+    the cuTile Rust compiler cannot infer an inlined call's type there."""
+    coords: list[t.Expr] = []
+    for i in index:
+        value = lw.expr(i, ctx)
+        if isinstance(value, t.Call) and value.func in lw.support:
+            value = lw.let(ctx, "index", value, lw.rust_type(i.type, i.span) or "i32")
+        coords.append(value)
+    return t.ArrayExpr(tuple(coords))
 
 
 def _pointer_tile(lw: KernelLowerer, e: TExpr, ctx: _Context) -> tuple[t.Path, t.Expr]:
