@@ -262,6 +262,11 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("TILE", ConstSpec(128)))
         for dt in ("float32", "float16")
     ],
+    "ordered_store": [
+        _spec("scaled_transpose_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("alpha", ScalarSpec("float32")), ("TM", ConstSpec(64)), ("TN", ConstSpec(32)))
+        for dt in ("float32", "bfloat16")
+    ],
     "row_tile_sum": [
         _spec("row_tile_sum_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
               ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))

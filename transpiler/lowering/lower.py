@@ -778,21 +778,15 @@ def lower_load(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     array, *index, tile = e.args
+    order = tuple(e.attrs.get("order") or range(len(index)))
+    if order != tuple(range(len(index))):
+        return lower_ordered_store(lw, e, order, ctx)
     view = lw.store_view(array, tile.type.shape, e.span)
-    value = lw.expr(tile, ctx)
-    if not isinstance(value, t.Path):
-        # The store's tile parameter is generic: the JIT needs the tile's type spelled out.
-        name = lw.temp("out")
-        ctx.stmts.append(t.Let(name, value, t.RType(lw.rust_type(tile.type, e.span) or "_")))
-        value = t.Path(name)
+    value = _stored_value(lw, e, ctx)
     token = lw.store_tokens.get(array.attrs["name"])
     if token is not None:
-        raw_index = _raw_index(lw, index, ctx)
-        chained = t.Call("store_view_raw", (
-            t.Ref(t.Path(view)), value, raw_index, t.Call("Some", (t.Path(token),)),
-            t.Path("ordering::Weak"), t.Path("scope::TileBlock"),
-            _tma_arg(e.attrs.get("allow_tma")), _latency_arg(lw, e.attrs.get("latency"), e.span),
-            t.ArrayExpr(tuple(t.Lit("false") for _ in index))))
+        chained = _store_view_raw(lw, e, view, value, _raw_index(lw, index, ctx),
+                                  t.Call("Some", (t.Path(token),)))
         ctx.stmts.append(t.Assign(token, t.BlockExpr((), chained, unsafe=True)))
         return t.TupleExpr(())
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
@@ -801,6 +795,47 @@ def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         t.Path("scope::TileBlock"), _latency_arg(lw, e.attrs.get("latency"), e.span),
         _tma_arg(e.attrs.get("allow_tma"))))
     return t.BlockExpr((), call, unsafe=True)
+
+
+def _stored_value(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Path:
+    """The stored tile as a name: the store's tile parameter is generic, so the JIT needs
+    the tile's type spelled out on a `let`."""
+    tile = e.args[-1]
+    value = lw.expr(tile, ctx)
+    if isinstance(value, t.Path):
+        return value
+    name = lw.temp("out")
+    ctx.stmts.append(t.Let(name, value, t.RType(lw.rust_type(tile.type, e.span) or "_")))
+    return t.Path(name)
+
+
+def _store_view_raw(lw: KernelLowerer, e: TExpr, view: str, value: t.Expr,
+                    index: t.ArrayExpr, token: t.Expr) -> t.Call:
+    """The raw store op (explicit token, no bounds promise on any axis)."""
+    return t.Call("store_view_raw", (
+        t.Ref(t.Path(view)), value, index, token, t.Path("ordering::Weak"),
+        t.Path("scope::TileBlock"), _tma_arg(e.attrs.get("allow_tma")),
+        _latency_arg(lw, e.attrs.get("latency"), e.span),
+        t.ArrayExpr(tuple(t.Lit("false") for _ in index.items))))
+
+
+def lower_ordered_store(lw: KernelLowerer, e: TExpr, order: tuple[int, ...],
+                        ctx: _Context) -> t.Expr:
+    """`ct.store(.., order=)`: cuTile Rust's mutable partitions take no dimension map, so
+    the store goes through a partition view that has one (`make_partition_view` with the
+    order as its `dim_map`, no padding: the view cuTile Python stores through) by the raw
+    store op, after the array's previous chained store if there is one."""
+    array, *index, tile = e.args
+    view = lw.load_view(array, tile.type.shape, None, order, e.span)
+    value = _stored_value(lw, e, ctx)
+    token = lw.store_tokens.get(array.attrs["name"])
+    after: t.Expr = t.Call("Some", (t.Path(token),)) if token else t.Path("None")
+    stored = t.BlockExpr((), _store_view_raw(lw, e, view, value, _raw_index(lw, index, ctx),
+                                             after), unsafe=True)
+    if token is None:
+        return stored
+    ctx.stmts.append(t.Assign(token, stored))
+    return t.TupleExpr(())
 
 
 def _raw_index(lw: KernelLowerer, index: list[TExpr], ctx: _Context) -> t.ArrayExpr:

@@ -276,9 +276,6 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
             raise an.error("E0108", "the tile has more dimensions than the index", node)
     _note_rank(an, array, len(index), node)
     order = _order(an, v["order"], len(index), node)
-    if order != tuple(range(len(index))):
-        raise an.error("E0110", "`order=` on a store has no cuTile Rust form (the store "
-                       "view takes no dimension map)", node, "kwarg:store_order")
     if not _flag(an, v["check_bounds"], node, "`check_bounds`"):
         raise an.error("E0110", "`check_bounds=False` has no cuTile Rust form", node,
                        "kwarg:check_bounds")
@@ -307,7 +304,7 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
                 note_static_dtype_pin(an, array.type.param)
             an.unify(array_dtype, tile_dtype, node)
     attrs = {"shape": tile.type.shape, "latency": _latency(an, v["latency"], node),
-             "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`")}
+             "allow_tma": _flag(an, v["allow_tma"], node, "`allow_tma`"), "order": order}
     an.written_arrays.add(array.type.param)
     return TExpr("store", [array, *index, tile], ConstType(None), an.span(node), attrs)
 
