@@ -26,6 +26,7 @@ import collections
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -96,7 +97,8 @@ def sass_stats(bytecode: bytes, toolchain: Path) -> SassStats:
         bc, cubin = Path(tmp) / "k.bc", Path(tmp) / "k.cubin"
         bc.write_bytes(bytecode)
         subprocess.run([str(toolchain / "bin/tileiras"), "--gpu-name", TARGET, "--opt-level",
-                        "3", "-o", str(cubin), str(bc)], check=True, capture_output=True)
+                        "3", "-o", str(cubin), str(bc)], check=True, capture_output=True,
+                       preexec_fn=_limit_memory)
         sass = _run([toolchain / "bin/cuobjdump", "-sass", cubin], toolchain)
         usage = _run([toolchain / "bin/cuobjdump", "-res-usage", cubin], toolchain)
     opcodes: collections.Counter[str] = collections.Counter()
@@ -106,6 +108,12 @@ def sass_stats(bytecode: bytes, toolchain: Path) -> SassStats:
             opcodes[found.group(1)] += 1
     return SassStats(sum(opcodes.values()), _usage(usage, "REG"), _usage(usage, "SHARED"),
                      dict(sorted(opcodes.items())))
+
+
+def _limit_memory() -> None:
+    """Caps a compile's address space (ptxas took 15 GB on one large attention kernel)."""
+    limit = int(os.environ.get("SASS_PARITY_MEMORY_GB", "8")) << 30
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _run(argv: list[Path | str], toolchain: Path) -> str:
