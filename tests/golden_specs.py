@@ -267,6 +267,11 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("alpha", ScalarSpec("float32")), ("TM", ConstSpec(64)), ("TN", ConstSpec(32)))
         for dt in ("float32", "bfloat16")
     ],
+    "inplace_prefix": [
+        _spec("inplace_prefix_kernel", ("x", _arr(dt, 2)), ("n_tiles", ScalarSpec("int32")),
+              ("TILE", ConstSpec(128)))
+        for dt in ("float32", "float16")
+    ],
     "row_tile_sum": [
         _spec("row_tile_sum_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
               ("n_cols", ScalarSpec("int32")), ("TILE", ConstSpec(128)))

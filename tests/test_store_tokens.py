@@ -91,3 +91,29 @@ def test_token_name_avoids_a_kernel_variable() -> None:
             ct.store(y, index=(j + y_token,), tile=ct.load(x, index=(j,), shape=(TILE,)))
     """)
     assert "let mut y_token_: Token = get_tensor_token(y);" in rust
+
+
+def test_loads_of_a_chained_array_wait_on_its_last_store() -> None:
+    rust = _rust("""
+    @ct.kernel
+    def running(x, TILE: ct.Constant[int]):
+        for j in range(1, 8):
+            prev = ct.load(x, index=(j - 1,), shape=(TILE,))
+            ct.store(x, index=(j,), tile=prev * 2)
+    """)
+    assert "let mut x_access: Token = x_token;" in rust
+    load = re.search(r"load_view_raw\(\s*&x_view_\d+,\s*\[j - 1i32\],\s*Some\(x_token\),", rust)
+    assert load is not None
+    assert re.search(r"x_access = join_tokens\(&\[x_access, load_token_\d+\]\);", rust)
+    assert re.search(r"store_view_raw\([^;]*Some\(x_access\),", rust, re.S)
+    assert "x_access = x_token;" in rust
+
+
+def test_loads_of_an_array_never_chained_stay_plain() -> None:
+    rust = _rust("""
+    @ct.kernel
+    def copy_tiles(x, y, TILE: ct.Constant[int]):
+        for j in range(4):
+            ct.store(y, index=(j,), tile=ct.load(x, index=(j,), shape=(TILE,)))
+    """)
+    assert "load_view_raw" not in rust and "load_view_tko(" in rust

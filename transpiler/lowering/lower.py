@@ -21,7 +21,11 @@ from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.lowering import loop_split
 from transpiler.lowering.region_holes import lower_region_hole
-from transpiler.lowering.store_tokens import bound_names, chained_store_arrays
+from transpiler.lowering.store_tokens import (
+    bound_names,
+    chained_store_arrays,
+    view_loaded_arrays,
+)
 from transpiler.lowering.support import floordiv_name, mod_name
 from transpiler.model import (
     ArrayType,
@@ -98,8 +102,10 @@ class KernelLowerer:
         # The latest declaration of each slice (a local `Tensor`), by Rust name.
         self.slice_anchors: dict[str, _Anchor] = {}
         self.slice_count = 0
-        # The token variable of each array whose stores are chained (`store_tokens.py`).
+        # The token variable of each array whose stores are chained (`store_tokens.py`):
+        # its last store; and, for those the kernel also loads, its last access.
         self.store_tokens: dict[str, str] = {}
+        self.access_tokens: dict[str, str] = {}
 
     # ---- errors and types --------------------------------------------------------------
 
@@ -185,16 +191,27 @@ class KernelLowerer:
         lets: list[t.Stmt] = []
         arrays = {p.name: p for p in self.spec.model.params if p.kind == "array"}
         taken = self.names | bound_names(self.spec.model.body)
-        for name in sorted(chained_store_arrays(self.spec.model.body) & set(arrays)):
-            token = f"{name.lower()}_token"
-            while token in taken:
-                token += "_"
-            taken.add(token)
-            self.names.add(token)
-            self.store_tokens[name] = token
-            lets.append(t.Let(token, t.Call("get_tensor_token", (t.Path(_ident(name)),)),
-                              t.RType("Token"), mutable=True))
+        body = self.spec.model.body
+        loaded = view_loaded_arrays(body)
+        for name in sorted(chained_store_arrays(body) & set(arrays)):
+            self.store_tokens[name] = self.token_variable(f"{name.lower()}_token", taken)
+            lets.append(t.Let(self.store_tokens[name], t.Call(
+                "get_tensor_token", (t.Path(_ident(name)),)), t.RType("Token"), mutable=True))
+            if name in loaded:
+                self.access_tokens[name] = self.token_variable(f"{name.lower()}_access",
+                                                               taken)
+                lets.append(t.Let(self.access_tokens[name], t.Path(self.store_tokens[name]),
+                                  t.RType("Token"), mutable=True))
         return lets
+
+    def token_variable(self, hint: str, taken: set[str]) -> str:
+        """A name for a token variable that no binding of the kernel uses."""
+        name = hint
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        self.names.add(name)
+        return name
 
     def block(self, stmts: list[TStmt], ctx: _Context) -> None:
         ctx.chained = _scattered_then_reused(stmts)
@@ -770,10 +787,34 @@ def lower_load(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     # checked form adds bounds-check operations whenever the index is not a block id.
     array, *index = e.args
     view = lw.load_view(array, e.attrs["shape"], e.attrs["padding"], e.attrs["order"], e.span)
+    if array.attrs["name"] in lw.access_tokens:
+        return lower_ordered_load(lw, e, view, ctx)
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
     return t.Call("load_view_tko", (
         t.Ref(t.Path(view)), idx, t.Path("ordering::Weak"), t.Path("scope::TileBlock"),
         _latency_arg(lw, e.attrs.get("latency"), e.span), _tma_arg(e.attrs.get("allow_tma"))))
+
+
+def lower_ordered_load(lw: KernelLowerer, e: TExpr, view: str, ctx: _Context) -> t.Expr:
+    """A load from an array whose stores are chained: it waits on the last store (cuTile
+    Python's read-after-write order, carried across loop iterations), and the array's
+    last-access token joins its completion so that the next store waits on it as well."""
+    array, *index = e.args
+    name = array.attrs["name"]
+    store_token, access = lw.store_tokens[name], lw.access_tokens[name]
+    assert isinstance(e.type, TileType)
+    tile_ty = lw.rust_type(e.type, e.span) or "_"
+    loaded = t.Call("load_view_raw", (
+        t.Ref(t.Path(view)), _raw_index(lw, index, ctx), t.Call("Some", (t.Path(store_token),)),
+        t.Path("ordering::Weak"), t.Path("scope::TileBlock"), _tma_arg(e.attrs.get("allow_tma")),
+        _latency_arg(lw, e.attrs.get("latency"), e.span),
+        t.ArrayExpr(tuple(t.Lit("false") for _ in index)), lw.const_shape(e.type.shape, e.span)))
+    value, done = lw.temp("t"), lw.temp("load_token")
+    ctx.stmts.append(t.Let(f"({value}, {done})", t.BlockExpr((), loaded, unsafe=True),
+                           t.RType(f"({tile_ty}, Token)")))
+    ctx.stmts.append(t.Assign(access, t.Call("join_tokens", (
+        t.Ref(t.ArrayExpr((t.Path(access), t.Path(done)))),))))
+    return t.Path(value)
 
 
 def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
@@ -786,8 +827,8 @@ def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     token = lw.store_tokens.get(array.attrs["name"])
     if token is not None:
         chained = _store_view_raw(lw, e, view, value, _raw_index(lw, index, ctx),
-                                  t.Call("Some", (t.Path(token),)))
-        ctx.stmts.append(t.Assign(token, t.BlockExpr((), chained, unsafe=True)))
+                                  _store_waits_on(lw, array.attrs["name"]))
+        _record_store(lw, ctx, array.attrs["name"], t.BlockExpr((), chained, unsafe=True))
         return t.TupleExpr(())
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
     call = t.Call("store_view_tko_mut", (
@@ -828,14 +869,27 @@ def lower_ordered_store(lw: KernelLowerer, e: TExpr, order: tuple[int, ...],
     array, *index, tile = e.args
     view = lw.load_view(array, tile.type.shape, None, order, e.span)
     value = _stored_value(lw, e, ctx)
-    token = lw.store_tokens.get(array.attrs["name"])
-    after: t.Expr = t.Call("Some", (t.Path(token),)) if token else t.Path("None")
+    name = array.attrs["name"]
+    after = _store_waits_on(lw, name) if name in lw.store_tokens else t.Path("None")
     stored = t.BlockExpr((), _store_view_raw(lw, e, view, value, _raw_index(lw, index, ctx),
                                              after), unsafe=True)
-    if token is None:
+    if name not in lw.store_tokens:
         return stored
-    ctx.stmts.append(t.Assign(token, stored))
+    _record_store(lw, ctx, name, stored)
     return t.TupleExpr(())
+
+
+def _store_waits_on(lw: KernelLowerer, array: str) -> t.Expr:
+    """A chained store waits on the array's last access (its last store, and the loads
+    since), as cuTile Python orders a store after every earlier access to the array."""
+    return t.Call("Some", (t.Path(lw.access_tokens.get(array, lw.store_tokens[array])),))
+
+
+def _record_store(lw: KernelLowerer, ctx: _Context, array: str, stored: t.Expr) -> None:
+    token = lw.store_tokens[array]
+    ctx.stmts.append(t.Assign(token, stored))
+    if array in lw.access_tokens:
+        ctx.stmts.append(t.Assign(lw.access_tokens[array], t.Path(token)))
 
 
 def _raw_index(lw: KernelLowerer, index: list[TExpr], ctx: _Context) -> t.ArrayExpr:

@@ -13,6 +13,10 @@ Python leaves one case unordered, and so do we: a `for` loop's only access to an
 one store, directly in the loop body, whose index has the loop variable itself as one
 coordinate (each iteration writes its own tile: a "parallel store").
 
+A load from such an array waits on its last store (read after write, also from one
+iteration to the next), and the next store waits on the loads since (write after read):
+the array has a second token, its last access, that each load joins (`join_tokens`).
+
 Arrays read or written through an `Array.slice` are left alone (Python orders a slice with
 the array it slices; the view-per-slice lowering keeps its own order).
 """
@@ -100,6 +104,11 @@ def _sliced_names(body: list[TStmt]) -> set[str]:
             names.add(stmt.name)
             names.add(_array_name(stmt.value))
     return names
+
+
+def view_loaded_arrays(body: list[TStmt]) -> set[str]:
+    """Arrays the body loads through a partition view (`ct.load`)."""
+    return {_array_name(e) for e in _memory_ops(body) if e.op == "load"} - {""}
 
 
 def bound_names(body: list[TStmt]) -> set[str]:
