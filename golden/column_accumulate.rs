@@ -34,6 +34,7 @@ pub mod column_accumulate {
                 get_tensor_token(acc),
             )
         };
+        let mut acc_token: Token = get_tensor_token(acc);
         let row: i32 = get_tile_block_id().0;
         for j in 0i32..ceil_div(n_cols, TILE) {
             let t: Tile<f32, { [1, TILE] }> = load_view_tko(
@@ -44,7 +45,7 @@ pub mod column_accumulate {
                 None,
                 tma::Enabled,
             );
-            unsafe {
+            acc_token = unsafe {
                 atomic_red_view_raw(
                     &acc_view_2,
                     t,
@@ -52,7 +53,7 @@ pub mod column_accumulate {
                     atomic::AddF,
                     ordering::Relaxed,
                     scope::Device,
-                    None,
+                    Some(acc_token),
                 )
             };
         }
@@ -84,6 +85,7 @@ pub mod column_accumulate {
                 get_tensor_token(acc),
             )
         };
+        let mut acc_token: Token = get_tensor_token(acc);
         let row: i32 = get_tile_block_id().0;
         for j in 0i32..ceil_div(n_cols, TILE) {
             let t: Tile<f16, { [1, TILE] }> = load_view_tko(
@@ -94,7 +96,7 @@ pub mod column_accumulate {
                 None,
                 tma::Enabled,
             );
-            unsafe {
+            acc_token = unsafe {
                 atomic_red_view_raw(
                     &acc_view_2,
                     t,
@@ -102,7 +104,7 @@ pub mod column_accumulate {
                     atomic::AddF,
                     ordering::Relaxed,
                     scope::Device,
-                    None,
+                    Some(acc_token),
                 )
             };
         }
@@ -134,6 +136,7 @@ pub mod column_accumulate {
                 get_tensor_token(acc),
             )
         };
+        let mut acc_token: Token = get_tensor_token(acc);
         let row: i32 = get_tile_block_id().0;
         for j in 0i32..ceil_div(n_cols, TILE) {
             let t: Tile<bf16, { [1, TILE] }> = load_view_tko(
@@ -144,7 +147,7 @@ pub mod column_accumulate {
                 None,
                 tma::Enabled,
             );
-            unsafe {
+            acc_token = unsafe {
                 atomic_red_view_raw(
                     &acc_view_2,
                     t,
@@ -152,7 +155,7 @@ pub mod column_accumulate {
                     atomic::AddF,
                     ordering::Relaxed,
                     scope::Device,
-                    None,
+                    Some(acc_token),
                 )
             };
         }

@@ -28,6 +28,7 @@ pub mod row_scale_ragged {
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -153,14 +154,14 @@ pub mod row_scale_ragged {
             let base_81: PointerTile<*mut E, { [TILE] }> = base_80.broadcast(const_shape![TILE]);
             let pointers_82: PointerTile<*mut E, { [TILE] }> = base_81.offset_tile(offsets_77);
             let conv_83: Tile<E, { [TILE] }> = convert_tile(out);
-            unsafe {
+            y_token = unsafe {
                 store_ptr_tko(
                     pointers_82,
                     conv_83,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask_78),
-                    None,
+                    Some(y_token),
                     Latency::<0>,
                 )
             };
@@ -184,6 +185,7 @@ pub mod row_scale_ragged {
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -313,14 +315,14 @@ pub mod row_scale_ragged {
             let base_85: PointerTile<*mut E, { [TILE] }> = base_84.broadcast(const_shape![TILE]);
             let pointers_86: PointerTile<*mut E, { [TILE] }> = base_85.offset_tile(offsets_81);
             let conv_87: Tile<E, { [TILE] }> = convert_tile(out);
-            unsafe {
+            y_token = unsafe {
                 store_ptr_tko(
                     pointers_86,
                     conv_87,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask_82),
-                    None,
+                    Some(y_token),
                     Latency::<0>,
                 )
             };
@@ -344,6 +346,7 @@ pub mod row_scale_ragged {
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -473,14 +476,14 @@ pub mod row_scale_ragged {
             let base_85: PointerTile<*mut E, { [TILE] }> = base_84.broadcast(const_shape![TILE]);
             let pointers_86: PointerTile<*mut E, { [TILE] }> = base_85.offset_tile(offsets_81);
             let conv_87: Tile<E, { [TILE] }> = convert_tile(out);
-            unsafe {
+            y_token = unsafe {
                 store_ptr_tko(
                     pointers_86,
                     conv_87,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask_82),
-                    None,
+                    Some(y_token),
                     Latency::<0>,
                 )
             };
@@ -508,6 +511,7 @@ pub mod row_scale_ragged {
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -586,14 +590,14 @@ pub mod row_scale_ragged {
             let base_44: PointerTile<*mut E, { [TILE] }> = base_43.broadcast(const_shape![TILE]);
             let pointers_45: PointerTile<*mut E, { [TILE] }> = base_44.offset_tile(offsets_41);
             let conv_46: Tile<E, { [TILE] }> = convert_tile(out);
-            unsafe {
+            y_token = unsafe {
                 store_ptr_tko(
                     pointers_45,
                     conv_46,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    None,
+                    Some(y_token),
                     Latency::<0>,
                 )
             };
@@ -621,6 +625,7 @@ pub mod row_scale_ragged {
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -703,14 +708,14 @@ pub mod row_scale_ragged {
             let base_48: PointerTile<*mut E, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
             let pointers_49: PointerTile<*mut E, { [TILE] }> = base_48.offset_tile(offsets_45);
             let conv_50: Tile<E, { [TILE] }> = convert_tile(out);
-            unsafe {
+            y_token = unsafe {
                 store_ptr_tko(
                     pointers_49,
                     conv_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    None,
+                    Some(y_token),
                     Latency::<0>,
                 )
             };
@@ -738,6 +743,7 @@ pub mod row_scale_ragged {
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -820,14 +826,14 @@ pub mod row_scale_ragged {
             let base_48: PointerTile<*mut E, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
             let pointers_49: PointerTile<*mut E, { [TILE] }> = base_48.offset_tile(offsets_45);
             let conv_50: Tile<E, { [TILE] }> = convert_tile(out);
-            unsafe {
+            y_token = unsafe {
                 store_ptr_tko(
                     pointers_49,
                     conv_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    None,
+                    Some(y_token),
                     Latency::<0>,
                 )
             };

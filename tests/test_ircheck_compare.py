@@ -447,3 +447,43 @@ def test_an_early_exit_with_an_empty_else_matches_its_guarded_form() -> None:
     # B after the `if` in the generated code would also run when `c` holds.
     unguarded = EXIT_EMPTY_ELSE.replace("    return\n  } else {\n  }", "  } else {\n  }")
     assert _verdict(EXIT_EMPTY_ELSE, unguarded).status == FAIL
+
+
+# A loop whose step reads the tile the previous step stored (cuTile Python 1.7.0, `x[j] +=
+# x[j - 1]` for j in 1..8): the loads wait on the store token the loop carries.
+CARRIED_PY = """\
+entry @prefix_chain_Kt2_A1f32_1i16t1_p16_I128(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32>) optimization_hints=<default = {}> {
+  %0 = make_token : token
+  %assume = assume div_by<16>, %arg0 : tile<ptr<f32>>
+  %assume_0 = assume div_by<16>, %arg1 : tile<i32>
+  %cst_1_i32 = constant <i32: 1> : tile<i32>
+  %assume_assume = assume bounded<0, ?>, %assume_0 : tile<i32>
+  %assume_assume_assume = assume div_by<16>, %assume_assume : tile<i32>
+  %tview = make_tensor_view %assume, shape = [%assume_assume_assume], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+  %cst_1_i32_1 = constant <i32: 1> : tile<i32>
+  %cst_8_i32 = constant <i32: 8> : tile<i32>
+  %cst_1_i32_2 = constant <i32: 1> : tile<i32>
+  %cst_1_i32_3 = constant <i32: 1> : tile<i32>
+  %pview = make_partition_view %tview : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>
+  %pview_4 = make_partition_view %tview : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>
+  %pview_5 = make_partition_view %tview : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>
+  %for:2 = for %loopIdx in (%cst_1_i32_1 to %cst_8_i32, step %cst_1_i32_2) : tile<i32> iter_values(%iterArg0 = %0, %iterArg1 = %0) -> (token, token) {
+    %1 = subi %loopIdx, %cst_1_i32_3 : tile<i32>
+    %tile, %result_token = load_view_tko weak %pview[%1] token = %iterArg1 : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<128xf32>, token
+    %2 = join_tokens %iterArg0, %result_token : token
+    %tile_6, %result_token_7 = load_view_tko weak %pview_4[%loopIdx] token = %iterArg1 : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<128xf32>, token
+    %3 = join_tokens %2, %result_token_7 : token
+    %4 = addf %tile_6, %tile  : tile<128xf32>
+    %5 = store_view_tko weak %4, %pview_5[%loopIdx] token = %3 : tile<128xf32>, partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+    continue %5, %5 : token, token
+  }
+  return
+}
+"""  # noqa: E501 - printer output, kept verbatim
+
+
+def test_lost_loop_carried_order_fails() -> None:
+    unordered = CARRIED_PY.replace("token = %iterArg1", "token = %0")
+    assert unordered != CARRIED_PY
+    _fails_with(_verdict(CARRIED_PY, unordered), "memory-ordering")
+    assert _verdict(CARRIED_PY, CARRIED_PY).status == PASS

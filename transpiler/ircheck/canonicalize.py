@@ -61,7 +61,8 @@ RULES: tuple[Rule, ...] = (
     Rule("token-threading",
          "Tokens only order memory ops; make_token / join_tokens and token operands are left "
          "out of the structural key, and the order they impose between memory ops on the "
-         "same array is checked separately (compare.py, memory-ordering)."),
+         "same array is checked separately (compare.py, memory-ordering, following tokens "
+         "through `if` results and from one loop iteration to the next)."),
     Rule("constant-splat",
          "`broadcast` / `reshape` of a scalar constant is the splat constant of the result "
          "type: the same elements, whichever way the front end builds it."),

@@ -771,7 +771,16 @@ class _TokenOrder:
         while stack:
             value = alias(stack.pop())
             source = value.node
-            if value.kind != "result" or source is None or id(source) in seen:
+            if source is None or id(value) in seen:
+                continue
+            seen.add(id(value))
+            if source.op.name in ("if", "for") or value.kind == "blockarg":
+                # A token an `if` or a loop passes on: whatever its branches yield, and for
+                # a loop also its initial value and what the previous iteration continued
+                # with (the order cuTile Python carries from one iteration to the next).
+                stack.extend(_carried_token_sources(value))
+                continue
+            if value.kind != "result" or id(source) in seen:
                 continue
             seen.add(id(source))
             if source.op.name != "join_tokens" and source.op.name != "make_token":
@@ -779,3 +788,26 @@ class _TokenOrder:
             stack.extend(v for v in source.operands if alias(v).is_token)
         self.cache[id(node)] = found
         return found
+
+
+def _carried_token_sources(value: Value) -> list[Value]:
+    """The values a token result of an `if`/`for`, or a `for` iteration argument, comes
+    from: the branches' (or the loop body's) terminator operand at its position, and for a
+    loop its initial value."""
+    node = value.node
+    assert node is not None
+    if value.kind == "blockarg":
+        if node.op.name != "for" or value.index < 1:
+            return []
+        position = value.index - 1
+    else:
+        position = value.index
+    sources: list[Value] = []
+    if node.op.name == "for" and len(node.operands) > 3 + position:
+        sources.append(node.operands[3 + position])
+    for block in node.blocks:
+        last = block.nodes[-1] if block.nodes else None
+        if last is not None and last.op.name in ("continue", "yield") and \
+                position < len(last.operands):
+            sources.append(last.operands[position])
+    return sources

@@ -1038,7 +1038,7 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         # the IR check's select-padding rule).
         loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
             pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-            t.Path("None"), _after(ctx, e.args[0].attrs["name"]), latency)), unsafe=True)
+            t.Path("None"), _after(ctx, e.args[0].attrs["name"], lw), latency)), unsafe=True)
         raw = lw.temp("unpadded")
         ctx.stmts.append(t.Let(f"({raw}, _)", loaded, t.RType(tile_ty)))
         pad_tile = lw.let(ctx, "padding_tile", t.Call("broadcast_scalar", (
@@ -1046,7 +1046,7 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         return t.Call("select", (mask.args[0], t.Path(raw), pad_tile))
     loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
         pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-        t.Call("Some", (pad,)), _after(ctx, e.args[0].attrs["name"]), latency)), unsafe=True)
+        t.Call("Some", (pad,)), _after(ctx, e.args[0].attrs["name"], lw), latency)), unsafe=True)
     ctx.stmts.append(t.Let(f"({name}, _)", loaded, t.RType(tile_ty)))
     return t.Path(name)
 
@@ -1058,9 +1058,14 @@ def lower_scatter(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if not isinstance(value, t.Path):
         value = lw.let(ctx, "values", value, lw.rust_type(e.args[value_index].type, e.span) or "_")
     array = e.args[0].attrs["name"]
+    chained = array in lw.store_tokens
     stored = t.BlockExpr((), t.Call("store_ptr_tko", (
         pointers, value, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-        _after(ctx, array), _latency_type(lw, e.attrs.get("latency"), e.span))), unsafe=True)
+        _store_waits_on(lw, array) if chained else _after(ctx, array),
+        _latency_type(lw, e.attrs.get("latency"), e.span))), unsafe=True)
+    if chained:
+        _record_store(lw, ctx, array, stored)
+        return t.TupleExpr(())
     if id(e) not in ctx.chained:
         return stored
     ctx.tokens[array] = lw.let(ctx, "token", stored, "Token").text
@@ -1078,9 +1083,16 @@ def lower_view_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     assert isinstance(tile.type, TileType)
     mode = "AddF" if lw.elem(tile.type.dtype) in ("f16", "bf16", "f32", "f64") else "Add"
     coords = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
-    return t.BlockExpr((), t.Call("atomic_red_view_raw", (
+    name = array.attrs["name"]
+    chained = name in lw.store_tokens
+    added = t.BlockExpr((), t.Call("atomic_red_view_raw", (
         t.Ref(t.Path(view)), value, coords, t.Path(f"atomic::{mode}"),
-        t.Path("ordering::Relaxed"), t.Path("scope::Device"), t.Path("None"))), unsafe=True)
+        t.Path("ordering::Relaxed"), t.Path("scope::Device"),
+        _store_waits_on(lw, name) if chained else t.Path("None"))), unsafe=True)
+    if not chained:
+        return added
+    _record_store(lw, ctx, name, added)
+    return t.TupleExpr(())
 
 
 def lower_array_slice(lw: KernelLowerer, name: str, e: TExpr, ctx: _Context) -> None:
@@ -1155,8 +1167,11 @@ def _static_dim_text(lw: KernelLowerer, array: ArrayType, dim: int, span: Span |
     return "-1" if static is None else lw.dim(static, span, True)
 
 
-def _after(ctx: _Context, array: str) -> t.Expr:
-    """The token a pointer access to `array` waits on: the block's last scatter to it."""
+def _after(ctx: _Context, array: str, lw: KernelLowerer | None = None) -> t.Expr:
+    """The token a pointer access to `array` waits on: the array's last write when its
+    writes are chained, else the block's last scatter to it."""
+    if lw is not None and array in lw.store_tokens:
+        return t.Call("Some", (t.Path(lw.store_tokens[array]),))
     token = ctx.tokens.get(array)
     return t.Call("Some", (t.Path(token),)) if token else t.Path("None")
 

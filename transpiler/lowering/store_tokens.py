@@ -1,4 +1,4 @@
-"""Store-token analysis: which arrays' view stores are chained through one token.
+"""Store-token analysis: which arrays' writes are chained through one token.
 
 Takes a kernel's typed body (`list[TStmt]`); gives the names of the arrays whose stores
 the lowering orders one after the other through a `mut Token` (`store_view_raw(.., Some(tok),
@@ -11,7 +11,9 @@ independent, and tileiras then schedules the loop differently (measured on an H2
 decode kernel: a third more SASS instructions, a quarter more shared memory, 8% slower).
 Python leaves one case unordered, and so do we: a `for` loop's only access to an array is
 one store, directly in the loop body, whose index has the loop variable itself as one
-coordinate (each iteration writes its own tile: a "parallel store").
+coordinate (each iteration writes its own tile: a "parallel store"). Scatters and atomic
+adds through a view are chained like stores (Python never treats them as parallel); a
+gather from a chained array waits on its last write.
 
 A load from such an array waits on its last store (read after write, also from one
 iteration to the next), and the next store waits on the loads since (write after read):
@@ -36,6 +38,8 @@ from transpiler.model import (
     walk_statements,
 )
 
+# Typed operations that write the array given as their first operand.
+WRITE_OPS: frozenset[str] = frozenset({"store", "scatter", "view_atomic"})
 # Typed operations that read or write the array given as their first operand.
 MEMORY_OPS: frozenset[str] = frozenset({"load", "store", "gather", "scatter", "view_atomic",
                                         "atomic"})
@@ -57,10 +61,11 @@ def _loops(stmts: list[TStmt]) -> Iterator[TFor]:
 
 
 def _stores(stmts: list[TStmt], nested: bool = False) -> Iterator[tuple[TEffect, bool]]:
-    """The store statements of a loop body, each with whether it sits in a nested block
-    (an `if` arm or an inner loop)."""
+    """The writes of a loop body (view stores, scatters, atomic adds through a view), each
+    with whether it sits in a nested block (an `if` arm or an inner loop)."""
     for stmt in stmts:
-        if isinstance(stmt, TEffect) and stmt.value.op == "store" and _array_name(stmt.value):
+        if isinstance(stmt, TEffect) and stmt.value.op in WRITE_OPS and \
+                _array_name(stmt.value):
             yield stmt, nested
         elif isinstance(stmt, TFor):
             yield from _stores(stmt.body, True)
@@ -72,6 +77,8 @@ def _stores(stmts: list[TStmt], nested: bool = False) -> Iterator[tuple[TEffect,
 def _is_parallel_store(loop: TFor, store: TExpr) -> bool:
     """The store is the loop body's only access to its array (nested blocks included) and
     one of its coordinates is the loop variable."""
+    if store.op != "store":
+        return False  # cuTile Python leaves only view stores unordered
     name = _array_name(store)
     accesses = [e for e in _memory_ops(loop.body) if _array_name(e) == name]
     if len(accesses) != 1 or accesses[0] is not store:
