@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import collections.abc
 import copy
 import math
 import operator
@@ -95,6 +96,11 @@ OP_KINDS: tuple[OpKind, ...] = (
 #: Tensor parameters whose name says they hold indices get int32 elements.
 INDEX_TENSOR_NAME = re.compile(
     r"(^|_)(ids?|idx|index|indices|lens|offsets?|positions?|counts?|seqlens?|cu_seqlens)($|_)")
+
+#: Annotations of parameters that hold no tensor (a typical value cannot be made up):
+#: strings, callables and containers, in builtin or `typing` spelling.
+CONTAINER_ANNOTATION = re.compile(
+    r"(typing\.)?(str|callable|dict|list|tuple|set|sequence|mapping)\b", re.IGNORECASE)
 
 MAX_STEPS = 400_000  # statements + expressions per entry run
 MAX_DEPTH = 40  # nested interpreted calls
@@ -505,7 +511,7 @@ class Interpreter:
             return 1.0
         if re.fullmatch(r"bool", text):
             return False
-        if text in ("str", "dict", "list") or text.startswith(("Callable", "dict", "list")):
+        if CONTAINER_ANNOTATION.match(text):
             return Unknown(f"{arg.arg}: {text}")
         return self.typical_tensor(arg.arg, poly=not text)
 
@@ -935,7 +941,27 @@ class Interpreter:
         return out
 
     def expr_JoinedStr(self, node: ast.JoinedStr) -> object:
-        return Unknown("f-string")
+        """An f-string whose every field is a known plain value; else unknown."""
+        parts: list[str] = []
+        for value in node.values:
+            part = self.eval(value)
+            if not isinstance(part, str):
+                return Unknown("f-string")
+            parts.append(part)
+        return "".join(parts)
+
+    def expr_FormattedValue(self, node: ast.FormattedValue) -> object:
+        value = self.as_number(self.eval(node.value))
+        spec = self.eval(node.format_spec) if node.format_spec is not None else ""
+        if isinstance(value, LazyShape):
+            value = value.real()
+        if not _plain_tree(value) or not isinstance(spec, str):
+            return Unknown("f-string field")
+        converted = {ord("s"): str, ord("r"): repr, ord("a"): ascii}.get(node.conversion)
+        try:
+            return format(converted(value) if converted else value, spec)
+        except (TypeError, ValueError):
+            return Unknown("f-string field")
 
     def expr_BinOp(self, node: ast.BinOp) -> object:
         return self.binop(type(node.op), self.eval(node.left), self.eval(node.right))
@@ -1372,6 +1398,9 @@ class Interpreter:
             return list(value)
         if isinstance(value, dict):
             return list(value.keys())
+        if isinstance(value, collections.abc.KeysView | collections.abc.ValuesView
+                      | collections.abc.ItemsView):
+            return list(value)  # dict.keys() / .values() / .items()
         if isinstance(value, range):
             return list(value[: MAX_ITERATIONS * 4])
         if isinstance(value, Iterator):
