@@ -15,7 +15,8 @@ recorded with its traceback and the run goes on.
 
 The IR check (`transpiler.ircheck.check.check_file`) runs on every translated kernel of a
 file that produced Rust, with the specializations `bench.corpus_specs` derives from the
-file's own host code (dtype per run, constants as the host computes them). The translator
+file's own host code (dtype per run, constants as the host computes them; from the callers
+elsewhere in the package when the file's functions take the constants as parameters). The translator
 writes no Rust for a file when any of its kernels fails, so translated kernels of such a
 file are also checked "in isolation": the file is translated again with the failed kernels'
 definitions blanked out (same lines), and that translation is checked. Both counts are

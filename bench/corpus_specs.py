@@ -18,6 +18,13 @@ the kernel's arguments. Conditions the interpreter cannot decide run both arms; 
 that compares a tensor dimension also runs both arms (so size-dependent paths such as a
 decode `T == 1` branch are reached) but keeps the arm the typical size takes.
 
+When every launch of a kernel leaves a `ct.Constant` argument unknown (it depends on a
+parameter only a caller gives, such as a `config` dict), the callers of the functions that
+launched it are looked for in the whole package (calls by the function's name or by a name
+its decorators register it under), then their callers, and run from the outermost one with
+typical arguments; a call by a name found on the way runs the function it was found for
+(the caller may see a dispatch stub under that name).
+
 All corpus knowledge is data: `OP_KINDS` (typical size, rank and dtypes per op kind, chosen
 by a regular expression over the op names the file registers or defines),
 `INDEX_TENSOR_NAME`, `TARGET_CAPABILITY`, `SM_COUNT`. No rule names a file or a kernel.
@@ -27,7 +34,9 @@ from __future__ import annotations
 
 import ast
 import collections
+import collections.abc
 import copy
+import functools
 import math
 import operator
 import re
@@ -95,6 +104,11 @@ OP_KINDS: tuple[OpKind, ...] = (
 #: Tensor parameters whose name says they hold indices get int32 elements.
 INDEX_TENSOR_NAME = re.compile(
     r"(^|_)(ids?|idx|index|indices|lens|offsets?|positions?|counts?|seqlens?|cu_seqlens)($|_)")
+
+#: Annotations of parameters that hold no tensor (a typical value cannot be made up):
+#: strings, callables and containers, in builtin or `typing` spelling.
+CONTAINER_ANNOTATION = re.compile(
+    r"(typing\.)?(str|callable|dict|list|tuple|set|sequence|mapping)\b", re.IGNORECASE)
 
 MAX_STEPS = 400_000  # statements + expressions per entry run
 MAX_DEPTH = 40  # nested interpreted calls
@@ -315,6 +329,7 @@ class Record:
     args: list[object]
     entry: str
     via: str
+    origin: str = ""  # the top-level function the entry run started from ("" for methods)
 
 
 # ---- control-flow signals ------------------------------------------------------------------
@@ -469,6 +484,10 @@ class Interpreter:
         self.dtype = DType(dtype)
         self.records: list[Record] = []
         self.entry = ""
+        self.origin = ""  # the top-level function of the current entry run
+        # Called name -> the function a call by that name runs (callers followed across the
+        # package: the name a caller uses may be bound to a dispatch stub there).
+        self.redirects: dict[str, FunctionValue] = {}
         self.steps = 0
         self.step_limit = MAX_STEPS
         self.exploring = 0
@@ -493,6 +512,10 @@ class Interpreter:
             return str(err)
         return None
 
+    def record(self, kernel: str, args: list[object], via: str) -> None:
+        """Note one launch of `kernel` with `args` in the current entry run."""
+        self.records.append(Record(kernel, args, self.entry, via, self.origin))
+
     def typical_tensor(self, name: str, poly: bool = False) -> FakeTensor:
         dtype = DType("int32") if INDEX_TENSOR_NAME.search(name) else self.dtype
         return FakeTensor(dtype, None, self.kind, poly)
@@ -505,7 +528,7 @@ class Interpreter:
             return 1.0
         if re.fullmatch(r"bool", text):
             return False
-        if text in ("str", "dict", "list") or text.startswith(("Callable", "dict", "list")):
+        if CONTAINER_ANNOTATION.match(text):
             return Unknown(f"{arg.arg}: {text}")
         return self.typical_tensor(arg.arg, poly=not text)
 
@@ -935,7 +958,27 @@ class Interpreter:
         return out
 
     def expr_JoinedStr(self, node: ast.JoinedStr) -> object:
-        return Unknown("f-string")
+        """An f-string whose every field is a known plain value; else unknown."""
+        parts: list[str] = []
+        for value in node.values:
+            part = self.eval(value)
+            if not isinstance(part, str):
+                return Unknown("f-string")
+            parts.append(part)
+        return "".join(parts)
+
+    def expr_FormattedValue(self, node: ast.FormattedValue) -> object:
+        value = self.as_number(self.eval(node.value))
+        spec = self.eval(node.format_spec) if node.format_spec is not None else ""
+        if isinstance(value, LazyShape):
+            value = value.real()
+        if not _plain_tree(value) or not isinstance(spec, str):
+            return Unknown("f-string field")
+        converted = {ord("s"): str, ord("r"): repr, ord("a"): ascii}.get(node.conversion)
+        try:
+            return format(converted(value) if converted else value, spec)
+        except (TypeError, ValueError):
+            return Unknown("f-string field")
 
     def expr_BinOp(self, node: ast.BinOp) -> object:
         return self.binop(type(node.op), self.eval(node.left), self.eval(node.right))
@@ -1158,7 +1201,8 @@ class Interpreter:
         if isinstance(function, Native):
             return function.fn(self, args, kwargs)
         if isinstance(function, FunctionValue):
-            return self.call_function(function, args, kwargs)
+            return self.call_function(self.redirects.get(function.name, function), args,
+                                      kwargs)
         if isinstance(function, BoundMethod):
             return self.call(function.function, [function.receiver, *args], kwargs)
         if isinstance(function, ClassValue):
@@ -1372,6 +1416,9 @@ class Interpreter:
             return list(value)
         if isinstance(value, dict):
             return list(value.keys())
+        if isinstance(value, collections.abc.KeysView | collections.abc.ValuesView
+                      | collections.abc.ItemsView):
+            return list(value)  # dict.keys() / .values() / .items()
         if isinstance(value, range):
             return list(value[: MAX_ITERATIONS * 4])
         if isinstance(value, Iterator):
@@ -1637,8 +1684,7 @@ def _ct_launch(interp: Interpreter, args: list[object], kwargs: dict[str, object
     kernel, kernel_args = values.get("kernel"), values.get("kernel_args")
     if isinstance(kernel, KernelRef):
         listed = interp.iterate(kernel_args)
-        interp.records.append(Record(kernel.name, listed if listed is not None else [],
-                                     interp.entry, "ct.launch"))
+        interp.record(kernel.name, listed if listed is not None else [], "ct.launch")
     return None
 
 
@@ -1652,8 +1698,8 @@ def _ct_search(interp: Interpreter, args: list[object], kwargs: dict[str, object
     if isinstance(kernel, KernelRef) and args_fn is not None:
         kernel_args = interp.call(args_fn, [config], {})
         listed = interp.iterate(kernel_args)
-        interp.records.append(Record(kernel.name, listed if listed is not None else [],
-                                     interp.entry, "autotune (first config)"))
+        interp.record(kernel.name, listed if listed is not None else [],
+                      "autotune (first config)")
     best = types.SimpleNamespace(config=config, mean_us=Unknown("timing"),
                                  time_us=Unknown("timing"))
     return types.SimpleNamespace(best=best, timings=Unknown("timings"))
@@ -2285,7 +2331,12 @@ def _kwargs_options(fn: ast.FunctionDef, kwargs_name: str) -> list[tuple[str, ob
 
 def collect_launches(path: Path, package_root: Path, dtype: str,
                      kind: OpKind | None = None) -> tuple[list[Record], list[str]]:
-    """Every kernel launch the file's host code makes for inputs of one element type."""
+    """Every kernel launch the file's host code makes for inputs of one element type.
+
+    The file's own functions are the entries first; when a kernel's `ct.Constant` arguments
+    stay unknown in all of its launches, the callers of the functions that launched it are
+    looked for in the rest of the package and run too (`follow_callers`).
+    """
     package = Package(package_root)
     module = package.module_at(path)
     kind = kind or kind_for(op_names(module.tree))
@@ -2293,19 +2344,27 @@ def collect_launches(path: Path, package_root: Path, dtype: str,
     problems: list[str] = []
     _index_tables(module.tree)
     for entry in plan_entries(module.tree):
-        for variant in option_variants(entry):
-            function = _entry_function(interp, module, entry)
-            if function is None:
-                break
-            interp.module, interp.frames = module, [module.values]
-            args = entry_arguments(interp, module, entry, function, variant)
-            label = entry.label + "".join(f" {k}={v}" for k, v in variant.items())
-            stopped = interp.run_entry(module, label, function, args,
-                                       {k: v for k, v in variant.items()
-                                        if k not in _positional_names(entry)})
-            if stopped is not None:
-                problems.append(f"{label}: {stopped}")
+        run_variants(interp, module, entry, problems)
+    follow_callers(interp, module, problems)
     return interp.records, problems
+
+
+def run_variants(interp: Interpreter, module: ModuleEnv, entry: Entry, problems: list[str]
+                 ) -> None:
+    """Run one entry with each of its option variants; note why a run stopped early."""
+    for variant in option_variants(entry):
+        function = _entry_function(interp, module, entry)
+        if function is None:
+            return
+        interp.module, interp.frames = module, [module.values]
+        args = entry_arguments(interp, module, entry, function, variant)
+        label = entry.label + "".join(f" {k}={v}" for k, v in variant.items())
+        interp.origin = entry.node.name if entry.owner is None else ""
+        stopped = interp.run_entry(module, label, function, args,
+                                   {k: v for k, v in variant.items()
+                                    if k not in _positional_names(entry)})
+        if stopped is not None:
+            problems.append(f"{label}: {stopped}")
 
 
 def _positional_names(entry: Entry) -> set[str]:
@@ -2324,6 +2383,172 @@ def _entry_function(interp: Interpreter, module: ModuleEnv, entry: Entry) -> obj
     if isinstance(owner, ClassValue):
         return owner.attrs.get(entry.node.name)
     return None
+
+
+# ---- callers across the package -----------------------------------------------------------
+
+MAX_CALLER_DEPTH = 4  # levels of callers followed outward from a launching function
+MAX_CALLERS = 8  # caller functions run per file and dtype
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A top-level function of another module of the package that calls, by one of its
+    names, a function of interest (depth 1: a launching function of the op file; depth
+    k: a caller of depth k - 1)."""
+
+    path: Path
+    name: str
+    depth: int
+
+
+@dataclass(frozen=True)
+class _FunctionSummary:
+    """What the caller search needs of one top-level function: the names it calls and the
+    names it is known by (its own and the strings its decorators register it under)."""
+
+    name: str
+    calls: frozenset[str]
+    names: frozenset[str]
+
+
+def follow_callers(interp: Interpreter, module: ModuleEnv, problems: list[str]) -> None:
+    """Run the package's callers of the functions whose launches left a kernel's constants
+    unknown (a parameter only a caller gives, such as a config dict), outermost first.
+
+    A call by a name found on the way runs the function that name was found for (the
+    caller's name may be bound to a dispatch stub); entries get typical arguments as the
+    op file's own entries do.
+    """
+    summaries = _summaries(module.path)
+    names = {alias: (module.path, origin)
+             for origin in unresolved_origins(interp.records, module.tree)
+             if origin in summaries for alias in summaries[origin].names}
+    callers = find_callers(interp.package.root, module.path, names) if names else []
+    if not callers:
+        return
+    interp.redirects = _redirects(interp, names, callers)
+    try:
+        for caller in callers:
+            _run_caller(interp, caller, problems)
+    finally:
+        interp.redirects = {}
+
+
+def unresolved_origins(records: list[Record], tree: ast.Module) -> list[str]:
+    """The top-level functions whose runs launched a kernel none of whose launches has every
+    `ct.Constant` argument known, in the order of their records."""
+    params, constants = kernel_params(tree), constant_params(tree)
+    complete: set[str] = set()
+    for record in records:
+        names = params.get(record.kernel, [])
+        if len(names) == len(record.args) and all(
+                _constant_value(value, "any") is not None
+                for name, value in zip(names, record.args, strict=True)
+                if name in constants.get(record.kernel, set())):
+            complete.add(record.kernel)
+    origins: list[str] = []
+    for record in records:
+        if record.kernel not in complete and record.origin and record.origin not in origins:
+            origins.append(record.origin)
+    return origins
+
+
+def find_callers(root: Path, skip: Path, names: dict[str, tuple[Path, str]]) -> list[Caller]:
+    """Top-level functions of the package's modules (`skip` aside) that call one of `names`,
+    then their callers, up to `MAX_CALLER_DEPTH` levels; outermost first."""
+    found: list[Caller] = []
+    seen: set[tuple[Path, str]] = set()
+    wanted = set(names)
+    for depth in range(1, MAX_CALLER_DEPTH + 1):
+        following: set[str] = set()
+        for path in _package_sources(root):
+            if path == skip.resolve():
+                continue
+            for summary in _summaries(path).values():
+                if (path, summary.name) in seen or not summary.calls & wanted:
+                    continue
+                seen.add((path, summary.name))
+                found.append(Caller(path, summary.name, depth))
+                following |= summary.names
+        wanted = following
+        if not wanted:
+            break
+    found.sort(key=lambda c: (-c.depth, str(c.path), c.name))
+    return found[:MAX_CALLERS]
+
+
+def _redirects(interp: Interpreter, names: dict[str, tuple[Path, str]],
+               callers: list[Caller]) -> dict[str, FunctionValue]:
+    """Called name -> the function found for it: the op file's launching functions, then
+    each caller under every name it is known by."""
+    located = dict(names)
+    for caller in callers:
+        for alias in _summaries(caller.path)[caller.name].names:
+            located.setdefault(alias, (caller.path, caller.name))
+    out: dict[str, FunctionValue] = {}
+    for alias, (path, name) in located.items():
+        try:
+            function = interp.package.module_at(path).lookup(interp, name)
+        except KeyError:
+            continue
+        if isinstance(function, FunctionValue):
+            out[alias] = function
+    return out
+
+
+def _run_caller(interp: Interpreter, caller: Caller, problems: list[str]) -> None:
+    module = interp.package.module_at(caller.path)
+    node = next((s for s in module.tree.body if isinstance(s, ast.FunctionDef)
+                 and s.name == caller.name), None)
+    if node is None:
+        return
+    _index_tables(module.tree)
+    rel = caller.path.relative_to(interp.package.root.resolve()).with_suffix("")
+    label = ".".join([*rel.parts, caller.name])
+    run_variants(interp, module, Entry(label, node, None, True), problems)
+
+
+def _package_sources(root: Path) -> list[Path]:
+    """The package's Python files (resolved, sorted)."""
+    return _sources_under(str(root.resolve()))
+
+
+@functools.lru_cache(maxsize=8)
+def _sources_under(root: str) -> list[Path]:
+    return sorted(p.resolve() for p in Path(root).rglob("*.py"))
+
+
+@functools.lru_cache(maxsize=512)
+def _summaries(path: Path) -> dict[str, _FunctionSummary]:
+    """The top-level host functions of one file, by name (none if it does not parse)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return {}
+    return {s.name: _FunctionSummary(s.name, _called_names(s), _known_names(s))
+            for s in tree.body if isinstance(s, ast.FunctionDef) and not _is_kernel_def(s)}
+
+
+def _called_names(fn: ast.FunctionDef) -> frozenset[str]:
+    """The names a function calls: `f(..)` and `x.f(..)` give `f`."""
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                out.add(node.func.id)
+            elif isinstance(node.func, ast.Attribute):
+                out.add(node.func.attr)
+    return frozenset(out)
+
+
+def _known_names(fn: ast.FunctionDef) -> frozenset[str]:
+    """A function's name and each identifier its decorators register it under
+    (`@register("op_name", ...)`)."""
+    registered = {a.value for d in fn.decorator_list if isinstance(d, ast.Call)
+                  for a in d.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                  and a.value.isidentifier()}
+    return frozenset({fn.name, *registered})
 
 
 # ---- specializations -----------------------------------------------------------------------
