@@ -12,11 +12,13 @@ Python builtins are used). Every top-level function and every `forward`/`backwar
 is an entry point; entries nobody in the file calls ("roots") go first. An entry's
 parameters get their defaults, else a typical value: a fake tensor whose every dimension is
 the op kind's typical size and whose element type is the run's dtype (int32 for index-like
-names), or the typical size for an `int` annotation. `ct.launch(stream, grid, kernel, args)`
-and `exhaustive_search(configs, stream, grid_fn, kernel, args_fn, ...)` (first config) record
-the kernel's arguments. Conditions the interpreter cannot decide run both arms; a condition
-that compares a tensor dimension also runs both arms (so size-dependent paths such as a
-decode `T == 1` branch are reached) but keeps the arm the typical size takes.
+names) unless the kernel fixes the parameter's type (a float8 operand), or the typical size
+for an `int` annotation; a tensor the host code builds has the dtype it names.
+`ct.launch(stream, grid, kernel, args)` and `exhaustive_search(configs, stream, grid_fn,
+kernel, args_fn, ...)` (first config) record the kernel's arguments. Conditions the
+interpreter cannot decide run both arms; a condition that compares a tensor dimension also
+runs both arms (so size-dependent paths such as a decode `T == 1` branch are reached) but
+keeps the arm the typical size takes.
 
 When every launch of a kernel leaves a `ct.Constant` argument unknown (it depends on a
 parameter only a caller gives, such as a `config` dict), the callers of the functions that
@@ -94,7 +96,9 @@ class OpKind:
 
 #: First match wins; the last entry matches everything.
 OP_KINDS: tuple[OpKind, ...] = (
-    OpKind("fp8 gemm", r"fp8", 2, 512, 512, 2, ("float8_e4m3fn",)),
+    # float32: the type of the inputs an fp8 op does not quantize (its scales); the
+    # float8 type of the quantized operands is the one the kernel fixes for them.
+    OpKind("fp8 gemm", r"fp8", 2, 512, 512, 2, ("float32",)),
     OpKind("attention", r"attention|attn|fmha|mla|decod|splitk", 2, 32, 128, 4),
     OpKind("recurrent / chunked scan", r"mamba|delta|recurrent|rope|chunk", 2, 64, 64, 4),
     OpKind("gemm", r"matmul|gemm|bmm|linear|moe|expert", 2, 512, 512, 2),
@@ -216,6 +220,9 @@ class FakeTensor:
         self.kind = kind
         self.poly = poly  # an untyped entry parameter: may also stand for a size
         self.rank_guessed = False  # rank set by `shape[i]` reads only: may still grow
+        # The element type is the run's guess for an input the host code does not build
+        # (not a `dtype=` it names): a type the kernel itself fixes for it wins.
+        self.dtype_guessed = False
 
     @property
     def size(self) -> int:
@@ -234,8 +241,10 @@ class FakeTensor:
              dtype: DType | Unknown | None = None) -> FakeTensor:
         """A tensor of this kind: same shape unless given (None: not known)."""
         keep = self.shape if shape == "same" else shape
-        return FakeTensor(self.dtype if dtype is None else dtype, keep,  # type: ignore[arg-type]
-                          self.kind)
+        out = FakeTensor(self.dtype if dtype is None else dtype, keep,  # type: ignore[arg-type]
+                         self.kind)
+        out.dtype_guessed = self.dtype_guessed and (dtype is None or dtype == self.dtype)
+        return out
 
     def __repr__(self) -> str:
         dtype = self.dtype.name if isinstance(self.dtype, DType) else "?"
@@ -518,7 +527,9 @@ class Interpreter:
 
     def typical_tensor(self, name: str, poly: bool = False) -> FakeTensor:
         dtype = DType("int32") if INDEX_TENSOR_NAME.search(name) else self.dtype
-        return FakeTensor(dtype, None, self.kind, poly)
+        tensor = FakeTensor(dtype, None, self.kind, poly)
+        tensor.dtype_guessed = True
+        return tensor
 
     def typical_argument(self, module: ModuleEnv, arg: ast.arg) -> object:
         text = ast.unparse(arg.annotation) if arg.annotation is not None else ""
@@ -2687,6 +2698,9 @@ def _param_spec(manifest_param: dict[str, Any] | None, value: object, dtype: str
         fixed = dtype_of_rust(str(manifest_param.get("element")))
         found = value.dtype.name if isinstance(value, FakeTensor) and isinstance(
             value.dtype, DType) and value.dtype.name in RUST_ELEMENT_TYPES else None
+        if isinstance(value, FakeTensor) and value.dtype_guessed:
+            # An input whose type only the run guessed: the type the kernel fixes for it.
+            return ArraySpec(fixed or found or dtype, int(manifest_param["ndim"]))
         return ArraySpec(found or fixed or dtype, int(manifest_param["ndim"]))
     if kind == "scalar":
         return ScalarSpec(dtype_of_rust(str(manifest_param.get("element"))) or "int32")

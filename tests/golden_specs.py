@@ -193,6 +193,14 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
         _spec("quant_int8_kernel", ("w", _arr("bfloat16", 2)), ("q", _arr("int8", 2)),
               ("scales", _arr("float32", 1)), ("BLOCK_R", ConstSpec(8)), ("COLS", ConstSpec(4096))),
     ],
+    "fp8_block_scaled_matmul": [
+        # float8 operands (the kernel's padding names their type), float32 scales, the
+        # bfloat16 output the host builds.
+        _spec("fp8_block_matmul_kernel", ("A", _arr("float8_e4m3fn", 2)),
+              ("B", _arr("float8_e4m3fn", 2)), ("C", _arr("bfloat16", 2)),
+              ("A_scale", _arr("float32", 2)), ("B_scale", _arr("float32", 2)),
+              ("BLOCK_M", ConstSpec(64)), ("BLOCK_N", ConstSpec(128)), ("BLOCK_K", ConstSpec(128))),
+    ],
     "rope": [
         _spec("rope_kernel", ("x", _arr(dt, 3)), ("cos", _arr(dt, 2)), ("sin", _arr(dt, 2)),
               ("HEADS", ConstSpec(8)), ("HALF", ConstSpec(64)))

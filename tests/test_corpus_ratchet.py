@@ -147,6 +147,21 @@ def test_specializations_cutile_python_rejects_do_not_count() -> None:
     assert row.ir_verdict == "ERROR"
 
 
+def test_a_guessed_input_type_yields_to_the_type_the_kernel_fixes() -> None:
+    kind = corpus_specs.OP_KINDS[-1]
+    guessed = corpus_specs.FakeTensor(corpus_specs.DType("float32"), None, kind)
+    guessed.dtype_guessed = True
+    built = corpus_specs.FakeTensor(corpus_specs.DType("float16"), None, kind)
+    fixed = {"kind": "array", "ndim": 2, "element": "f8e4m3fn"}
+    generic = {"kind": "array", "ndim": 2, "element": "E"}
+    assert corpus_specs._param_spec(fixed, guessed, "float32").dtype == "float8_e4m3fn"  # type: ignore
+    assert corpus_specs._param_spec(generic, guessed, "float32").dtype == "float32"  # type: ignore
+    assert corpus_specs._param_spec(fixed, built, "float32").dtype == "float16"  # type: ignore
+    # A tensor derived from a guessed one keeps the guess unless a dtype is named.
+    assert guessed.like().dtype_guessed
+    assert not guessed.like(dtype=corpus_specs.DType("bfloat16")).dtype_guessed
+
+
 def test_isolated_source_keeps_lines(tmp_path: Path) -> None:
     source = tmp_path / "k.py"
     source.write_text("import cuda.tile as ct\n\n@ct.kernel\ndef a(x):\n    pass\n\n"

@@ -1276,25 +1276,48 @@ def _round_to(kind: str, value: float) -> float:
     return value
 
 
+#: 8-bit float types: (mantissa bits, smallest normal exponent, largest finite value).
+_FLOAT8_FORMATS = {"f8E4M3FN": (3, -6, 448.0), "f8E5M2": (2, -14, 57344.0)}
+
+
+def _float8_exact(kind: str, value: float) -> bool:
+    """Whether `value` is a value of the 8-bit float type `kind` (no rounding needed)."""
+    mantissa_bits, min_exponent, largest = _FLOAT8_FORMATS[kind]
+    if value == 0:
+        return True
+    if not math.isfinite(value) or abs(value) > largest:
+        return False
+    exponent = max(math.frexp(abs(value))[1] - 1, min_exponent)
+    return (abs(value) / 2.0 ** (exponent - mantissa_bits)).is_integer()
+
+
+def _exact_literal(kind: str, value: float) -> str | None:
+    """The literal of `value` in float type `kind`, rounded to nearest even; for an 8-bit
+    float only a value the type holds exactly (no rounding is modelled for those)."""
+    if kind in _FLOAT8_FORMATS:
+        return f"<{kind}: {float(value)!r}>" if _float8_exact(kind, value) else None
+    if kind in _FLOAT_TYPES:
+        return f"<{kind}: {_round_to(kind, value)!r}>"
+    return None
+
+
 def normal_literal(literal: str) -> str:
     """One spelling per float constant value (`<f32: 1.000000e+00>` and `<f32: 1.0>` agree)."""
     parts = _literal_parts(literal)
-    if parts is None or parts[0] not in _FLOAT_TYPES:
+    value = _literal_value(*parts) if parts is not None else None
+    if parts is None or value is None:
         return literal
-    value = _literal_value(*parts)
-    if value is None:
-        return literal
-    return f"<{parts[0]}: {_round_to(parts[0], value)!r}>"
+    return _exact_literal(parts[0], value) or literal
 
 
 def convert_literal(literal: str, target: str) -> str | None:
     parts = _literal_parts(literal)
-    if parts is None or parts[0] not in _FLOAT_TYPES or target not in _FLOAT_TYPES:
+    if parts is None or parts[0] not in _FLOAT_TYPES:
         return None
     value = _literal_value(*parts)
     if value is None:
         return None
-    return f"<{target}: {_round_to(target, value)!r}>"
+    return _exact_literal(target, value)
 
 
 def _int_literal(literal: str | None) -> int | None:

@@ -73,7 +73,7 @@ _GRID_QUERIES = frozenset({"get_tile_block_id", "get_num_tile_blocks"})
 
 _SCALAR_COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">=", "&&", "||"})
 _ELEM_TYPES = ("bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16",
-               "tf32", "f32", "f64")
+               "tf32", "f32", "f64", "f8e4m3fn", "f8e5m2")
 
 # ---- names in text -------------------------------------------------------------------------
 

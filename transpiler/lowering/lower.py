@@ -34,6 +34,7 @@ from transpiler.model import (
     DimExpr,
     DimSym,
     DType,
+    DTypeVar,
     ElemType,
     ListType,
     ScalarType,
@@ -49,6 +50,9 @@ from transpiler.model import (
     statement_exprs,
 )
 
+#: Element types Rust has no literals of: their zero is `T::ZERO`, other values an `f32`
+#: constant converted.
+NO_LITERAL_ELEMS = ("f16", "bf16", "tf32", "f8e4m3fn", "f8e5m2")
 _PADDING = {None: "None", "UNDETERMINED": "None", "ZERO": "Zero", "NEG_ZERO": "NegZero",
             "NAN": "Nan", "POS_INF": "PosInf", "NEG_INF": "NegInf"}
 _ROUNDING = {None: "NearestEven", "RN": "NearestEven", "RZ": "Zero", "RM": "NegativeInf",
@@ -384,7 +388,7 @@ class KernelLowerer:
         if isinstance(vtype, TileType):
             elem = self.elem(vtype.dtype)
             value: t.Expr = t.Lit("false") if elem == "bool" else (
-                t.Path(f"{elem}::ZERO") if elem in ("f16", "bf16", "tf32") or not isinstance(
+                t.Path(f"{elem}::ZERO") if elem in NO_LITERAL_ELEMS or not isinstance(
                     vtype.dtype, DType) else literal(0, vtype.dtype, self))
             return t.Call("constant", (value, self.const_shape(vtype.shape, span)))
         if isinstance(vtype, ScalarType):
@@ -1022,7 +1026,10 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
             holder = lw.let(ctx, "padding", t.Call("convert_tile", (holder,)),
                             f"Tile<{elem}, {{ [] }}>")
         pad = lw.let(ctx, "padding", t.Call("tile_to_scalar", (holder,)), elem)
-    elif elem in ("f16", "bf16"):
+    elif elem in ("f16", "bf16") or (isinstance(padding, float) and (
+            isinstance(dtype, DTypeVar) or elem in NO_LITERAL_ELEMS)):
+        # No literal of the type: an `f32` constant converted (for a launch-time element
+        # type too; the identity for `f32`).
         pad_f32 = lw.let(ctx, "padding", literal(float(padding), DType("float32"), lw), "f32")
         pad = lw.let(ctx, "padding", t.Call("convert_scalar", (pad_f32,)), elem)
     else:
@@ -1331,8 +1338,8 @@ def lower_scan(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     assert isinstance(e.type, TileType)
     elem = lw.elem(e.type.dtype)
     # Half types have no Rust literal: their zero is `f16::ZERO` / `bf16::ZERO`.
-    identity = literal(0, e.type.dtype, lw) if isinstance(e.type.dtype, DType) and elem not in (
-        "f16", "bf16") else t.Path(f"{elem}::ZERO")
+    identity = literal(0, e.type.dtype, lw) if isinstance(
+        e.type.dtype, DType) and elem not in NO_LITERAL_ELEMS else t.Path(f"{elem}::ZERO")
     axis = int(e.attrs["axis"])
     if axis == 0:
         return t.Call("scan_sum", (x, t.Lit("0i32"), t.Path(f"reverse::{direction}"),
@@ -1506,7 +1513,7 @@ def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     value = e.attrs["value"]
     shape = lw.const_shape(e.attrs["shape"], e.span)
     rust = lw.elem(dtype)
-    if not isinstance(dtype, DType) or rust in ("f16", "bf16", "tf32"):
+    if not isinstance(dtype, DType) or rust in NO_LITERAL_ELEMS:
         # Rust has no literals of these types: an f32 constant converted (round to nearest
         # even) holds the same value cuTile Python's constant holds.
         if value == 0 and not isinstance(dtype, DType):

@@ -9,6 +9,7 @@ diagnostic at the call.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -381,17 +382,45 @@ def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
 def gather(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
     array, indices, mask, shape = _pointer_access(an, v, node, None)
     check = bool(_flag(an, v["check_bounds"], node, "`check_bounds`"))
-    padding = an.const_value(v["padding_value"], node, "`padding_value`")
+    written = an.const_value(v["padding_value"], node, "`padding_value`")
+    _pin_to_restricted_padding(an, array, written, node)
+    padding = written
     if not isinstance(padding, int | float) or isinstance(padding, bool):
         padding = getattr(padding, "value", padding)
-    # The padding is a scalar of the array's element type, which Rust can only write for
-    # a concrete type: a launch-time element type is translated per dtype.
-    an.require_concrete(array.type.dtype, node, "the padding value of `ct.gather`")
+    if not _convertible_padding(written):
+        # The padding is a scalar of the array's element type, which Rust can only write
+        # for a concrete type: a launch-time element type is translated per dtype.
+        an.require_concrete(array.type.dtype, node, "the padding value of `ct.gather`")
     args = [array, *indices] + ([mask] if mask is not None else [])
     attrs = {"check_bounds": check, "padding": padding, "has_mask": mask is not None,
              "latency": _latency(an, v["latency"], node), "shape": shape,
              "strides": _stride_params(an, array, len(indices))}
     return TExpr("gather", args, TileType(array.type.dtype, shape), an.span(node), attrs)
+
+
+#: Float types that cuTile Python never converts to or from implicitly (its "restricted"
+#: floats): a value typed with one meets only arrays of that very type.
+RESTRICTED_FLOAT_DTYPES = frozenset({"float8_e4m3fn", "float8_e5m2"})
+
+
+def _pin_to_restricted_padding(an: KernelAnalyzer, array: TExpr, padding: object,
+                               node: cst.CSTNode) -> None:
+    """`padding_value=ct.float8_e4m3fn(0.0)` on an array whose type the launch decides:
+    cuTile Python casts the padding to the array's type implicitly, which it allows for a
+    restricted float only when the two types are the same, so the kernel names the array's
+    element type (every launch it compiles has it)."""
+    dtype = getattr(padding, "dtype", None)
+    if isinstance(dtype, DType) and dtype.name in RESTRICTED_FLOAT_DTYPES and isinstance(
+            an.find(array.type.dtype), DTypeVar):
+        an.unify(array.type.dtype, dtype, node)
+
+
+def _convertible_padding(padding: object) -> bool:
+    """A finite float padding written as a plain number (not typed, as
+    `ct.float16(0.1)` is, whose value is rounded first): Rust writes it for any element
+    type, generic too, as an `f32` constant converted to the array's type (the IR check's
+    constant-conversion rule relates it to cuTile Python's constant of that type)."""
+    return isinstance(padding, float) and math.isfinite(padding)
 
 
 def _stride_params(an: KernelAnalyzer, array: TExpr, rank: int) -> list[str | None]:
@@ -406,6 +435,7 @@ def scatter(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -
     value = v["value"]
     array, indices, mask, shape = _pointer_access(an, v, node, value)
     check = bool(_flag(an, v["check_bounds"], node, "`check_bounds`"))
+    _check_scatter_widens(an, array, value, node)
     tile = an.to_tile(value, an.find(array.type.dtype), shape, node)
     args = [array, *indices, tile] + ([mask] if mask is not None else [])
     attrs = {"check_bounds": check, "has_mask": mask is not None,
@@ -413,6 +443,17 @@ def scatter(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -
              "strides": _stride_params(an, array, len(indices))}
     an.written_arrays.add(array.type.param)
     return TExpr("scatter", args, ConstType(None), an.span(node), attrs)
+
+
+def _check_scatter_widens(an: KernelAnalyzer, array: TExpr, value: TExpr,
+                          node: cst.CSTNode) -> None:
+    """cuTile Python converts a scattered tile as it converts a stored one (only to a wider
+    type): a variant whose array type is narrower than the tile's is refused the same way."""
+    array_dtype = an.find(array.type.dtype)
+    value_dtype = an.find(value.type.dtype) if isinstance(value.type, TileType) else None
+    if isinstance(array_dtype, DType) and isinstance(value_dtype, DType) and \
+            array_dtype != value_dtype and array.type.param in an.param_dtypes:
+        _check_store_widens(an, value_dtype, array_dtype, array.type.param, node)
 
 
 # ---- array views ---------------------------------------------------------------------------
