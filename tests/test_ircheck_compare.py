@@ -447,3 +447,29 @@ def test_an_early_exit_with_an_empty_else_matches_its_guarded_form() -> None:
     # B after the `if` in the generated code would also run when `c` holds.
     unguarded = EXIT_EMPTY_ELSE.replace("    return\n  } else {\n  }", "  } else {\n  }")
     assert _verdict(EXIT_EMPTY_ELSE, unguarded).status == FAIL
+
+
+# Two relaxed atomics on one array (ircheck_kernels/samples/atomic_pair_*): `atomic_add`
+# then `atomic_xor` at block scope, the second ordered after the first through its token.
+def test_atomics_match_their_cutile_rust_form() -> None:
+    verdict = _verdict(_sample("atomic_pair_python"), _sample("atomic_pair_rust"))
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+
+
+def test_an_atomic_that_no_longer_waits_on_the_previous_one_fails() -> None:
+    rust = _sample("atomic_pair_rust")
+    unordered = rust.replace(" token=%result_token_16 :", " :")
+    assert unordered != rust
+    _fails_with(_verdict(_sample("atomic_pair_python"), unordered), "memory-ordering")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("relaxed device", "acq_rel device"),  # memory order
+    ("relaxed tl_blk", "relaxed device"),  # memory scope
+    (", xor,", ", or,"),  # mode
+])
+def test_an_atomic_with_another_order_scope_or_mode_fails(old: str, new: str) -> None:
+    rust = _sample("atomic_pair_rust")
+    assert old in rust
+    verdict = _verdict(_sample("atomic_pair_python"), rust.replace(old, new))
+    assert verdict.status == FAIL, format_verdict(verdict)
