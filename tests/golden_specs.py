@@ -349,4 +349,16 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("leak", ScalarSpec("float32")), ("T", ConstSpec(8)), ("D", ConstSpec(512)))
         for dt in ("float32", "bfloat16")
     ],
+    "bucket_scatter": [
+        *(_spec("bucket_scatter_kernel", ("keys", _arr("int32", 1)), ("weights", _arr(dt, 1)),
+                ("cursor", _arr("int32", 1)), ("peaks", _arr("int32", 1)),
+                ("totals", _arr(dt, 1)), ("sorted_keys", _arr("int32", 1)),
+                ("n", ScalarSpec("int32")), ("NUM_BUCKETS", ConstSpec(buckets)),
+                ("CAPACITY", ConstSpec(256)), ("TILE", ConstSpec(128)))
+          for dt, buckets in (("float32", 64), ("bfloat16", 16), ("int32", 100))),
+        *(_spec("row_scatter_add_kernel", ("rows", _arr("int32", 1)), ("values", _arr(dt, 2)),
+                ("out", _arr(out, 2)), ("TM", ConstSpec(32)), ("TN", ConstSpec(64)))
+          for dt, out in (("float32", "float32"), ("float16", "float32"),
+                          ("bfloat16", "bfloat16"))),
+    ],
 }

@@ -487,3 +487,29 @@ def test_lost_loop_carried_order_fails() -> None:
     assert unordered != CARRIED_PY
     _fails_with(_verdict(CARRIED_PY, unordered), "memory-ordering")
     assert _verdict(CARRIED_PY, CARRIED_PY).status == PASS
+
+
+# Two relaxed atomics on one array (ircheck_kernels/samples/atomic_pair_*): `atomic_add`
+# then `atomic_xor` at block scope, the second ordered after the first through its token.
+def test_atomics_match_their_cutile_rust_form() -> None:
+    verdict = _verdict(_sample("atomic_pair_python"), _sample("atomic_pair_rust"))
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+
+
+def test_an_atomic_that_no_longer_waits_on_the_previous_one_fails() -> None:
+    rust = _sample("atomic_pair_rust")
+    unordered = rust.replace(" token=%result_token_16 :", " :")
+    assert unordered != rust
+    _fails_with(_verdict(_sample("atomic_pair_python"), unordered), "memory-ordering")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("relaxed device", "acq_rel device"),  # memory order
+    ("relaxed tl_blk", "relaxed device"),  # memory scope
+    (", xor,", ", or,"),  # mode
+])
+def test_an_atomic_with_another_order_scope_or_mode_fails(old: str, new: str) -> None:
+    rust = _sample("atomic_pair_rust")
+    assert old in rust
+    verdict = _verdict(_sample("atomic_pair_python"), rust.replace(old, new))
+    assert verdict.status == FAIL, format_verdict(verdict)

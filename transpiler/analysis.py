@@ -163,6 +163,8 @@ class KernelAnalyzer:
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
         self.concrete_required: list[tuple[ElemType, cst.CSTNode, str]] = []
+        # Checks of element types run when the body is done (later code may fix them).
+        self.deferred_checks: list[Callable[[], None]] = []
         # Extra `i32` parameters for array strides a gather/scatter needs: (name, array, dim).
         self.stride_params: list[tuple[str, str, int]] = []
         # Python names that are loop-carried in the innermost region (None: not in a loop).
@@ -240,6 +242,8 @@ class KernelAnalyzer:
             body = body[1:]
         self.block(body, top_level=True)
         self._register_slice_strides()
+        for check in self.deferred_checks:
+            check()
         for dtype, node, what in self.concrete_required:
             self.dtype_dependent(dtype, node, what)
         model = KernelModel(
@@ -2386,7 +2390,7 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
     for err in dropped:
         line = err.diagnostic.span.line if err.diagnostic.span else "?"
         which = ("element types" if err.unhandled is not None
-                 and err.unhandled.construct == NARROWING_STORE else "constants")
+                 and err.unhandled.construct in _DTYPE_REFUSALS else "constants")
         note = (f"not translated for the {which} that reach line {line}: "
                 f"{err.diagnostic.message} (cuTile Python cannot compile those launches "
                 "either)")
@@ -2398,6 +2402,10 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
 
 #: The construct of a store that narrows a variant's element type (typing_rules.py).
 NARROWING_STORE = "store:narrowing"
+#: The construct of an atomic on an element type cuTile Python refuses (typing_rules.py).
+ATOMIC_DTYPE = "atomic:dtype"
+#: Constructs that refuse a variant's element types as cuTile Python refuses them.
+_DTYPE_REFUSALS = frozenset({NARROWING_STORE, ATOMIC_DTYPE})
 
 
 def _variant_unsupported_by_python(err: TranslationError, fixed: dict[str, DType],
@@ -2407,7 +2415,7 @@ def _variant_unsupported_by_python(err: TranslationError, fixed: dict[str, DType
     if err.diagnostic.code == "E0100" and (consts or conds):
         return True
     return bool(fixed) and err.unhandled is not None \
-        and err.unhandled.construct == NARROWING_STORE
+        and err.unhandled.construct in _DTYPE_REFUSALS
 
 
 def _const_choices(analyzer: KernelAnalyzer, err: ConstDependentError,

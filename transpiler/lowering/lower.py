@@ -19,6 +19,7 @@ from rust_emit import tree as t
 from specialization.plan import Generic, SpecializedKernel
 from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
+from transpiler.ircheck.spec import dtype_of_rust
 from transpiler.lowering import loop_split
 from transpiler.lowering.region_holes import lower_region_hole
 from transpiler.lowering.store_tokens import (
@@ -27,6 +28,7 @@ from transpiler.lowering.store_tokens import (
     view_loaded_arrays,
 )
 from transpiler.lowering.support import floordiv_name, mod_name
+from transpiler.lowering.typing_rules import ATOMIC_RMW
 from transpiler.model import (
     ArrayType,
     ConstType,
@@ -426,6 +428,8 @@ class KernelLowerer:
             return lower_scatter(self, e, ctx)
         if e.op == "view_atomic":
             return lower_view_atomic(self, e, ctx)
+        if e.op == "atomic":
+            return _emit_atomic(self, e, ctx, keep_old=False)
         return self.expr(e, ctx, top=True)
 
     def let(self, ctx: _Context, hint: str, value: t.Expr, ty: str) -> t.Path:
@@ -1079,6 +1083,54 @@ def lower_scatter(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.TupleExpr(())
 
 
+@rule("atomic")
+def lower_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    """An atomic whose old values are used: they are the expression's value."""
+    return _emit_atomic(lw, e, ctx, keep_old=True)
+
+
+def _emit_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context, keep_old: bool) -> t.Expr:
+    """`let (old, token) = atomic_rmw_tko(pointers, update, atomic::M, ordering::O, scope::S,
+    mask, token)`: the pointer tile and bounds mask built as for a scatter (the compiler
+    needs the result type written); `old` is `_` for an atomic evaluated as a statement,
+    `token` is `_` unless a later pointer access to the array waits on it."""
+    pointers, mask = _pointer_tile(lw, e, ctx)
+    value_index = 1 + len(e.attrs["strides"])
+    update = e.args[value_index]
+    value = lw.expr(update, ctx)
+    if not isinstance(value, t.Path):
+        value = lw.let(ctx, "update", value, lw.rust_type(update.type, e.span) or "_")
+    array = e.args[0].attrs["name"]
+    assert isinstance(e.type, TileType) and isinstance(e.args[0].type, ArrayType)
+    mode = _atomic_mode(lw, e)
+    call = t.BlockExpr((), t.Call("atomic_rmw_tko", (
+        pointers, value, t.Path(f"atomic::{mode}"), t.Path(f"ordering::{e.attrs['order']}"),
+        t.Path(f"scope::{e.attrs['scope']}"), mask, _after(ctx, array))), unsafe=True)
+    old = lw.temp("old") if keep_old else "_"
+    token = lw.temp("token") if id(e) in ctx.chained else "_"
+    ctx.stmts.append(t.Let(f"({old}, {token})", call, t.RType(
+        f"({lw.rust_type(e.type, e.span)}, Token)")))
+    if token != "_":
+        ctx.tokens[array] = token
+    return t.Path(old) if keep_old else t.TupleExpr(())
+
+
+def _atomic_mode(lw: KernelLowerer, e: TExpr) -> str:
+    """The `atomic::` mode of an atomic for its array's element type (the typing rule
+    refused the types the function does not take)."""
+    spec = ATOMIC_RMW[e.attrs["function"]]
+    elem = lw.elem(e.args[0].type.dtype)
+    modes = spec.modes()
+    if len(modes) == 1:
+        return next(iter(modes))
+    dtype = dtype_of_rust(elem)
+    mode = spec.mode(DType(dtype)) if dtype is not None else None
+    if mode is None:
+        raise lw.error("E0108", f"`ct.{e.attrs['function']}` has no atomic mode for `{elem}`",
+                       e.span)
+    return mode
+
+
 def lower_view_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     """An atomic add of a tile through a partition view, relaxed at device scope (cuTile
     Python's `tiled_view(...).atomic_store_add`)."""
@@ -1184,20 +1236,36 @@ def _after(ctx: _Context, array: str, lw: KernelLowerer | None = None) -> t.Expr
 
 
 def _scattered_then_reused(stmts: list[TStmt]) -> set[int]:
-    """The top-level scatters of `stmts` (by `id` of their expression) whose array a later
-    top-level statement accesses through pointers again (scatter or gather)."""
+    """The top-level pointer writes of `stmts` (scatters and atomics, by `id` of their
+    expression) whose array a later top-level statement accesses through pointers again
+    (gather, scatter or atomic)."""
     pending: dict[str, int] = {}
     chained: set[int] = set()
     for stmt in stmts:
+        writes: list[TExpr] = []
         for expr in statement_exprs([stmt]):
             for node in _walk_exprs(expr):
-                if node.op in ("scatter", "gather") and node.args and node.args[0].op == "array":
+                if node.op in _POINTER_ACCESSES and node.args and node.args[0].op == "array":
                     name = node.args[0].attrs["name"]
                     if name in pending:
                         chained.add(pending.pop(name))
-        if isinstance(stmt, TEffect) and stmt.value.op == "scatter":
-            pending[stmt.value.args[0].attrs["name"]] = id(stmt.value)
+                    if node.op in _POINTER_WRITES and _top_level_write(stmt, node):
+                        writes.append(node)
+        for node in writes:
+            pending[node.args[0].attrs["name"]] = id(node)
     return chained
+
+
+_POINTER_ACCESSES = frozenset({"scatter", "gather", "atomic"})
+_POINTER_WRITES = frozenset({"scatter", "atomic"})
+
+
+def _top_level_write(stmt: TStmt, node: TExpr) -> bool:
+    """A pointer write the statement evaluates itself (a scatter statement, an atomic in
+    an effect or an assignment's value), not one inside a loop or an `if` of it."""
+    if not isinstance(stmt, TAssign | TEffect):
+        return False
+    return any(n is node for n in _walk_exprs(stmt.value))
 
 
 def _walk_exprs(expr: TExpr) -> list[TExpr]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from transpiler.lowering import signatures
-from transpiler.lowering.typing_rules import TYPERS
+from transpiler.lowering.typing_rules import ATOMIC_RMW, TYPERS
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,16 @@ _RUST_FORMS: dict[str, str] = {
     "Array.slice": "get_tensor_base + offset_tile(start * stride) + make_tensor_view(base, "
                    "shape, strides, token) (strides but the last passed by the launcher)",
 }
+
+
+
+def _atomic_form(name: str) -> str:
+    modes = "/".join(sorted(ATOMIC_RMW[name].modes()))
+    return (f"get_tensor_base + offset_tile + atomic_rmw_tko(atomic::{modes}, ordering::Relaxed, "
+            "scope::S, mask, token) (memory_order=RELAXED; other orders: diagnostic E0111)")
+
+
+_RUST_FORMS.update({name: _atomic_form(name) for name in ATOMIC_RMW})
 
 _FRONT_END = {
     "kernel": "#[cutile::entry()] (decorator options -> optimization_hints)",

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from transpiler.analysis import (
     _NEGATED,
+    ATOMIC_DTYPE,
     NARROWING_STORE,
     ConstDependentError,
     _params_in,
@@ -35,6 +37,7 @@ from transpiler.model import (
     DimSym,
     DType,
     DTypeVar,
+    ElemType,
     EnumValue,
     ScalarType,
     Shape,
@@ -454,6 +457,147 @@ def _check_scatter_widens(an: KernelAnalyzer, array: TExpr, value: TExpr,
     if isinstance(array_dtype, DType) and isinstance(value_dtype, DType) and \
             array_dtype != value_dtype and array.type.param in an.param_dtypes:
         _check_store_widens(an, value_dtype, array_dtype, array.type.param, node)
+
+
+@dataclass(frozen=True)
+class AtomicRmw:
+    """One `ct.atomic_*` read-modify-write function, as cuTile Python 1.7.0's
+    `_ATOMIC_RMW_SPECS` defines it: the cuTile Rust `atomic::` mode per class of element type
+    (signed integer, unsigned integer, float; None where cuTile Python rejects the class),
+    whether the update must have the array's exact type (bitwise ops), and the element
+    types cuTile Python accepts."""
+
+    signed: str | None
+    unsigned: str | None
+    floating: str | None
+    bitwise: bool
+    dtypes: frozenset[str]
+
+    def mode(self, dtype: DType) -> str | None:
+        if dtype.is_float:
+            return self.floating
+        return self.unsigned if dtype.name.startswith("uint") else self.signed
+
+    def modes(self) -> set[str | None]:
+        return {self.signed, self.unsigned, self.floating} - {None}
+
+
+_INT_32_64 = frozenset({"int32", "int64", "uint32", "uint64"})
+_INT_FLOAT_32_64 = _INT_32_64 | {"float32", "float64"}
+ATOMIC_RMW: dict[str, AtomicRmw] = {
+    "atomic_xchg": AtomicRmw("Xchg", "Xchg", "Xchg", False, _INT_FLOAT_32_64),
+    "atomic_add": AtomicRmw("Add", "Add", "AddF", False,
+                            _INT_FLOAT_32_64 | {"float16", "bfloat16"}),
+    "atomic_max": AtomicRmw("Max", "Umax", None, False, _INT_32_64),
+    "atomic_min": AtomicRmw("Min", "Umin", None, False, _INT_32_64),
+    "atomic_and": AtomicRmw("And", "And", None, True, _INT_32_64),
+    "atomic_or": AtomicRmw("Or", "Or", None, True, _INT_32_64),
+    "atomic_xor": AtomicRmw("Xor", "Xor", None, True, _INT_32_64),
+}
+#: cuTile Python memory orders and scopes of an atomic, and their cuTile Rust types.
+ATOMIC_ORDERS = {"RELAXED": "Relaxed", "ACQUIRE": "Acquire", "RELEASE": "Release",
+                 "ACQ_REL": "AcqRel"}
+ATOMIC_SCOPES = {"BLOCK": "TileBlock", "DEVICE": "Device", "SYS": "System"}
+#: Orders the lowering reproduces: cuTile Python orders an acquiring or releasing atomic
+#: against every memory access of the block (all arrays); the translation threads tokens
+#: per array.
+LOWERED_ATOMIC_ORDERS = frozenset({"RELAXED"})
+
+
+def _atomic_rmw(name: str) -> Typer:
+    spec = ATOMIC_RMW[name]
+
+    def typer(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+        update = v["update"]
+        array, indices, _mask, shape = _pointer_access(an, v, node, update)
+        check = bool(_flag(an, v["check_bounds"], node, "`check_bounds`"))
+        order, scope = _atomic_memory_model(an, v, node, name)
+        update_dtype = update.type.dtype if isinstance(update.type, TileType) else None
+        update = _atomic_update(an, spec, update, array, shape, node)
+        an.deferred_checks.append(lambda: _check_atomic_dtype(an, spec, array, node, name))
+        if update_dtype is not None:
+            an.deferred_checks.append(lambda: _check_update_widens(
+                an, an.find(update_dtype), an.find(array.type.dtype), node))
+        args = [array, *indices, update]
+        attrs = {"check_bounds": check, "has_mask": False, "shape": shape, "latency": None,
+                 "strides": _stride_params(an, array, len(indices)), "function": name,
+                 "order": ATOMIC_ORDERS[order], "scope": ATOMIC_SCOPES[scope]}
+        an.written_arrays.add(array.type.param)
+        return TExpr("atomic", args, TileType(array.type.dtype, shape), an.span(node), attrs)
+
+    return typer
+
+
+def _atomic_memory_model(an: KernelAnalyzer, v: Values, node: cst.Call,
+                         name: str) -> tuple[str, str]:
+    """The memory order and scope of an atomic (cuTile Python's defaults: ACQ_REL,
+    DEVICE); one the lowering cannot reproduce is a diagnostic."""
+    order = _mode(an, v["memory_order"], node, "MemoryOrder")
+    scope = _mode(an, v["memory_scope"], node, "MemoryScope")
+    if order not in ATOMIC_ORDERS or scope not in ATOMIC_SCOPES:
+        raise an.error("E0111", f"`ct.{name}` takes no memory order `{order}` with scope "
+                       f"`{scope}` (cuTile Python rejects it too)", node)
+    if order not in LOWERED_ATOMIC_ORDERS:
+        raise an.error("E0111", f"`ct.{name}` with `memory_order=MemoryOrder.{order}` is not "
+                       "lowered yet: cuTile Python orders an acquiring or releasing atomic "
+                       "after every earlier memory access of the block and every later one "
+                       "after it, on all arrays, and the translation orders memory accesses "
+                       "per array; pass `memory_order=ct.MemoryOrder.RELAXED` if the kernel "
+                       "does not rely on that ordering", node, f"kwarg:{name}_memory_order")
+    return order, scope
+
+
+def _check_atomic_dtype(an: KernelAnalyzer, spec: AtomicRmw, array: TExpr, node: cst.Call,
+                        name: str) -> None:
+    """Refuse an element type cuTile Python refuses; the Rust mode depends on the element
+    type's class where the function has several (a launch-time type: one entry per dtype)."""
+    dtype = an.find(array.type.dtype)
+    if isinstance(dtype, DType):
+        if dtype.name not in spec.dtypes:
+            raise an.error("E0108", f"`ct.{name}` does not take `{dtype.name}` arrays "
+                           f"(cuTile Python accepts {', '.join(sorted(spec.dtypes))})", node,
+                           ATOMIC_DTYPE)
+    elif len(spec.modes()) > 1:
+        an.require_concrete(array.type.dtype, node, f"the mode of `ct.{name}` (by element "
+                            "type)")
+
+
+def _atomic_update(an: KernelAnalyzer, spec: AtomicRmw, update: TExpr, array: TExpr,
+                   shape: Shape, node: cst.Call) -> TExpr:
+    """The update tile: broadcast to the index shape, then converted to the array's element
+    type (cuTile Python's order); a bitwise op takes no conversion of a tile."""
+    dtype = array.type.dtype
+    if not isinstance(update.type, TileType):
+        return an.to_tile(update, dtype, shape, node)
+    if spec.bitwise and an.find(update.type.dtype) != an.find(dtype):
+        if isinstance(an.find(dtype), DTypeVar) or isinstance(an.find(update.type.dtype),
+                                                              DTypeVar):
+            an.unify(update.type.dtype, dtype, node)
+        else:
+            raise an.error("E0108", "a bitwise atomic needs an update of the array's element "
+                           "type", node)
+    return an.convert(an.broadcast_to(update, shape, node), dtype, node)
+
+
+def _check_update_widens(an: KernelAnalyzer, update: ElemType, array: ElemType,
+                         node: cst.Call) -> None:
+    """cuTile Python converts an atomic's update tile only to a type that holds all its
+    values (promoting the two gives the array's type); a variant of the kernel with a
+    narrower array type is no launch cuTile Python compiles."""
+    if not (isinstance(update, DType) and isinstance(array, DType)) or update == array:
+        return
+    try:
+        widened = an.promote(update, array, node)
+    except TranslationError:
+        widened = None
+    if widened != array:
+        raise an.error("E0108", f"an atomic cannot take a `{update.name}` update into a "
+                       f"`{array.name}` array (cuTile Python converts only to a wider type)",
+                       node, ATOMIC_DTYPE)
+
+
+for _name in ATOMIC_RMW:
+    TYPERS[_name] = _atomic_rmw(_name)
 
 
 # ---- array views ---------------------------------------------------------------------------
