@@ -361,4 +361,10 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
           for dt, out in (("float32", "float32"), ("float16", "float32"),
                           ("bfloat16", "bfloat16"))),
     ],
+    "split_halves": [
+        _spec("split_halves_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("checksum", _arr(dt, 2)), ("D", ConstSpec(d)), ("TM", ConstSpec(tm)),
+              ("TD", ConstSpec(td)))
+        for dt, d, tm, td in (("float32", 128, 32, 64), ("bfloat16", 192, 16, 128))
+    ],
 }

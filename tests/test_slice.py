@@ -71,3 +71,43 @@ def test_writes_through_two_slices_of_one_array_are_noted() -> None:
         "                                                       shape=(T, T)))\n"), "t.py")
     assert result.rust is not None
     assert "`x` is written and accessed through 2 tensors (`left`, `right`)" in result.rust
+
+
+TWO_HALVES = (
+    "def k(x, y, T: ct.Constant[int]):\n"
+    "    t = ct.load(y, index=(ct.bid(0), 0), shape=(T, T))\n"
+    "    left = x.slice(axis=1, start=0, stop=T)\n"
+    "    right = x.slice(axis=1, start=T, stop=2 * T)\n"
+    "    ct.store(left, index=(ct.bid(0), 0), tile=t)\n"
+    "    ct.store(right, index=(ct.bid(0), 0), tile=t)\n"
+    "{tail}")
+
+
+def test_a_store_through_another_slice_waits_on_the_store_before_it() -> None:
+    # cuTile Python orders the accesses to one array through one token whichever slice
+    # they go through: the second store is a raw store that takes the first one's token.
+    rust = _rust(TWO_HALVES.format(tail=""))
+    assert "let token_" in rust and "= get_partition_token_mut(&left_out_" in rust
+    raw = rust[rust.index("store_view_raw("):]
+    assert "&right_out_" in raw and "Some(token_" in raw and "[false, false]," in raw
+    assert rust.count("store_view_tko_mut(") == 1
+
+
+def test_a_later_load_through_a_slice_waits_on_the_array_s_last_store() -> None:
+    rust = _rust(TWO_HALVES.format(
+        tail="    ct.store(y, index=(ct.bid(0), 0),\n"
+             "             tile=ct.load(left, index=(ct.bid(0), 0), shape=(T, T)))\n"))
+    load = rust[rust.index("load_view_raw("):]
+    assert "&left_view_" in load and "Some(token_" in load
+    call = load[:load.index("};")]
+    assert call.rstrip().endswith("[false, false],\n                const_shape![T, T],\n"
+                                  "            )")
+
+
+def test_stores_through_one_tensor_keep_the_plain_store() -> None:
+    rust = _rust(
+        "def k(x, T: ct.Constant[int]):\n"
+        "    left = x.slice(axis=1, start=0, stop=T)\n"
+        "    ct.store(left, index=(ct.bid(0), 0), tile=ct.zeros((T, T), dtype=ct.float32))\n"
+        "    ct.store(left, index=(ct.bid(0), 1), tile=ct.ones((T, T), dtype=ct.float32))\n")
+    assert "store_view_raw" not in rust and "get_partition_token_mut" not in rust

@@ -93,6 +93,13 @@ class _Context:
     # token threading does); `tokens` holds each array's latest such token.
     chained: set[int] = field(default_factory=set)
     tokens: dict[str, str] = field(default_factory=dict)
+    # View accesses of the block ordered through one token chain per array, whichever of
+    # its tensors (the array, its slices) they go through, as cuTile Python orders them:
+    # `view_chained` the stores (by `id`) whose token a later access waits on,
+    # `view_waits` the loads and stores that wait; `view_tokens` each array's latest token.
+    view_chained: set[int] = field(default_factory=set)
+    view_waits: set[int] = field(default_factory=set)
+    view_tokens: dict[str, str] = field(default_factory=dict)
 
 
 class KernelLowerer:
@@ -221,6 +228,7 @@ class KernelLowerer:
 
     def block(self, stmts: list[TStmt], ctx: _Context) -> None:
         ctx.chained = _scattered_then_reused(stmts)
+        ctx.view_chained, ctx.view_waits = _view_token_chains(stmts)
         for stmt in stmts:
             self.stmt(stmt, ctx)
 
@@ -798,6 +806,9 @@ def lower_load(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if array.attrs["name"] in lw.access_tokens:
         return lower_ordered_load(lw, e, view, ctx)
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
+    token = _view_token(ctx, e)
+    if token is not None:
+        return _raw_load(lw, e, ctx, view, idx, token)
     return t.Call("load_view_tko", (
         t.Ref(t.Path(view)), idx, t.Path("ordering::Weak"), t.Path("scope::TileBlock"),
         _latency_arg(lw, e.attrs.get("latency"), e.span), _tma_arg(e.attrs.get("allow_tma"))))
@@ -839,11 +850,57 @@ def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         _record_store(lw, ctx, array.attrs["name"], t.BlockExpr((), chained, unsafe=True))
         return t.TupleExpr(())
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
-    call = t.Call("store_view_tko_mut", (
-        t.Ref(t.Path(view), mutable=True), value, idx, t.Path("ordering::Weak"),
-        t.Path("scope::TileBlock"), _latency_arg(lw, e.attrs.get("latency"), e.span),
-        _tma_arg(e.attrs.get("allow_tma"))))
-    return t.BlockExpr((), call, unsafe=True)
+    latency = _latency_arg(lw, e.attrs.get("latency"), e.span)
+    tma = _tma_arg(e.attrs.get("allow_tma"))
+    token = _view_token(ctx, e)
+    if token is None:
+        call = t.Call("store_view_tko_mut", (
+            t.Ref(t.Path(view), mutable=True), value, idx, t.Path("ordering::Weak"),
+            t.Path("scope::TileBlock"), latency, tma))
+    else:
+        # The raw store takes the array's latest token (a store through another tensor).
+        call = t.Call("store_view_raw", (
+            t.Ref(t.Path(view)), value, idx, t.Call("Some", (t.Path(token),)),
+            t.Path("ordering::Weak"), t.Path("scope::TileBlock"), tma, latency,
+            _not_inbounds(len(index))))
+    stored = t.BlockExpr((), call, unsafe=True)
+    if id(e) not in ctx.view_chained:
+        return stored
+    if token is None:
+        # The compiler gives the view back from `store_view_tko_mut`, its token updated.
+        ctx.stmts.append(t.ExprStmt(stored, semicolon=True))
+        stored = t.Call("get_partition_token_mut", (t.Ref(t.Path(view)),))
+    ctx.view_tokens[array.type.param] = lw.let(ctx, "token", stored, "Token").text
+    return t.TupleExpr(())
+
+
+def _view_token(ctx: _Context, e: TExpr) -> str | None:
+    """The token a view access waits on: its array's latest in the block's chain."""
+    if id(e) not in ctx.view_waits:
+        return None
+    return ctx.view_tokens.get(e.args[0].type.param)
+
+
+def _not_inbounds(rank: int) -> t.ArrayExpr:
+    """The raw view ops' `inbounds` flags: none promised (cuTile Python promises none)."""
+    return t.ArrayExpr(tuple(t.Lit("false") for _ in range(rank)))
+
+
+def _raw_load(lw: KernelLowerer, e: TExpr, ctx: _Context, view: str, idx: t.Expr,
+              token: str) -> t.Path:
+    """`let (tile, _) = load_view_raw(&view, idx, Some(token), ..)`: a load that waits on
+    the array's latest store through another tensor."""
+    shape = e.attrs["shape"]
+    assert isinstance(e.type, TileType)
+    call = t.Call("load_view_raw", (
+        t.Ref(t.Path(view)), idx, t.Call("Some", (t.Path(token),)), t.Path("ordering::Weak"),
+        t.Path("scope::TileBlock"), _tma_arg(e.attrs.get("allow_tma")),
+        _latency_arg(lw, e.attrs.get("latency"), e.span), _not_inbounds(len(shape)),
+        lw.const_shape(shape, e.span)))
+    name = lw.temp("loaded")
+    ctx.stmts.append(t.Let(f"({name}, _)", t.BlockExpr((), call, unsafe=True), t.RType(
+        f"({lw.rust_type(e.type, e.span)}, Token)")))
+    return t.Path(name)
 
 
 def _stored_value(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Path:
@@ -1266,6 +1323,33 @@ def _top_level_write(stmt: TStmt, node: TExpr) -> bool:
     if not isinstance(stmt, TAssign | TEffect):
         return False
     return any(n is node for n in _walk_exprs(stmt.value))
+
+
+def _view_token_chains(stmts: list[TStmt]) -> tuple[set[int], set[int]]:
+    """(stores whose token is kept, accesses that wait on a token) of the top-level view
+    loads and stores of `stmts`: an access to an array whose last store went through
+    another tensor (a slice of it, or the array itself) starts the array's chain, and every
+    later access to the array in the block waits on the chain's latest store."""
+    last: dict[str, tuple[int, str]] = {}
+    started: set[str] = set()
+    chained: set[int] = set()
+    waits: set[int] = set()
+    for stmt in stmts:
+        if not isinstance(stmt, TAssign | TEffect):
+            continue
+        for node in reversed(_walk_exprs(stmt.value)):
+            if node.op not in ("load", "store") or not node.args or \
+                    node.args[0].op != "array":
+                continue
+            root, tensor = node.args[0].type.param, node.args[0].attrs["name"]
+            previous = last.get(root)
+            if previous is not None and (root in started or previous[1] != tensor):
+                chained.add(previous[0])
+                started.add(root)
+                waits.add(id(node))
+            if node.op == "store" and node is stmt.value:
+                last[root] = (id(node), tensor)
+    return chained, waits
 
 
 def _walk_exprs(expr: TExpr) -> list[TExpr]:
