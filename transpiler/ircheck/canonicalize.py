@@ -372,7 +372,7 @@ def data_operands(node: Node) -> list[Value]:
     return [v for i, v in enumerate(node.operands) if not alias(v).is_token and i not in skip]
 
 
-def _data_index(value: Value) -> int:
+def data_index(value: Value) -> int:
     """The position of a region op's result or block argument among the non-token ones."""
     node = value.node
     if node is None or not node.blocks:
@@ -764,7 +764,7 @@ class _Canonicalizer:
         if value.kind == "arg":
             return ("arg", value.role or f"unused{value.index}", type_text, facts)
         if value.kind == "blockarg":
-            return ("barg", value.depth, _data_index(value), type_text, facts)
+            return ("barg", value.depth, data_index(value), type_text, facts)
         assert value.node is not None
         splat = splat_literal(value)
         if splat is not None:
@@ -774,7 +774,7 @@ class _Canonicalizer:
         ceildiv = self._ceildiv(value)
         if ceildiv is not None:
             return (*ceildiv, type_text, facts)
-        return ("res", self._node_key(value.node), _data_index(value), facts)
+        return ("res", self._node_key(value.node), data_index(value), facts)
 
     def _ceildiv(self, value: Value) -> tuple | None:
         parts = ceildiv_parts(value)

@@ -33,6 +33,7 @@ from transpiler.ircheck.canonicalize import (
     alias,
     canonicalize,
     ceildiv_parts,
+    data_index,
     data_operands,
     describe,
     hidden_results,
@@ -367,7 +368,9 @@ class _Differ:
                 return True
             return facts_reported
         if ra.kind == "blockarg":
-            if ra.index != ga.index:
+            # Rule token-threading: positions among the data arguments (a token the loop
+            # carries may come first on one side).
+            if data_index(ra) != data_index(ga):
                 self.add("reduce-combiner" if self.combiner_depth else "operand",
                          f"{where}: reference uses {describe(ra)}, generated uses "
                          f"{describe(ga)}", r, g)
