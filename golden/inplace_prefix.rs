@@ -36,7 +36,7 @@ pub mod inplace_prefix {
         let mut x_access: Token = x_token;
         let row: i32 = get_tile_block_id().0;
         for j in 1i32..n_tiles {
-            let (t_2, load_token_3): (Tile<E, { [1, TILE] }>, Token) = unsafe {
+            let (loaded_3, load_token_2): (Tile<E, { [1, TILE] }>, Token) = unsafe {
                 load_view_raw(
                     &x_view_1,
                     [row, j - 1i32],
@@ -49,9 +49,9 @@ pub mod inplace_prefix {
                     const_shape![1, TILE],
                 )
             };
-            x_access = join_tokens(&[x_access, load_token_3]);
-            let prev: Tile<E, { [1, TILE] }> = t_2;
-            let (t_4, load_token_5): (Tile<E, { [1, TILE] }>, Token) = unsafe {
+            x_access = join_tokens(&[x_access, load_token_2]);
+            let prev: Tile<E, { [1, TILE] }> = loaded_3;
+            let (loaded_5, load_token_4): (Tile<E, { [1, TILE] }>, Token) = unsafe {
                 load_view_raw(
                     &x_view_1,
                     [row, j],
@@ -64,8 +64,8 @@ pub mod inplace_prefix {
                     const_shape![1, TILE],
                 )
             };
-            x_access = join_tokens(&[x_access, load_token_5]);
-            let cur: Tile<E, { [1, TILE] }> = t_4;
+            x_access = join_tokens(&[x_access, load_token_4]);
+            let cur: Tile<E, { [1, TILE] }> = loaded_5;
             let out_7: Tile<E, { [1, TILE] }> = cur + prev;
             x_token = unsafe {
                 store_view_raw(

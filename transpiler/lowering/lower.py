@@ -821,19 +821,11 @@ def lower_ordered_load(lw: KernelLowerer, e: TExpr, view: str, ctx: _Context) ->
     array, *index = e.args
     name = array.attrs["name"]
     store_token, access = lw.store_tokens[name], lw.access_tokens[name]
-    assert isinstance(e.type, TileType)
-    tile_ty = lw.rust_type(e.type, e.span) or "_"
-    loaded = t.Call("load_view_raw", (
-        t.Ref(t.Path(view)), _raw_index(lw, index, ctx), t.Call("Some", (t.Path(store_token),)),
-        t.Path("ordering::Weak"), t.Path("scope::TileBlock"), _tma_arg(e.attrs.get("allow_tma")),
-        _latency_arg(lw, e.attrs.get("latency"), e.span),
-        t.ArrayExpr(tuple(t.Lit("false") for _ in index)), lw.const_shape(e.type.shape, e.span)))
-    value, done = lw.temp("t"), lw.temp("load_token")
-    ctx.stmts.append(t.Let(f"({value}, {done})", t.BlockExpr((), loaded, unsafe=True),
-                           t.RType(f"({tile_ty}, Token)")))
+    done = lw.temp("load_token")
+    value = _raw_load(lw, e, ctx, view, _raw_index(lw, index, ctx), store_token, done)
     ctx.stmts.append(t.Assign(access, t.Call("join_tokens", (
         t.Ref(t.ArrayExpr((t.Path(access), t.Path(done)))),))))
-    return t.Path(value)
+    return value
 
 
 def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
@@ -859,10 +851,7 @@ def lower_store(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
             t.Path("scope::TileBlock"), latency, tma))
     else:
         # The raw store takes the array's latest token (a store through another tensor).
-        call = t.Call("store_view_raw", (
-            t.Ref(t.Path(view)), value, idx, t.Call("Some", (t.Path(token),)),
-            t.Path("ordering::Weak"), t.Path("scope::TileBlock"), tma, latency,
-            _not_inbounds(len(index))))
+        call = _store_view_raw(lw, e, view, value, idx, t.Call("Some", (t.Path(token),)))
     stored = t.BlockExpr((), call, unsafe=True)
     if id(e) not in ctx.view_chained:
         return stored
@@ -887,9 +876,9 @@ def _not_inbounds(rank: int) -> t.ArrayExpr:
 
 
 def _raw_load(lw: KernelLowerer, e: TExpr, ctx: _Context, view: str, idx: t.Expr,
-              token: str) -> t.Path:
-    """`let (tile, _) = load_view_raw(&view, idx, Some(token), ..)`: a load that waits on
-    the array's latest store through another tensor."""
+              token: str, done: str = "_") -> t.Path:
+    """`let (tile, done) = load_view_raw(&view, idx, Some(token), ..)`: a load that waits on
+    the array's latest store (`done` names its completion token, or `_`)."""
     shape = e.attrs["shape"]
     assert isinstance(e.type, TileType)
     call = t.Call("load_view_raw", (
@@ -898,7 +887,7 @@ def _raw_load(lw: KernelLowerer, e: TExpr, ctx: _Context, view: str, idx: t.Expr
         _latency_arg(lw, e.attrs.get("latency"), e.span), _not_inbounds(len(shape)),
         lw.const_shape(shape, e.span)))
     name = lw.temp("loaded")
-    ctx.stmts.append(t.Let(f"({name}, _)", t.BlockExpr((), call, unsafe=True), t.RType(
+    ctx.stmts.append(t.Let(f"({name}, {done})", t.BlockExpr((), call, unsafe=True), t.RType(
         f"({lw.rust_type(e.type, e.span)}, Token)")))
     return t.Path(name)
 
@@ -921,8 +910,7 @@ def _store_view_raw(lw: KernelLowerer, e: TExpr, view: str, value: t.Expr,
     return t.Call("store_view_raw", (
         t.Ref(t.Path(view)), value, index, token, t.Path("ordering::Weak"),
         t.Path("scope::TileBlock"), _tma_arg(e.attrs.get("allow_tma")),
-        _latency_arg(lw, e.attrs.get("latency"), e.span),
-        t.ArrayExpr(tuple(t.Lit("false") for _ in index.items))))
+        _latency_arg(lw, e.attrs.get("latency"), e.span), _not_inbounds(len(index.items))))
 
 
 def lower_ordered_store(lw: KernelLowerer, e: TExpr, order: tuple[int, ...],
