@@ -89,6 +89,8 @@ class SassStats:
     registers: int
     shared_bytes: int
     opcodes: dict[str, int] = field(default_factory=dict)
+    #: per-thread stack frame: register spills and local arrays (0 when none)
+    stack_bytes: int = 0
 
 
 def sass_stats(bytecode: bytes, toolchain: Path) -> SassStats:
@@ -107,7 +109,7 @@ def sass_stats(bytecode: bytes, toolchain: Path) -> SassStats:
         if found and found.group(1) != "NOP":
             opcodes[found.group(1)] += 1
     return SassStats(sum(opcodes.values()), _usage(usage, "REG"), _usage(usage, "SHARED"),
-                     dict(sorted(opcodes.items())))
+                     dict(sorted(opcodes.items())), _usage(usage, "STACK"))
 
 
 def _limit_memory() -> None:

@@ -34,217 +34,216 @@ pub mod bucket_scatter {
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(block * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let offs: Tile<i32, { [TILE] }> =
-            broadcast_scalar(block * TILE, const_shape![TILE]) + iota_1;
-        let index64_2: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_3: i32 = get_shape_dim(keys.shape(), 0i32);
-        let bound_tile_4: Tile<i32, { [] }> = scalar_to_tile(extent_3);
-        let bound64_5: Tile<i64, { [] }> = exti(bound_tile_4);
-        let bound_6: Tile<i64, { [TILE] }> = bound64_5
+        let offs: Tile<i32, { [TILE] }> = arg_2 + iota_1;
+        let index64_3: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_4: i32 = get_shape_dim(keys.shape(), 0i32);
+        let bound_tile_5: Tile<i32, { [] }> = scalar_to_tile(extent_4);
+        let bound64_6: Tile<i64, { [] }> = exti(bound_tile_5);
+        let bound_7: Tile<i64, { [TILE] }> = bound64_6
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_7: Tile<u64, { [TILE] }> = bitcast(index64_2);
-        let bound_u_8: Tile<u64, { [TILE] }> = bitcast(bound_6);
-        let in_bounds_9: Tile<bool, { [TILE] }> = lt_tile(index_u_7, bound_u_8);
-        let unit_stride_10: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_11: Tile<i64, { [TILE] }> = index64_2 * unit_stride_10;
-        let base_12: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
-        let base_13: PointerTile<*mut i32, { [1] }> = base_12.reshape(const_shape![1]);
-        let base_14: PointerTile<*mut i32, { [TILE] }> = base_13.broadcast(const_shape![TILE]);
-        let pointers_15: PointerTile<*mut i32, { [TILE] }> = base_14.offset_tile(offsets_11);
-        let padding_16: i32 = 0i32;
-        let (gathered_17, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_8: Tile<u64, { [TILE] }> = bitcast(index64_3);
+        let bound_u_9: Tile<u64, { [TILE] }> = bitcast(bound_7);
+        let in_bounds_10: Tile<bool, { [TILE] }> = lt_tile(index_u_8, bound_u_9);
+        let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_12: Tile<i64, { [TILE] }> = index64_3 * unit_stride_11;
+        let base_13: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
+        let base_14: PointerTile<*mut i32, { [1] }> = base_13.reshape(const_shape![1]);
+        let base_15: PointerTile<*mut i32, { [TILE] }> = base_14.broadcast(const_shape![TILE]);
+        let pointers_16: PointerTile<*mut i32, { [TILE] }> = base_15.offset_tile(offsets_12);
+        let padding_17: i32 = 0i32;
+        let (gathered_18, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_16,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_9),
-                Some(padding_16),
+                Some(in_bounds_10),
+                Some(padding_17),
                 None,
                 Latency::<0>,
             )
         };
-        let k: Tile<i32, { [TILE] }> = gathered_17;
-        let index64_18: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_19: i32 = get_shape_dim(weights.shape(), 0i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+        let k: Tile<i32, { [TILE] }> = gathered_18;
+        let index64_19: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_20: i32 = get_shape_dim(weights.shape(), 0i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TILE] }> = bound64_22
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
-        let base_28: PointerTile<*mut i32, { [] }> = get_tensor_base(weights);
-        let base_29: PointerTile<*mut i32, { [1] }> = base_28.reshape(const_shape![1]);
-        let base_30: PointerTile<*mut i32, { [TILE] }> = base_29.broadcast(const_shape![TILE]);
-        let pointers_31: PointerTile<*mut i32, { [TILE] }> = base_30.offset_tile(offsets_27);
-        let padding_32: i32 = 0i32;
-        let (gathered_33, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
+        let base_29: PointerTile<*mut i32, { [] }> = get_tensor_base(weights);
+        let base_30: PointerTile<*mut i32, { [1] }> = base_29.reshape(const_shape![1]);
+        let base_31: PointerTile<*mut i32, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
+        let pointers_32: PointerTile<*mut i32, { [TILE] }> = base_31.offset_tile(offsets_28);
+        let padding_33: i32 = 0i32;
+        let (gathered_34, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_31,
+                pointers_32,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_25),
-                Some(padding_32),
+                Some(in_bounds_26),
+                Some(padding_33),
                 None,
                 Latency::<0>,
             )
         };
-        let w: Tile<i32, { [TILE] }> = gathered_33;
-        let divisor_34: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
-        let rem_35: Tile<i32, { [TILE] }> = remi(k, divisor_34);
-        let zero_36: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
-        let fix_37: Tile<bool, { [TILE] }> =
-            (lt_tile(rem_35, zero_36) ^ lt_tile(divisor_34, zero_36)) & ne_tile(rem_35, zero_36);
-        let t_38: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
-        let bucket: Tile<i32, { [TILE] }> = select(
-            lt_tile(offs, broadcast_scalar(n, const_shape![TILE])),
-            select(fix_37, rem_35 + divisor_34, rem_35),
-            t_38,
-        );
-        let index64_39: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_40: i32 = get_shape_dim(cursor.shape(), 0i32);
-        let bound_tile_41: Tile<i32, { [] }> = scalar_to_tile(extent_40);
-        let bound64_42: Tile<i64, { [] }> = exti(bound_tile_41);
-        let bound_43: Tile<i64, { [TILE] }> = bound64_42
+        let w: Tile<i32, { [TILE] }> = gathered_34;
+        let arg_40: Tile<bool, { [TILE] }> = lt_tile(offs, broadcast_scalar(n, const_shape![TILE]));
+        let divisor_35: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
+        let rem_36: Tile<i32, { [TILE] }> = remi(k, divisor_35);
+        let zero_37: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
+        let fix_38: Tile<bool, { [TILE] }> =
+            (lt_tile(rem_36, zero_37) ^ lt_tile(divisor_35, zero_37)) & ne_tile(rem_36, zero_37);
+        let arg_41: Tile<i32, { [TILE] }> = select(fix_38, rem_36 + divisor_35, rem_36);
+        let t_39: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
+        let bucket: Tile<i32, { [TILE] }> = select(arg_40, arg_41, t_39);
+        let index64_42: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_43: i32 = get_shape_dim(cursor.shape(), 0i32);
+        let bound_tile_44: Tile<i32, { [] }> = scalar_to_tile(extent_43);
+        let bound64_45: Tile<i64, { [] }> = exti(bound_tile_44);
+        let bound_46: Tile<i64, { [TILE] }> = bound64_45
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_44: Tile<u64, { [TILE] }> = bitcast(index64_39);
-        let bound_u_45: Tile<u64, { [TILE] }> = bitcast(bound_43);
-        let in_bounds_46: Tile<bool, { [TILE] }> = lt_tile(index_u_44, bound_u_45);
-        let unit_stride_47: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_48: Tile<i64, { [TILE] }> = index64_39 * unit_stride_47;
-        let base_49: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
-        let base_50: PointerTile<*mut i32, { [1] }> = base_49.reshape(const_shape![1]);
-        let base_51: PointerTile<*mut i32, { [TILE] }> = base_50.broadcast(const_shape![TILE]);
-        let pointers_52: PointerTile<*mut i32, { [TILE] }> = base_51.offset_tile(offsets_48);
-        let t_53: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
-        let (old_54, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_47: Tile<u64, { [TILE] }> = bitcast(index64_42);
+        let bound_u_48: Tile<u64, { [TILE] }> = bitcast(bound_46);
+        let in_bounds_49: Tile<bool, { [TILE] }> = lt_tile(index_u_47, bound_u_48);
+        let unit_stride_50: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_51: Tile<i64, { [TILE] }> = index64_42 * unit_stride_50;
+        let base_52: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
+        let base_53: PointerTile<*mut i32, { [1] }> = base_52.reshape(const_shape![1]);
+        let base_54: PointerTile<*mut i32, { [TILE] }> = base_53.broadcast(const_shape![TILE]);
+        let pointers_55: PointerTile<*mut i32, { [TILE] }> = base_54.offset_tile(offsets_51);
+        let t_56: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
+        let (old_57, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_52,
-                t_53,
+                pointers_55,
+                t_56,
                 atomic::Add,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_46),
+                Some(in_bounds_49),
                 None,
             )
         };
-        let slot: Tile<i32, { [TILE] }> = old_54;
-        let index64_55: Tile<i64, { [TILE] }> =
-            exti(bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot);
-        let extent_56: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
-        let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
-        let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
-        let bound_59: Tile<i64, { [TILE] }> = bound64_58
+        let slot: Tile<i32, { [TILE] }> = old_57;
+        let arg_73: Tile<i32, { [TILE] }> =
+            bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot;
+        let index64_58: Tile<i64, { [TILE] }> = exti(arg_73);
+        let extent_59: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
+        let bound_tile_60: Tile<i32, { [] }> = scalar_to_tile(extent_59);
+        let bound64_61: Tile<i64, { [] }> = exti(bound_tile_60);
+        let bound_62: Tile<i64, { [TILE] }> = bound64_61
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_60: Tile<u64, { [TILE] }> = bitcast(index64_55);
-        let bound_u_61: Tile<u64, { [TILE] }> = bitcast(bound_59);
-        let in_bounds_62: Tile<bool, { [TILE] }> = lt_tile(index_u_60, bound_u_61);
-        let unit_stride_63: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_64: Tile<i64, { [TILE] }> = index64_55 * unit_stride_63;
-        let base_65: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_66: PointerTile<*mut E, { [1] }> = base_65.reshape(const_shape![1]);
-        let base_67: PointerTile<*mut E, { [TILE] }> = base_66.broadcast(const_shape![TILE]);
-        let pointers_68: PointerTile<*mut E, { [TILE] }> = base_67.offset_tile(offsets_64);
-        let conv_69: Tile<E, { [TILE] }> = convert_tile(k);
+        let index_u_63: Tile<u64, { [TILE] }> = bitcast(index64_58);
+        let bound_u_64: Tile<u64, { [TILE] }> = bitcast(bound_62);
+        let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
+        let unit_stride_66: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_67: Tile<i64, { [TILE] }> = index64_58 * unit_stride_66;
+        let base_68: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
+        let base_69: PointerTile<*mut E, { [1] }> = base_68.reshape(const_shape![1]);
+        let base_70: PointerTile<*mut E, { [TILE] }> = base_69.broadcast(const_shape![TILE]);
+        let pointers_71: PointerTile<*mut E, { [TILE] }> = base_70.offset_tile(offsets_67);
+        let conv_72: Tile<E, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
-                pointers_68,
-                conv_69,
+                pointers_71,
+                conv_72,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_62),
+                Some(in_bounds_65),
                 None,
                 Latency::<0>,
             )
         };
-        let index64_70: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_71: i32 = get_shape_dim(totals.shape(), 0i32);
-        let bound_tile_72: Tile<i32, { [] }> = scalar_to_tile(extent_71);
-        let bound64_73: Tile<i64, { [] }> = exti(bound_tile_72);
-        let bound_74: Tile<i64, { [TILE] }> = bound64_73
+        let index64_74: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_75: i32 = get_shape_dim(totals.shape(), 0i32);
+        let bound_tile_76: Tile<i32, { [] }> = scalar_to_tile(extent_75);
+        let bound64_77: Tile<i64, { [] }> = exti(bound_tile_76);
+        let bound_78: Tile<i64, { [TILE] }> = bound64_77
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_75: Tile<u64, { [TILE] }> = bitcast(index64_70);
-        let bound_u_76: Tile<u64, { [TILE] }> = bitcast(bound_74);
-        let in_bounds_77: Tile<bool, { [TILE] }> = lt_tile(index_u_75, bound_u_76);
-        let unit_stride_78: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_79: Tile<i64, { [TILE] }> = index64_70 * unit_stride_78;
-        let base_80: PointerTile<*mut i32, { [] }> = get_tensor_base(totals);
-        let base_81: PointerTile<*mut i32, { [1] }> = base_80.reshape(const_shape![1]);
-        let base_82: PointerTile<*mut i32, { [TILE] }> = base_81.broadcast(const_shape![TILE]);
-        let pointers_83: PointerTile<*mut i32, { [TILE] }> = base_82.offset_tile(offsets_79);
+        let index_u_79: Tile<u64, { [TILE] }> = bitcast(index64_74);
+        let bound_u_80: Tile<u64, { [TILE] }> = bitcast(bound_78);
+        let in_bounds_81: Tile<bool, { [TILE] }> = lt_tile(index_u_79, bound_u_80);
+        let unit_stride_82: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_83: Tile<i64, { [TILE] }> = index64_74 * unit_stride_82;
+        let base_84: PointerTile<*mut i32, { [] }> = get_tensor_base(totals);
+        let base_85: PointerTile<*mut i32, { [1] }> = base_84.reshape(const_shape![1]);
+        let base_86: PointerTile<*mut i32, { [TILE] }> = base_85.broadcast(const_shape![TILE]);
+        let pointers_87: PointerTile<*mut i32, { [TILE] }> = base_86.offset_tile(offsets_83);
         let (_, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_83,
+                pointers_87,
                 w,
                 atomic::Add,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_77),
+                Some(in_bounds_81),
                 None,
             )
         };
-        let index64_84: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_85: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_86: Tile<i32, { [] }> = scalar_to_tile(extent_85);
-        let bound64_87: Tile<i64, { [] }> = exti(bound_tile_86);
-        let bound_88: Tile<i64, { [TILE] }> = bound64_87
+        let index64_88: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_89: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_90: Tile<i32, { [] }> = scalar_to_tile(extent_89);
+        let bound64_91: Tile<i64, { [] }> = exti(bound_tile_90);
+        let bound_92: Tile<i64, { [TILE] }> = bound64_91
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_89: Tile<u64, { [TILE] }> = bitcast(index64_84);
-        let bound_u_90: Tile<u64, { [TILE] }> = bitcast(bound_88);
-        let in_bounds_91: Tile<bool, { [TILE] }> = lt_tile(index_u_89, bound_u_90);
-        let unit_stride_92: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_93: Tile<i64, { [TILE] }> = index64_84 * unit_stride_92;
-        let base_94: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_95: PointerTile<*mut i32, { [1] }> = base_94.reshape(const_shape![1]);
-        let base_96: PointerTile<*mut i32, { [TILE] }> = base_95.broadcast(const_shape![TILE]);
-        let pointers_97: PointerTile<*mut i32, { [TILE] }> = base_96.offset_tile(offsets_93);
-        let (old_98, token_99): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_93: Tile<u64, { [TILE] }> = bitcast(index64_88);
+        let bound_u_94: Tile<u64, { [TILE] }> = bitcast(bound_92);
+        let in_bounds_95: Tile<bool, { [TILE] }> = lt_tile(index_u_93, bound_u_94);
+        let unit_stride_96: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_97: Tile<i64, { [TILE] }> = index64_88 * unit_stride_96;
+        let base_98: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_99: PointerTile<*mut i32, { [1] }> = base_98.reshape(const_shape![1]);
+        let base_100: PointerTile<*mut i32, { [TILE] }> = base_99.broadcast(const_shape![TILE]);
+        let pointers_101: PointerTile<*mut i32, { [TILE] }> = base_100.offset_tile(offsets_97);
+        let (old_102, token_103): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_97,
+                pointers_101,
                 k,
                 atomic::Max,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_91),
+                Some(in_bounds_95),
                 None,
             )
         };
-        let previous: Tile<i32, { [TILE] }> = old_98;
-        let index64_100: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_101: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_102: Tile<i32, { [] }> = scalar_to_tile(extent_101);
-        let bound64_103: Tile<i64, { [] }> = exti(bound_tile_102);
-        let bound_104: Tile<i64, { [TILE] }> = bound64_103
+        let previous: Tile<i32, { [TILE] }> = old_102;
+        let index64_104: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_105: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_106: Tile<i32, { [] }> = scalar_to_tile(extent_105);
+        let bound64_107: Tile<i64, { [] }> = exti(bound_tile_106);
+        let bound_108: Tile<i64, { [TILE] }> = bound64_107
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_105: Tile<u64, { [TILE] }> = bitcast(index64_100);
-        let bound_u_106: Tile<u64, { [TILE] }> = bitcast(bound_104);
-        let in_bounds_107: Tile<bool, { [TILE] }> = lt_tile(index_u_105, bound_u_106);
-        let unit_stride_108: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_109: Tile<i64, { [TILE] }> = index64_100 * unit_stride_108;
-        let base_110: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_111: PointerTile<*mut i32, { [1] }> = base_110.reshape(const_shape![1]);
-        let base_112: PointerTile<*mut i32, { [TILE] }> = base_111.broadcast(const_shape![TILE]);
-        let pointers_113: PointerTile<*mut i32, { [TILE] }> = base_112.offset_tile(offsets_109);
-        let update_114: Tile<i32, { [TILE] }> = maxi(previous, k);
+        let index_u_109: Tile<u64, { [TILE] }> = bitcast(index64_104);
+        let bound_u_110: Tile<u64, { [TILE] }> = bitcast(bound_108);
+        let in_bounds_111: Tile<bool, { [TILE] }> = lt_tile(index_u_109, bound_u_110);
+        let unit_stride_112: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_113: Tile<i64, { [TILE] }> = index64_104 * unit_stride_112;
+        let base_114: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_115: PointerTile<*mut i32, { [1] }> = base_114.reshape(const_shape![1]);
+        let base_116: PointerTile<*mut i32, { [TILE] }> = base_115.broadcast(const_shape![TILE]);
+        let pointers_117: PointerTile<*mut i32, { [TILE] }> = base_116.offset_tile(offsets_113);
+        let update_118: Tile<i32, { [TILE] }> = maxi(previous, k);
         let (_, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_113,
-                update_114,
+                pointers_117,
+                update_118,
                 atomic::Xchg,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_107),
-                Some(token_99),
+                Some(in_bounds_111),
+                Some(token_103),
             )
         };
     }
@@ -271,217 +270,216 @@ pub mod bucket_scatter {
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(block * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let offs: Tile<i32, { [TILE] }> =
-            broadcast_scalar(block * TILE, const_shape![TILE]) + iota_1;
-        let index64_2: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_3: i32 = get_shape_dim(keys.shape(), 0i32);
-        let bound_tile_4: Tile<i32, { [] }> = scalar_to_tile(extent_3);
-        let bound64_5: Tile<i64, { [] }> = exti(bound_tile_4);
-        let bound_6: Tile<i64, { [TILE] }> = bound64_5
+        let offs: Tile<i32, { [TILE] }> = arg_2 + iota_1;
+        let index64_3: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_4: i32 = get_shape_dim(keys.shape(), 0i32);
+        let bound_tile_5: Tile<i32, { [] }> = scalar_to_tile(extent_4);
+        let bound64_6: Tile<i64, { [] }> = exti(bound_tile_5);
+        let bound_7: Tile<i64, { [TILE] }> = bound64_6
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_7: Tile<u64, { [TILE] }> = bitcast(index64_2);
-        let bound_u_8: Tile<u64, { [TILE] }> = bitcast(bound_6);
-        let in_bounds_9: Tile<bool, { [TILE] }> = lt_tile(index_u_7, bound_u_8);
-        let unit_stride_10: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_11: Tile<i64, { [TILE] }> = index64_2 * unit_stride_10;
-        let base_12: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
-        let base_13: PointerTile<*mut i32, { [1] }> = base_12.reshape(const_shape![1]);
-        let base_14: PointerTile<*mut i32, { [TILE] }> = base_13.broadcast(const_shape![TILE]);
-        let pointers_15: PointerTile<*mut i32, { [TILE] }> = base_14.offset_tile(offsets_11);
-        let padding_16: i32 = 0i32;
-        let (gathered_17, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_8: Tile<u64, { [TILE] }> = bitcast(index64_3);
+        let bound_u_9: Tile<u64, { [TILE] }> = bitcast(bound_7);
+        let in_bounds_10: Tile<bool, { [TILE] }> = lt_tile(index_u_8, bound_u_9);
+        let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_12: Tile<i64, { [TILE] }> = index64_3 * unit_stride_11;
+        let base_13: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
+        let base_14: PointerTile<*mut i32, { [1] }> = base_13.reshape(const_shape![1]);
+        let base_15: PointerTile<*mut i32, { [TILE] }> = base_14.broadcast(const_shape![TILE]);
+        let pointers_16: PointerTile<*mut i32, { [TILE] }> = base_15.offset_tile(offsets_12);
+        let padding_17: i32 = 0i32;
+        let (gathered_18, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_16,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_9),
-                Some(padding_16),
+                Some(in_bounds_10),
+                Some(padding_17),
                 None,
                 Latency::<0>,
             )
         };
-        let k: Tile<i32, { [TILE] }> = gathered_17;
-        let index64_18: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_19: i32 = get_shape_dim(weights.shape(), 0i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+        let k: Tile<i32, { [TILE] }> = gathered_18;
+        let index64_19: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_20: i32 = get_shape_dim(weights.shape(), 0i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TILE] }> = bound64_22
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
-        let base_28: PointerTile<*mut f32, { [] }> = get_tensor_base(weights);
-        let base_29: PointerTile<*mut f32, { [1] }> = base_28.reshape(const_shape![1]);
-        let base_30: PointerTile<*mut f32, { [TILE] }> = base_29.broadcast(const_shape![TILE]);
-        let pointers_31: PointerTile<*mut f32, { [TILE] }> = base_30.offset_tile(offsets_27);
-        let padding_32: f32 = 0.0f32;
-        let (gathered_33, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+        let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
+        let base_29: PointerTile<*mut f32, { [] }> = get_tensor_base(weights);
+        let base_30: PointerTile<*mut f32, { [1] }> = base_29.reshape(const_shape![1]);
+        let base_31: PointerTile<*mut f32, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
+        let pointers_32: PointerTile<*mut f32, { [TILE] }> = base_31.offset_tile(offsets_28);
+        let padding_33: f32 = 0.0f32;
+        let (gathered_34, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_31,
+                pointers_32,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_25),
-                Some(padding_32),
+                Some(in_bounds_26),
+                Some(padding_33),
                 None,
                 Latency::<0>,
             )
         };
-        let w: Tile<f32, { [TILE] }> = gathered_33;
-        let divisor_34: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
-        let rem_35: Tile<i32, { [TILE] }> = remi(k, divisor_34);
-        let zero_36: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
-        let fix_37: Tile<bool, { [TILE] }> =
-            (lt_tile(rem_35, zero_36) ^ lt_tile(divisor_34, zero_36)) & ne_tile(rem_35, zero_36);
-        let t_38: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
-        let bucket: Tile<i32, { [TILE] }> = select(
-            lt_tile(offs, broadcast_scalar(n, const_shape![TILE])),
-            select(fix_37, rem_35 + divisor_34, rem_35),
-            t_38,
-        );
-        let index64_39: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_40: i32 = get_shape_dim(cursor.shape(), 0i32);
-        let bound_tile_41: Tile<i32, { [] }> = scalar_to_tile(extent_40);
-        let bound64_42: Tile<i64, { [] }> = exti(bound_tile_41);
-        let bound_43: Tile<i64, { [TILE] }> = bound64_42
+        let w: Tile<f32, { [TILE] }> = gathered_34;
+        let arg_40: Tile<bool, { [TILE] }> = lt_tile(offs, broadcast_scalar(n, const_shape![TILE]));
+        let divisor_35: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
+        let rem_36: Tile<i32, { [TILE] }> = remi(k, divisor_35);
+        let zero_37: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
+        let fix_38: Tile<bool, { [TILE] }> =
+            (lt_tile(rem_36, zero_37) ^ lt_tile(divisor_35, zero_37)) & ne_tile(rem_36, zero_37);
+        let arg_41: Tile<i32, { [TILE] }> = select(fix_38, rem_36 + divisor_35, rem_36);
+        let t_39: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
+        let bucket: Tile<i32, { [TILE] }> = select(arg_40, arg_41, t_39);
+        let index64_42: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_43: i32 = get_shape_dim(cursor.shape(), 0i32);
+        let bound_tile_44: Tile<i32, { [] }> = scalar_to_tile(extent_43);
+        let bound64_45: Tile<i64, { [] }> = exti(bound_tile_44);
+        let bound_46: Tile<i64, { [TILE] }> = bound64_45
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_44: Tile<u64, { [TILE] }> = bitcast(index64_39);
-        let bound_u_45: Tile<u64, { [TILE] }> = bitcast(bound_43);
-        let in_bounds_46: Tile<bool, { [TILE] }> = lt_tile(index_u_44, bound_u_45);
-        let unit_stride_47: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_48: Tile<i64, { [TILE] }> = index64_39 * unit_stride_47;
-        let base_49: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
-        let base_50: PointerTile<*mut i32, { [1] }> = base_49.reshape(const_shape![1]);
-        let base_51: PointerTile<*mut i32, { [TILE] }> = base_50.broadcast(const_shape![TILE]);
-        let pointers_52: PointerTile<*mut i32, { [TILE] }> = base_51.offset_tile(offsets_48);
-        let t_53: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
-        let (old_54, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_47: Tile<u64, { [TILE] }> = bitcast(index64_42);
+        let bound_u_48: Tile<u64, { [TILE] }> = bitcast(bound_46);
+        let in_bounds_49: Tile<bool, { [TILE] }> = lt_tile(index_u_47, bound_u_48);
+        let unit_stride_50: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_51: Tile<i64, { [TILE] }> = index64_42 * unit_stride_50;
+        let base_52: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
+        let base_53: PointerTile<*mut i32, { [1] }> = base_52.reshape(const_shape![1]);
+        let base_54: PointerTile<*mut i32, { [TILE] }> = base_53.broadcast(const_shape![TILE]);
+        let pointers_55: PointerTile<*mut i32, { [TILE] }> = base_54.offset_tile(offsets_51);
+        let t_56: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
+        let (old_57, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_52,
-                t_53,
+                pointers_55,
+                t_56,
                 atomic::Add,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_46),
+                Some(in_bounds_49),
                 None,
             )
         };
-        let slot: Tile<i32, { [TILE] }> = old_54;
-        let index64_55: Tile<i64, { [TILE] }> =
-            exti(bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot);
-        let extent_56: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
-        let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
-        let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
-        let bound_59: Tile<i64, { [TILE] }> = bound64_58
+        let slot: Tile<i32, { [TILE] }> = old_57;
+        let arg_73: Tile<i32, { [TILE] }> =
+            bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot;
+        let index64_58: Tile<i64, { [TILE] }> = exti(arg_73);
+        let extent_59: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
+        let bound_tile_60: Tile<i32, { [] }> = scalar_to_tile(extent_59);
+        let bound64_61: Tile<i64, { [] }> = exti(bound_tile_60);
+        let bound_62: Tile<i64, { [TILE] }> = bound64_61
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_60: Tile<u64, { [TILE] }> = bitcast(index64_55);
-        let bound_u_61: Tile<u64, { [TILE] }> = bitcast(bound_59);
-        let in_bounds_62: Tile<bool, { [TILE] }> = lt_tile(index_u_60, bound_u_61);
-        let unit_stride_63: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_64: Tile<i64, { [TILE] }> = index64_55 * unit_stride_63;
-        let base_65: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_66: PointerTile<*mut E, { [1] }> = base_65.reshape(const_shape![1]);
-        let base_67: PointerTile<*mut E, { [TILE] }> = base_66.broadcast(const_shape![TILE]);
-        let pointers_68: PointerTile<*mut E, { [TILE] }> = base_67.offset_tile(offsets_64);
-        let conv_69: Tile<E, { [TILE] }> = convert_tile(k);
+        let index_u_63: Tile<u64, { [TILE] }> = bitcast(index64_58);
+        let bound_u_64: Tile<u64, { [TILE] }> = bitcast(bound_62);
+        let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
+        let unit_stride_66: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_67: Tile<i64, { [TILE] }> = index64_58 * unit_stride_66;
+        let base_68: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
+        let base_69: PointerTile<*mut E, { [1] }> = base_68.reshape(const_shape![1]);
+        let base_70: PointerTile<*mut E, { [TILE] }> = base_69.broadcast(const_shape![TILE]);
+        let pointers_71: PointerTile<*mut E, { [TILE] }> = base_70.offset_tile(offsets_67);
+        let conv_72: Tile<E, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
-                pointers_68,
-                conv_69,
+                pointers_71,
+                conv_72,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_62),
+                Some(in_bounds_65),
                 None,
                 Latency::<0>,
             )
         };
-        let index64_70: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_71: i32 = get_shape_dim(totals.shape(), 0i32);
-        let bound_tile_72: Tile<i32, { [] }> = scalar_to_tile(extent_71);
-        let bound64_73: Tile<i64, { [] }> = exti(bound_tile_72);
-        let bound_74: Tile<i64, { [TILE] }> = bound64_73
+        let index64_74: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_75: i32 = get_shape_dim(totals.shape(), 0i32);
+        let bound_tile_76: Tile<i32, { [] }> = scalar_to_tile(extent_75);
+        let bound64_77: Tile<i64, { [] }> = exti(bound_tile_76);
+        let bound_78: Tile<i64, { [TILE] }> = bound64_77
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_75: Tile<u64, { [TILE] }> = bitcast(index64_70);
-        let bound_u_76: Tile<u64, { [TILE] }> = bitcast(bound_74);
-        let in_bounds_77: Tile<bool, { [TILE] }> = lt_tile(index_u_75, bound_u_76);
-        let unit_stride_78: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_79: Tile<i64, { [TILE] }> = index64_70 * unit_stride_78;
-        let base_80: PointerTile<*mut f32, { [] }> = get_tensor_base(totals);
-        let base_81: PointerTile<*mut f32, { [1] }> = base_80.reshape(const_shape![1]);
-        let base_82: PointerTile<*mut f32, { [TILE] }> = base_81.broadcast(const_shape![TILE]);
-        let pointers_83: PointerTile<*mut f32, { [TILE] }> = base_82.offset_tile(offsets_79);
+        let index_u_79: Tile<u64, { [TILE] }> = bitcast(index64_74);
+        let bound_u_80: Tile<u64, { [TILE] }> = bitcast(bound_78);
+        let in_bounds_81: Tile<bool, { [TILE] }> = lt_tile(index_u_79, bound_u_80);
+        let unit_stride_82: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_83: Tile<i64, { [TILE] }> = index64_74 * unit_stride_82;
+        let base_84: PointerTile<*mut f32, { [] }> = get_tensor_base(totals);
+        let base_85: PointerTile<*mut f32, { [1] }> = base_84.reshape(const_shape![1]);
+        let base_86: PointerTile<*mut f32, { [TILE] }> = base_85.broadcast(const_shape![TILE]);
+        let pointers_87: PointerTile<*mut f32, { [TILE] }> = base_86.offset_tile(offsets_83);
         let (_, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_83,
+                pointers_87,
                 w,
                 atomic::AddF,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_77),
+                Some(in_bounds_81),
                 None,
             )
         };
-        let index64_84: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_85: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_86: Tile<i32, { [] }> = scalar_to_tile(extent_85);
-        let bound64_87: Tile<i64, { [] }> = exti(bound_tile_86);
-        let bound_88: Tile<i64, { [TILE] }> = bound64_87
+        let index64_88: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_89: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_90: Tile<i32, { [] }> = scalar_to_tile(extent_89);
+        let bound64_91: Tile<i64, { [] }> = exti(bound_tile_90);
+        let bound_92: Tile<i64, { [TILE] }> = bound64_91
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_89: Tile<u64, { [TILE] }> = bitcast(index64_84);
-        let bound_u_90: Tile<u64, { [TILE] }> = bitcast(bound_88);
-        let in_bounds_91: Tile<bool, { [TILE] }> = lt_tile(index_u_89, bound_u_90);
-        let unit_stride_92: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_93: Tile<i64, { [TILE] }> = index64_84 * unit_stride_92;
-        let base_94: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_95: PointerTile<*mut i32, { [1] }> = base_94.reshape(const_shape![1]);
-        let base_96: PointerTile<*mut i32, { [TILE] }> = base_95.broadcast(const_shape![TILE]);
-        let pointers_97: PointerTile<*mut i32, { [TILE] }> = base_96.offset_tile(offsets_93);
-        let (old_98, token_99): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_93: Tile<u64, { [TILE] }> = bitcast(index64_88);
+        let bound_u_94: Tile<u64, { [TILE] }> = bitcast(bound_92);
+        let in_bounds_95: Tile<bool, { [TILE] }> = lt_tile(index_u_93, bound_u_94);
+        let unit_stride_96: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_97: Tile<i64, { [TILE] }> = index64_88 * unit_stride_96;
+        let base_98: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_99: PointerTile<*mut i32, { [1] }> = base_98.reshape(const_shape![1]);
+        let base_100: PointerTile<*mut i32, { [TILE] }> = base_99.broadcast(const_shape![TILE]);
+        let pointers_101: PointerTile<*mut i32, { [TILE] }> = base_100.offset_tile(offsets_97);
+        let (old_102, token_103): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_97,
+                pointers_101,
                 k,
                 atomic::Max,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_91),
+                Some(in_bounds_95),
                 None,
             )
         };
-        let previous: Tile<i32, { [TILE] }> = old_98;
-        let index64_100: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_101: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_102: Tile<i32, { [] }> = scalar_to_tile(extent_101);
-        let bound64_103: Tile<i64, { [] }> = exti(bound_tile_102);
-        let bound_104: Tile<i64, { [TILE] }> = bound64_103
+        let previous: Tile<i32, { [TILE] }> = old_102;
+        let index64_104: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_105: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_106: Tile<i32, { [] }> = scalar_to_tile(extent_105);
+        let bound64_107: Tile<i64, { [] }> = exti(bound_tile_106);
+        let bound_108: Tile<i64, { [TILE] }> = bound64_107
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_105: Tile<u64, { [TILE] }> = bitcast(index64_100);
-        let bound_u_106: Tile<u64, { [TILE] }> = bitcast(bound_104);
-        let in_bounds_107: Tile<bool, { [TILE] }> = lt_tile(index_u_105, bound_u_106);
-        let unit_stride_108: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_109: Tile<i64, { [TILE] }> = index64_100 * unit_stride_108;
-        let base_110: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_111: PointerTile<*mut i32, { [1] }> = base_110.reshape(const_shape![1]);
-        let base_112: PointerTile<*mut i32, { [TILE] }> = base_111.broadcast(const_shape![TILE]);
-        let pointers_113: PointerTile<*mut i32, { [TILE] }> = base_112.offset_tile(offsets_109);
-        let update_114: Tile<i32, { [TILE] }> = maxi(previous, k);
+        let index_u_109: Tile<u64, { [TILE] }> = bitcast(index64_104);
+        let bound_u_110: Tile<u64, { [TILE] }> = bitcast(bound_108);
+        let in_bounds_111: Tile<bool, { [TILE] }> = lt_tile(index_u_109, bound_u_110);
+        let unit_stride_112: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_113: Tile<i64, { [TILE] }> = index64_104 * unit_stride_112;
+        let base_114: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_115: PointerTile<*mut i32, { [1] }> = base_114.reshape(const_shape![1]);
+        let base_116: PointerTile<*mut i32, { [TILE] }> = base_115.broadcast(const_shape![TILE]);
+        let pointers_117: PointerTile<*mut i32, { [TILE] }> = base_116.offset_tile(offsets_113);
+        let update_118: Tile<i32, { [TILE] }> = maxi(previous, k);
         let (_, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_113,
-                update_114,
+                pointers_117,
+                update_118,
                 atomic::Xchg,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_107),
-                Some(token_99),
+                Some(in_bounds_111),
+                Some(token_103),
             )
         };
     }
@@ -508,218 +506,217 @@ pub mod bucket_scatter {
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(block * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let offs: Tile<i32, { [TILE] }> =
-            broadcast_scalar(block * TILE, const_shape![TILE]) + iota_1;
-        let index64_2: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_3: i32 = get_shape_dim(keys.shape(), 0i32);
-        let bound_tile_4: Tile<i32, { [] }> = scalar_to_tile(extent_3);
-        let bound64_5: Tile<i64, { [] }> = exti(bound_tile_4);
-        let bound_6: Tile<i64, { [TILE] }> = bound64_5
+        let offs: Tile<i32, { [TILE] }> = arg_2 + iota_1;
+        let index64_3: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_4: i32 = get_shape_dim(keys.shape(), 0i32);
+        let bound_tile_5: Tile<i32, { [] }> = scalar_to_tile(extent_4);
+        let bound64_6: Tile<i64, { [] }> = exti(bound_tile_5);
+        let bound_7: Tile<i64, { [TILE] }> = bound64_6
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_7: Tile<u64, { [TILE] }> = bitcast(index64_2);
-        let bound_u_8: Tile<u64, { [TILE] }> = bitcast(bound_6);
-        let in_bounds_9: Tile<bool, { [TILE] }> = lt_tile(index_u_7, bound_u_8);
-        let unit_stride_10: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_11: Tile<i64, { [TILE] }> = index64_2 * unit_stride_10;
-        let base_12: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
-        let base_13: PointerTile<*mut i32, { [1] }> = base_12.reshape(const_shape![1]);
-        let base_14: PointerTile<*mut i32, { [TILE] }> = base_13.broadcast(const_shape![TILE]);
-        let pointers_15: PointerTile<*mut i32, { [TILE] }> = base_14.offset_tile(offsets_11);
-        let padding_16: i32 = 0i32;
-        let (gathered_17, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_8: Tile<u64, { [TILE] }> = bitcast(index64_3);
+        let bound_u_9: Tile<u64, { [TILE] }> = bitcast(bound_7);
+        let in_bounds_10: Tile<bool, { [TILE] }> = lt_tile(index_u_8, bound_u_9);
+        let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_12: Tile<i64, { [TILE] }> = index64_3 * unit_stride_11;
+        let base_13: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
+        let base_14: PointerTile<*mut i32, { [1] }> = base_13.reshape(const_shape![1]);
+        let base_15: PointerTile<*mut i32, { [TILE] }> = base_14.broadcast(const_shape![TILE]);
+        let pointers_16: PointerTile<*mut i32, { [TILE] }> = base_15.offset_tile(offsets_12);
+        let padding_17: i32 = 0i32;
+        let (gathered_18, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_16,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_9),
-                Some(padding_16),
+                Some(in_bounds_10),
+                Some(padding_17),
                 None,
                 Latency::<0>,
             )
         };
-        let k: Tile<i32, { [TILE] }> = gathered_17;
-        let index64_18: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_19: i32 = get_shape_dim(weights.shape(), 0i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+        let k: Tile<i32, { [TILE] }> = gathered_18;
+        let index64_19: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_20: i32 = get_shape_dim(weights.shape(), 0i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TILE] }> = bound64_22
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
-        let base_28: PointerTile<*mut f16, { [] }> = get_tensor_base(weights);
-        let base_29: PointerTile<*mut f16, { [1] }> = base_28.reshape(const_shape![1]);
-        let base_30: PointerTile<*mut f16, { [TILE] }> = base_29.broadcast(const_shape![TILE]);
-        let pointers_31: PointerTile<*mut f16, { [TILE] }> = base_30.offset_tile(offsets_27);
-        let padding_32: f32 = 0.0f32;
-        let padding_33: f16 = convert_scalar(padding_32);
-        let (gathered_34, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+        let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
+        let base_29: PointerTile<*mut f16, { [] }> = get_tensor_base(weights);
+        let base_30: PointerTile<*mut f16, { [1] }> = base_29.reshape(const_shape![1]);
+        let base_31: PointerTile<*mut f16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
+        let pointers_32: PointerTile<*mut f16, { [TILE] }> = base_31.offset_tile(offsets_28);
+        let padding_33: f32 = 0.0f32;
+        let padding_34: f16 = convert_scalar(padding_33);
+        let (gathered_35, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_31,
+                pointers_32,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_25),
-                Some(padding_33),
+                Some(in_bounds_26),
+                Some(padding_34),
                 None,
                 Latency::<0>,
             )
         };
-        let w: Tile<f16, { [TILE] }> = gathered_34;
-        let divisor_35: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
-        let rem_36: Tile<i32, { [TILE] }> = remi(k, divisor_35);
-        let zero_37: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
-        let fix_38: Tile<bool, { [TILE] }> =
-            (lt_tile(rem_36, zero_37) ^ lt_tile(divisor_35, zero_37)) & ne_tile(rem_36, zero_37);
-        let t_39: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
-        let bucket: Tile<i32, { [TILE] }> = select(
-            lt_tile(offs, broadcast_scalar(n, const_shape![TILE])),
-            select(fix_38, rem_36 + divisor_35, rem_36),
-            t_39,
-        );
-        let index64_40: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_41: i32 = get_shape_dim(cursor.shape(), 0i32);
-        let bound_tile_42: Tile<i32, { [] }> = scalar_to_tile(extent_41);
-        let bound64_43: Tile<i64, { [] }> = exti(bound_tile_42);
-        let bound_44: Tile<i64, { [TILE] }> = bound64_43
+        let w: Tile<f16, { [TILE] }> = gathered_35;
+        let arg_41: Tile<bool, { [TILE] }> = lt_tile(offs, broadcast_scalar(n, const_shape![TILE]));
+        let divisor_36: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
+        let rem_37: Tile<i32, { [TILE] }> = remi(k, divisor_36);
+        let zero_38: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
+        let fix_39: Tile<bool, { [TILE] }> =
+            (lt_tile(rem_37, zero_38) ^ lt_tile(divisor_36, zero_38)) & ne_tile(rem_37, zero_38);
+        let arg_42: Tile<i32, { [TILE] }> = select(fix_39, rem_37 + divisor_36, rem_37);
+        let t_40: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
+        let bucket: Tile<i32, { [TILE] }> = select(arg_41, arg_42, t_40);
+        let index64_43: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_44: i32 = get_shape_dim(cursor.shape(), 0i32);
+        let bound_tile_45: Tile<i32, { [] }> = scalar_to_tile(extent_44);
+        let bound64_46: Tile<i64, { [] }> = exti(bound_tile_45);
+        let bound_47: Tile<i64, { [TILE] }> = bound64_46
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_45: Tile<u64, { [TILE] }> = bitcast(index64_40);
-        let bound_u_46: Tile<u64, { [TILE] }> = bitcast(bound_44);
-        let in_bounds_47: Tile<bool, { [TILE] }> = lt_tile(index_u_45, bound_u_46);
-        let unit_stride_48: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_49: Tile<i64, { [TILE] }> = index64_40 * unit_stride_48;
-        let base_50: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
-        let base_51: PointerTile<*mut i32, { [1] }> = base_50.reshape(const_shape![1]);
-        let base_52: PointerTile<*mut i32, { [TILE] }> = base_51.broadcast(const_shape![TILE]);
-        let pointers_53: PointerTile<*mut i32, { [TILE] }> = base_52.offset_tile(offsets_49);
-        let t_54: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
-        let (old_55, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_48: Tile<u64, { [TILE] }> = bitcast(index64_43);
+        let bound_u_49: Tile<u64, { [TILE] }> = bitcast(bound_47);
+        let in_bounds_50: Tile<bool, { [TILE] }> = lt_tile(index_u_48, bound_u_49);
+        let unit_stride_51: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_52: Tile<i64, { [TILE] }> = index64_43 * unit_stride_51;
+        let base_53: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
+        let base_54: PointerTile<*mut i32, { [1] }> = base_53.reshape(const_shape![1]);
+        let base_55: PointerTile<*mut i32, { [TILE] }> = base_54.broadcast(const_shape![TILE]);
+        let pointers_56: PointerTile<*mut i32, { [TILE] }> = base_55.offset_tile(offsets_52);
+        let t_57: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
+        let (old_58, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_53,
-                t_54,
+                pointers_56,
+                t_57,
                 atomic::Add,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_47),
+                Some(in_bounds_50),
                 None,
             )
         };
-        let slot: Tile<i32, { [TILE] }> = old_55;
-        let index64_56: Tile<i64, { [TILE] }> =
-            exti(bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot);
-        let extent_57: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
-        let bound_tile_58: Tile<i32, { [] }> = scalar_to_tile(extent_57);
-        let bound64_59: Tile<i64, { [] }> = exti(bound_tile_58);
-        let bound_60: Tile<i64, { [TILE] }> = bound64_59
+        let slot: Tile<i32, { [TILE] }> = old_58;
+        let arg_74: Tile<i32, { [TILE] }> =
+            bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot;
+        let index64_59: Tile<i64, { [TILE] }> = exti(arg_74);
+        let extent_60: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
+        let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
+        let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
+        let bound_63: Tile<i64, { [TILE] }> = bound64_62
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_61: Tile<u64, { [TILE] }> = bitcast(index64_56);
-        let bound_u_62: Tile<u64, { [TILE] }> = bitcast(bound_60);
-        let in_bounds_63: Tile<bool, { [TILE] }> = lt_tile(index_u_61, bound_u_62);
-        let unit_stride_64: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_65: Tile<i64, { [TILE] }> = index64_56 * unit_stride_64;
-        let base_66: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_67: PointerTile<*mut E, { [1] }> = base_66.reshape(const_shape![1]);
-        let base_68: PointerTile<*mut E, { [TILE] }> = base_67.broadcast(const_shape![TILE]);
-        let pointers_69: PointerTile<*mut E, { [TILE] }> = base_68.offset_tile(offsets_65);
-        let conv_70: Tile<E, { [TILE] }> = convert_tile(k);
+        let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
+        let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
+        let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
+        let unit_stride_67: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_68: Tile<i64, { [TILE] }> = index64_59 * unit_stride_67;
+        let base_69: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
+        let base_70: PointerTile<*mut E, { [1] }> = base_69.reshape(const_shape![1]);
+        let base_71: PointerTile<*mut E, { [TILE] }> = base_70.broadcast(const_shape![TILE]);
+        let pointers_72: PointerTile<*mut E, { [TILE] }> = base_71.offset_tile(offsets_68);
+        let conv_73: Tile<E, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
-                pointers_69,
-                conv_70,
+                pointers_72,
+                conv_73,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_63),
+                Some(in_bounds_66),
                 None,
                 Latency::<0>,
             )
         };
-        let index64_71: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_72: i32 = get_shape_dim(totals.shape(), 0i32);
-        let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
-        let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
-        let bound_75: Tile<i64, { [TILE] }> = bound64_74
+        let index64_75: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_76: i32 = get_shape_dim(totals.shape(), 0i32);
+        let bound_tile_77: Tile<i32, { [] }> = scalar_to_tile(extent_76);
+        let bound64_78: Tile<i64, { [] }> = exti(bound_tile_77);
+        let bound_79: Tile<i64, { [TILE] }> = bound64_78
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
-        let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
-        let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
-        let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
-        let base_81: PointerTile<*mut f16, { [] }> = get_tensor_base(totals);
-        let base_82: PointerTile<*mut f16, { [1] }> = base_81.reshape(const_shape![1]);
-        let base_83: PointerTile<*mut f16, { [TILE] }> = base_82.broadcast(const_shape![TILE]);
-        let pointers_84: PointerTile<*mut f16, { [TILE] }> = base_83.offset_tile(offsets_80);
+        let index_u_80: Tile<u64, { [TILE] }> = bitcast(index64_75);
+        let bound_u_81: Tile<u64, { [TILE] }> = bitcast(bound_79);
+        let in_bounds_82: Tile<bool, { [TILE] }> = lt_tile(index_u_80, bound_u_81);
+        let unit_stride_83: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_84: Tile<i64, { [TILE] }> = index64_75 * unit_stride_83;
+        let base_85: PointerTile<*mut f16, { [] }> = get_tensor_base(totals);
+        let base_86: PointerTile<*mut f16, { [1] }> = base_85.reshape(const_shape![1]);
+        let base_87: PointerTile<*mut f16, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
+        let pointers_88: PointerTile<*mut f16, { [TILE] }> = base_87.offset_tile(offsets_84);
         let (_, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_84,
+                pointers_88,
                 w,
                 atomic::AddF,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_78),
+                Some(in_bounds_82),
                 None,
             )
         };
-        let index64_85: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_86: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_87: Tile<i32, { [] }> = scalar_to_tile(extent_86);
-        let bound64_88: Tile<i64, { [] }> = exti(bound_tile_87);
-        let bound_89: Tile<i64, { [TILE] }> = bound64_88
+        let index64_89: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_90: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_91: Tile<i32, { [] }> = scalar_to_tile(extent_90);
+        let bound64_92: Tile<i64, { [] }> = exti(bound_tile_91);
+        let bound_93: Tile<i64, { [TILE] }> = bound64_92
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_90: Tile<u64, { [TILE] }> = bitcast(index64_85);
-        let bound_u_91: Tile<u64, { [TILE] }> = bitcast(bound_89);
-        let in_bounds_92: Tile<bool, { [TILE] }> = lt_tile(index_u_90, bound_u_91);
-        let unit_stride_93: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_94: Tile<i64, { [TILE] }> = index64_85 * unit_stride_93;
-        let base_95: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_96: PointerTile<*mut i32, { [1] }> = base_95.reshape(const_shape![1]);
-        let base_97: PointerTile<*mut i32, { [TILE] }> = base_96.broadcast(const_shape![TILE]);
-        let pointers_98: PointerTile<*mut i32, { [TILE] }> = base_97.offset_tile(offsets_94);
-        let (old_99, token_100): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_94: Tile<u64, { [TILE] }> = bitcast(index64_89);
+        let bound_u_95: Tile<u64, { [TILE] }> = bitcast(bound_93);
+        let in_bounds_96: Tile<bool, { [TILE] }> = lt_tile(index_u_94, bound_u_95);
+        let unit_stride_97: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_98: Tile<i64, { [TILE] }> = index64_89 * unit_stride_97;
+        let base_99: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_100: PointerTile<*mut i32, { [1] }> = base_99.reshape(const_shape![1]);
+        let base_101: PointerTile<*mut i32, { [TILE] }> = base_100.broadcast(const_shape![TILE]);
+        let pointers_102: PointerTile<*mut i32, { [TILE] }> = base_101.offset_tile(offsets_98);
+        let (old_103, token_104): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_98,
+                pointers_102,
                 k,
                 atomic::Max,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_92),
+                Some(in_bounds_96),
                 None,
             )
         };
-        let previous: Tile<i32, { [TILE] }> = old_99;
-        let index64_101: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_102: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_103: Tile<i32, { [] }> = scalar_to_tile(extent_102);
-        let bound64_104: Tile<i64, { [] }> = exti(bound_tile_103);
-        let bound_105: Tile<i64, { [TILE] }> = bound64_104
+        let previous: Tile<i32, { [TILE] }> = old_103;
+        let index64_105: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_106: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_107: Tile<i32, { [] }> = scalar_to_tile(extent_106);
+        let bound64_108: Tile<i64, { [] }> = exti(bound_tile_107);
+        let bound_109: Tile<i64, { [TILE] }> = bound64_108
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_106: Tile<u64, { [TILE] }> = bitcast(index64_101);
-        let bound_u_107: Tile<u64, { [TILE] }> = bitcast(bound_105);
-        let in_bounds_108: Tile<bool, { [TILE] }> = lt_tile(index_u_106, bound_u_107);
-        let unit_stride_109: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_110: Tile<i64, { [TILE] }> = index64_101 * unit_stride_109;
-        let base_111: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_112: PointerTile<*mut i32, { [1] }> = base_111.reshape(const_shape![1]);
-        let base_113: PointerTile<*mut i32, { [TILE] }> = base_112.broadcast(const_shape![TILE]);
-        let pointers_114: PointerTile<*mut i32, { [TILE] }> = base_113.offset_tile(offsets_110);
-        let update_115: Tile<i32, { [TILE] }> = maxi(previous, k);
+        let index_u_110: Tile<u64, { [TILE] }> = bitcast(index64_105);
+        let bound_u_111: Tile<u64, { [TILE] }> = bitcast(bound_109);
+        let in_bounds_112: Tile<bool, { [TILE] }> = lt_tile(index_u_110, bound_u_111);
+        let unit_stride_113: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_114: Tile<i64, { [TILE] }> = index64_105 * unit_stride_113;
+        let base_115: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_116: PointerTile<*mut i32, { [1] }> = base_115.reshape(const_shape![1]);
+        let base_117: PointerTile<*mut i32, { [TILE] }> = base_116.broadcast(const_shape![TILE]);
+        let pointers_118: PointerTile<*mut i32, { [TILE] }> = base_117.offset_tile(offsets_114);
+        let update_119: Tile<i32, { [TILE] }> = maxi(previous, k);
         let (_, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_114,
-                update_115,
+                pointers_118,
+                update_119,
                 atomic::Xchg,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_108),
-                Some(token_100),
+                Some(in_bounds_112),
+                Some(token_104),
             )
         };
     }
@@ -746,218 +743,217 @@ pub mod bucket_scatter {
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(block * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let offs: Tile<i32, { [TILE] }> =
-            broadcast_scalar(block * TILE, const_shape![TILE]) + iota_1;
-        let index64_2: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_3: i32 = get_shape_dim(keys.shape(), 0i32);
-        let bound_tile_4: Tile<i32, { [] }> = scalar_to_tile(extent_3);
-        let bound64_5: Tile<i64, { [] }> = exti(bound_tile_4);
-        let bound_6: Tile<i64, { [TILE] }> = bound64_5
+        let offs: Tile<i32, { [TILE] }> = arg_2 + iota_1;
+        let index64_3: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_4: i32 = get_shape_dim(keys.shape(), 0i32);
+        let bound_tile_5: Tile<i32, { [] }> = scalar_to_tile(extent_4);
+        let bound64_6: Tile<i64, { [] }> = exti(bound_tile_5);
+        let bound_7: Tile<i64, { [TILE] }> = bound64_6
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_7: Tile<u64, { [TILE] }> = bitcast(index64_2);
-        let bound_u_8: Tile<u64, { [TILE] }> = bitcast(bound_6);
-        let in_bounds_9: Tile<bool, { [TILE] }> = lt_tile(index_u_7, bound_u_8);
-        let unit_stride_10: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_11: Tile<i64, { [TILE] }> = index64_2 * unit_stride_10;
-        let base_12: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
-        let base_13: PointerTile<*mut i32, { [1] }> = base_12.reshape(const_shape![1]);
-        let base_14: PointerTile<*mut i32, { [TILE] }> = base_13.broadcast(const_shape![TILE]);
-        let pointers_15: PointerTile<*mut i32, { [TILE] }> = base_14.offset_tile(offsets_11);
-        let padding_16: i32 = 0i32;
-        let (gathered_17, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_8: Tile<u64, { [TILE] }> = bitcast(index64_3);
+        let bound_u_9: Tile<u64, { [TILE] }> = bitcast(bound_7);
+        let in_bounds_10: Tile<bool, { [TILE] }> = lt_tile(index_u_8, bound_u_9);
+        let unit_stride_11: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_12: Tile<i64, { [TILE] }> = index64_3 * unit_stride_11;
+        let base_13: PointerTile<*mut i32, { [] }> = get_tensor_base(keys);
+        let base_14: PointerTile<*mut i32, { [1] }> = base_13.reshape(const_shape![1]);
+        let base_15: PointerTile<*mut i32, { [TILE] }> = base_14.broadcast(const_shape![TILE]);
+        let pointers_16: PointerTile<*mut i32, { [TILE] }> = base_15.offset_tile(offsets_12);
+        let padding_17: i32 = 0i32;
+        let (gathered_18, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_16,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_9),
-                Some(padding_16),
+                Some(in_bounds_10),
+                Some(padding_17),
                 None,
                 Latency::<0>,
             )
         };
-        let k: Tile<i32, { [TILE] }> = gathered_17;
-        let index64_18: Tile<i64, { [TILE] }> = exti(offs);
-        let extent_19: i32 = get_shape_dim(weights.shape(), 0i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+        let k: Tile<i32, { [TILE] }> = gathered_18;
+        let index64_19: Tile<i64, { [TILE] }> = exti(offs);
+        let extent_20: i32 = get_shape_dim(weights.shape(), 0i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TILE] }> = bound64_22
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
-        let base_28: PointerTile<*mut bf16, { [] }> = get_tensor_base(weights);
-        let base_29: PointerTile<*mut bf16, { [1] }> = base_28.reshape(const_shape![1]);
-        let base_30: PointerTile<*mut bf16, { [TILE] }> = base_29.broadcast(const_shape![TILE]);
-        let pointers_31: PointerTile<*mut bf16, { [TILE] }> = base_30.offset_tile(offsets_27);
-        let padding_32: f32 = 0.0f32;
-        let padding_33: bf16 = convert_scalar(padding_32);
-        let (gathered_34, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+        let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
+        let base_29: PointerTile<*mut bf16, { [] }> = get_tensor_base(weights);
+        let base_30: PointerTile<*mut bf16, { [1] }> = base_29.reshape(const_shape![1]);
+        let base_31: PointerTile<*mut bf16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
+        let pointers_32: PointerTile<*mut bf16, { [TILE] }> = base_31.offset_tile(offsets_28);
+        let padding_33: f32 = 0.0f32;
+        let padding_34: bf16 = convert_scalar(padding_33);
+        let (gathered_35, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_31,
+                pointers_32,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_25),
-                Some(padding_33),
+                Some(in_bounds_26),
+                Some(padding_34),
                 None,
                 Latency::<0>,
             )
         };
-        let w: Tile<bf16, { [TILE] }> = gathered_34;
-        let divisor_35: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
-        let rem_36: Tile<i32, { [TILE] }> = remi(k, divisor_35);
-        let zero_37: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
-        let fix_38: Tile<bool, { [TILE] }> =
-            (lt_tile(rem_36, zero_37) ^ lt_tile(divisor_35, zero_37)) & ne_tile(rem_36, zero_37);
-        let t_39: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
-        let bucket: Tile<i32, { [TILE] }> = select(
-            lt_tile(offs, broadcast_scalar(n, const_shape![TILE])),
-            select(fix_38, rem_36 + divisor_35, rem_36),
-            t_39,
-        );
-        let index64_40: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_41: i32 = get_shape_dim(cursor.shape(), 0i32);
-        let bound_tile_42: Tile<i32, { [] }> = scalar_to_tile(extent_41);
-        let bound64_43: Tile<i64, { [] }> = exti(bound_tile_42);
-        let bound_44: Tile<i64, { [TILE] }> = bound64_43
+        let w: Tile<bf16, { [TILE] }> = gathered_35;
+        let arg_41: Tile<bool, { [TILE] }> = lt_tile(offs, broadcast_scalar(n, const_shape![TILE]));
+        let divisor_36: Tile<i32, { [TILE] }> = broadcast_scalar(NUM_BUCKETS, const_shape![TILE]);
+        let rem_37: Tile<i32, { [TILE] }> = remi(k, divisor_36);
+        let zero_38: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
+        let fix_39: Tile<bool, { [TILE] }> =
+            (lt_tile(rem_37, zero_38) ^ lt_tile(divisor_36, zero_38)) & ne_tile(rem_37, zero_38);
+        let arg_42: Tile<i32, { [TILE] }> = select(fix_39, rem_37 + divisor_36, rem_37);
+        let t_40: Tile<i32, { [TILE] }> = constant(-1i32, const_shape![TILE]);
+        let bucket: Tile<i32, { [TILE] }> = select(arg_41, arg_42, t_40);
+        let index64_43: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_44: i32 = get_shape_dim(cursor.shape(), 0i32);
+        let bound_tile_45: Tile<i32, { [] }> = scalar_to_tile(extent_44);
+        let bound64_46: Tile<i64, { [] }> = exti(bound_tile_45);
+        let bound_47: Tile<i64, { [TILE] }> = bound64_46
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_45: Tile<u64, { [TILE] }> = bitcast(index64_40);
-        let bound_u_46: Tile<u64, { [TILE] }> = bitcast(bound_44);
-        let in_bounds_47: Tile<bool, { [TILE] }> = lt_tile(index_u_45, bound_u_46);
-        let unit_stride_48: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_49: Tile<i64, { [TILE] }> = index64_40 * unit_stride_48;
-        let base_50: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
-        let base_51: PointerTile<*mut i32, { [1] }> = base_50.reshape(const_shape![1]);
-        let base_52: PointerTile<*mut i32, { [TILE] }> = base_51.broadcast(const_shape![TILE]);
-        let pointers_53: PointerTile<*mut i32, { [TILE] }> = base_52.offset_tile(offsets_49);
-        let t_54: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
-        let (old_55, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_48: Tile<u64, { [TILE] }> = bitcast(index64_43);
+        let bound_u_49: Tile<u64, { [TILE] }> = bitcast(bound_47);
+        let in_bounds_50: Tile<bool, { [TILE] }> = lt_tile(index_u_48, bound_u_49);
+        let unit_stride_51: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_52: Tile<i64, { [TILE] }> = index64_43 * unit_stride_51;
+        let base_53: PointerTile<*mut i32, { [] }> = get_tensor_base(cursor);
+        let base_54: PointerTile<*mut i32, { [1] }> = base_53.reshape(const_shape![1]);
+        let base_55: PointerTile<*mut i32, { [TILE] }> = base_54.broadcast(const_shape![TILE]);
+        let pointers_56: PointerTile<*mut i32, { [TILE] }> = base_55.offset_tile(offsets_52);
+        let t_57: Tile<i32, { [TILE] }> = constant(1i32, const_shape![TILE]);
+        let (old_58, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_53,
-                t_54,
+                pointers_56,
+                t_57,
                 atomic::Add,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_47),
+                Some(in_bounds_50),
                 None,
             )
         };
-        let slot: Tile<i32, { [TILE] }> = old_55;
-        let index64_56: Tile<i64, { [TILE] }> =
-            exti(bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot);
-        let extent_57: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
-        let bound_tile_58: Tile<i32, { [] }> = scalar_to_tile(extent_57);
-        let bound64_59: Tile<i64, { [] }> = exti(bound_tile_58);
-        let bound_60: Tile<i64, { [TILE] }> = bound64_59
+        let slot: Tile<i32, { [TILE] }> = old_58;
+        let arg_74: Tile<i32, { [TILE] }> =
+            bucket * broadcast_scalar(CAPACITY, const_shape![TILE]) + slot;
+        let index64_59: Tile<i64, { [TILE] }> = exti(arg_74);
+        let extent_60: i32 = get_shape_dim(sorted_keys.shape(), 0i32);
+        let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
+        let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
+        let bound_63: Tile<i64, { [TILE] }> = bound64_62
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_61: Tile<u64, { [TILE] }> = bitcast(index64_56);
-        let bound_u_62: Tile<u64, { [TILE] }> = bitcast(bound_60);
-        let in_bounds_63: Tile<bool, { [TILE] }> = lt_tile(index_u_61, bound_u_62);
-        let unit_stride_64: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_65: Tile<i64, { [TILE] }> = index64_56 * unit_stride_64;
-        let base_66: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_67: PointerTile<*mut E, { [1] }> = base_66.reshape(const_shape![1]);
-        let base_68: PointerTile<*mut E, { [TILE] }> = base_67.broadcast(const_shape![TILE]);
-        let pointers_69: PointerTile<*mut E, { [TILE] }> = base_68.offset_tile(offsets_65);
-        let conv_70: Tile<E, { [TILE] }> = convert_tile(k);
+        let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
+        let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
+        let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
+        let unit_stride_67: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_68: Tile<i64, { [TILE] }> = index64_59 * unit_stride_67;
+        let base_69: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
+        let base_70: PointerTile<*mut E, { [1] }> = base_69.reshape(const_shape![1]);
+        let base_71: PointerTile<*mut E, { [TILE] }> = base_70.broadcast(const_shape![TILE]);
+        let pointers_72: PointerTile<*mut E, { [TILE] }> = base_71.offset_tile(offsets_68);
+        let conv_73: Tile<E, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
-                pointers_69,
-                conv_70,
+                pointers_72,
+                conv_73,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_63),
+                Some(in_bounds_66),
                 None,
                 Latency::<0>,
             )
         };
-        let index64_71: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_72: i32 = get_shape_dim(totals.shape(), 0i32);
-        let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
-        let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
-        let bound_75: Tile<i64, { [TILE] }> = bound64_74
+        let index64_75: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_76: i32 = get_shape_dim(totals.shape(), 0i32);
+        let bound_tile_77: Tile<i32, { [] }> = scalar_to_tile(extent_76);
+        let bound64_78: Tile<i64, { [] }> = exti(bound_tile_77);
+        let bound_79: Tile<i64, { [TILE] }> = bound64_78
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
-        let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
-        let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
-        let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
-        let base_81: PointerTile<*mut bf16, { [] }> = get_tensor_base(totals);
-        let base_82: PointerTile<*mut bf16, { [1] }> = base_81.reshape(const_shape![1]);
-        let base_83: PointerTile<*mut bf16, { [TILE] }> = base_82.broadcast(const_shape![TILE]);
-        let pointers_84: PointerTile<*mut bf16, { [TILE] }> = base_83.offset_tile(offsets_80);
+        let index_u_80: Tile<u64, { [TILE] }> = bitcast(index64_75);
+        let bound_u_81: Tile<u64, { [TILE] }> = bitcast(bound_79);
+        let in_bounds_82: Tile<bool, { [TILE] }> = lt_tile(index_u_80, bound_u_81);
+        let unit_stride_83: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_84: Tile<i64, { [TILE] }> = index64_75 * unit_stride_83;
+        let base_85: PointerTile<*mut bf16, { [] }> = get_tensor_base(totals);
+        let base_86: PointerTile<*mut bf16, { [1] }> = base_85.reshape(const_shape![1]);
+        let base_87: PointerTile<*mut bf16, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
+        let pointers_88: PointerTile<*mut bf16, { [TILE] }> = base_87.offset_tile(offsets_84);
         let (_, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_84,
+                pointers_88,
                 w,
                 atomic::AddF,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_78),
+                Some(in_bounds_82),
                 None,
             )
         };
-        let index64_85: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_86: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_87: Tile<i32, { [] }> = scalar_to_tile(extent_86);
-        let bound64_88: Tile<i64, { [] }> = exti(bound_tile_87);
-        let bound_89: Tile<i64, { [TILE] }> = bound64_88
+        let index64_89: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_90: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_91: Tile<i32, { [] }> = scalar_to_tile(extent_90);
+        let bound64_92: Tile<i64, { [] }> = exti(bound_tile_91);
+        let bound_93: Tile<i64, { [TILE] }> = bound64_92
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_90: Tile<u64, { [TILE] }> = bitcast(index64_85);
-        let bound_u_91: Tile<u64, { [TILE] }> = bitcast(bound_89);
-        let in_bounds_92: Tile<bool, { [TILE] }> = lt_tile(index_u_90, bound_u_91);
-        let unit_stride_93: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_94: Tile<i64, { [TILE] }> = index64_85 * unit_stride_93;
-        let base_95: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_96: PointerTile<*mut i32, { [1] }> = base_95.reshape(const_shape![1]);
-        let base_97: PointerTile<*mut i32, { [TILE] }> = base_96.broadcast(const_shape![TILE]);
-        let pointers_98: PointerTile<*mut i32, { [TILE] }> = base_97.offset_tile(offsets_94);
-        let (old_99, token_100): (Tile<i32, { [TILE] }>, Token) = unsafe {
+        let index_u_94: Tile<u64, { [TILE] }> = bitcast(index64_89);
+        let bound_u_95: Tile<u64, { [TILE] }> = bitcast(bound_93);
+        let in_bounds_96: Tile<bool, { [TILE] }> = lt_tile(index_u_94, bound_u_95);
+        let unit_stride_97: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_98: Tile<i64, { [TILE] }> = index64_89 * unit_stride_97;
+        let base_99: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_100: PointerTile<*mut i32, { [1] }> = base_99.reshape(const_shape![1]);
+        let base_101: PointerTile<*mut i32, { [TILE] }> = base_100.broadcast(const_shape![TILE]);
+        let pointers_102: PointerTile<*mut i32, { [TILE] }> = base_101.offset_tile(offsets_98);
+        let (old_103, token_104): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_98,
+                pointers_102,
                 k,
                 atomic::Max,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_92),
+                Some(in_bounds_96),
                 None,
             )
         };
-        let previous: Tile<i32, { [TILE] }> = old_99;
-        let index64_101: Tile<i64, { [TILE] }> = exti(bucket);
-        let extent_102: i32 = get_shape_dim(peaks.shape(), 0i32);
-        let bound_tile_103: Tile<i32, { [] }> = scalar_to_tile(extent_102);
-        let bound64_104: Tile<i64, { [] }> = exti(bound_tile_103);
-        let bound_105: Tile<i64, { [TILE] }> = bound64_104
+        let previous: Tile<i32, { [TILE] }> = old_103;
+        let index64_105: Tile<i64, { [TILE] }> = exti(bucket);
+        let extent_106: i32 = get_shape_dim(peaks.shape(), 0i32);
+        let bound_tile_107: Tile<i32, { [] }> = scalar_to_tile(extent_106);
+        let bound64_108: Tile<i64, { [] }> = exti(bound_tile_107);
+        let bound_109: Tile<i64, { [TILE] }> = bound64_108
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_106: Tile<u64, { [TILE] }> = bitcast(index64_101);
-        let bound_u_107: Tile<u64, { [TILE] }> = bitcast(bound_105);
-        let in_bounds_108: Tile<bool, { [TILE] }> = lt_tile(index_u_106, bound_u_107);
-        let unit_stride_109: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_110: Tile<i64, { [TILE] }> = index64_101 * unit_stride_109;
-        let base_111: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
-        let base_112: PointerTile<*mut i32, { [1] }> = base_111.reshape(const_shape![1]);
-        let base_113: PointerTile<*mut i32, { [TILE] }> = base_112.broadcast(const_shape![TILE]);
-        let pointers_114: PointerTile<*mut i32, { [TILE] }> = base_113.offset_tile(offsets_110);
-        let update_115: Tile<i32, { [TILE] }> = maxi(previous, k);
+        let index_u_110: Tile<u64, { [TILE] }> = bitcast(index64_105);
+        let bound_u_111: Tile<u64, { [TILE] }> = bitcast(bound_109);
+        let in_bounds_112: Tile<bool, { [TILE] }> = lt_tile(index_u_110, bound_u_111);
+        let unit_stride_113: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_114: Tile<i64, { [TILE] }> = index64_105 * unit_stride_113;
+        let base_115: PointerTile<*mut i32, { [] }> = get_tensor_base(peaks);
+        let base_116: PointerTile<*mut i32, { [1] }> = base_115.reshape(const_shape![1]);
+        let base_117: PointerTile<*mut i32, { [TILE] }> = base_116.broadcast(const_shape![TILE]);
+        let pointers_118: PointerTile<*mut i32, { [TILE] }> = base_117.offset_tile(offsets_114);
+        let update_119: Tile<i32, { [TILE] }> = maxi(previous, k);
         let (_, _): (Tile<i32, { [TILE] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_114,
-                update_115,
+                pointers_118,
+                update_119,
                 atomic::Xchg,
                 ordering::Relaxed,
                 scope::Device,
-                Some(in_bounds_108),
-                Some(token_100),
+                Some(in_bounds_112),
+                Some(token_104),
             )
         };
     }
@@ -984,7 +980,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_3: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1003,61 +999,64 @@ pub mod bucket_scatter {
             None,
             tma::Enabled,
         );
+        let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
-        let cols: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]) + iota_2;
+        let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
         let tile: Tile<E, { [TM, TN] }> = load_view_tko(
-            &values_view_3,
+            &values_view_4,
             [bm, bn],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let index64_4: Tile<i64, { [TM, 1] }> = exti(picked.reshape(const_shape![TM, 1]));
-        let index64_5: Tile<i64, { [TM, TN] }> = index64_4.broadcast(const_shape![TM, TN]);
-        let extent_6: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-        let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-        let bound_9: Tile<i64, { [TM, TN] }> = bound64_8
+        let arg_36: Tile<i32, { [TM, 1] }> = picked.reshape(const_shape![TM, 1]);
+        let index64_5: Tile<i64, { [TM, 1] }> = exti(arg_36);
+        let index64_6: Tile<i64, { [TM, TN] }> = index64_5.broadcast(const_shape![TM, TN]);
+        let extent_7: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+        let bound_10: Tile<i64, { [TM, TN] }> = bound64_9
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_10: Tile<u64, { [TM, TN] }> = bitcast(index64_5);
-        let bound_u_11: Tile<u64, { [TM, TN] }> = bitcast(bound_9);
-        let in_bounds_12: Tile<bool, { [TM, TN] }> = lt_tile(index_u_10, bound_u_11);
-        let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-        let stride_15: Tile<i64, { [TM, TN] }> = stride64_14
+        let index_u_11: Tile<u64, { [TM, TN] }> = bitcast(index64_6);
+        let bound_u_12: Tile<u64, { [TM, TN] }> = bitcast(bound_10);
+        let in_bounds_13: Tile<bool, { [TM, TN] }> = lt_tile(index_u_11, bound_u_12);
+        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+        let stride_16: Tile<i64, { [TM, TN] }> = stride64_15
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let offsets_16: Tile<i64, { [TM, TN] }> = index64_5 * stride_15;
-        let index64_17: Tile<i64, { [1, TN] }> = exti(cols.reshape(const_shape![1, TN]));
-        let index64_18: Tile<i64, { [TM, TN] }> = index64_17.broadcast(const_shape![TM, TN]);
-        let extent_19: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TM, TN] }> = bound64_21
+        let offsets_17: Tile<i64, { [TM, TN] }> = index64_6 * stride_16;
+        let arg_37: Tile<i32, { [1, TN] }> = cols.reshape(const_shape![1, TN]);
+        let index64_18: Tile<i64, { [1, TN] }> = exti(arg_37);
+        let index64_19: Tile<i64, { [TM, TN] }> = index64_18.broadcast(const_shape![TM, TN]);
+        let extent_20: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TM, TN] }> = bound64_22
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_23: Tile<u64, { [TM, TN] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TM, TN] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TM, TN] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
-        let offsets_27: Tile<i64, { [TM, TN] }> = index64_18 * unit_stride_26;
-        let offsets_28: Tile<i64, { [TM, TN] }> = offsets_16 + offsets_27;
-        let mask_29: Tile<bool, { [TM, TN] }> = in_bounds_12 & in_bounds_25;
-        let base_30: PointerTile<*mut i32, { [] }> = get_tensor_base(out);
-        let base_31: PointerTile<*mut i32, { [1, 1] }> = base_30.reshape(const_shape![1, 1]);
-        let base_32: PointerTile<*mut i32, { [TM, TN] }> = base_31.broadcast(const_shape![TM, TN]);
-        let pointers_33: PointerTile<*mut i32, { [TM, TN] }> = base_32.offset_tile(offsets_28);
-        let conv_34: Tile<i32, { [TM, TN] }> = convert_tile(tile);
+        let index_u_24: Tile<u64, { [TM, TN] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TM, TN] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TM, TN] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
+        let offsets_28: Tile<i64, { [TM, TN] }> = index64_19 * unit_stride_27;
+        let offsets_29: Tile<i64, { [TM, TN] }> = offsets_17 + offsets_28;
+        let mask_30: Tile<bool, { [TM, TN] }> = in_bounds_13 & in_bounds_26;
+        let base_31: PointerTile<*mut i32, { [] }> = get_tensor_base(out);
+        let base_32: PointerTile<*mut i32, { [1, 1] }> = base_31.reshape(const_shape![1, 1]);
+        let base_33: PointerTile<*mut i32, { [TM, TN] }> = base_32.broadcast(const_shape![TM, TN]);
+        let pointers_34: PointerTile<*mut i32, { [TM, TN] }> = base_33.offset_tile(offsets_29);
+        let conv_35: Tile<i32, { [TM, TN] }> = convert_tile(tile);
         let (_, _): (Tile<i32, { [TM, TN] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_33,
-                conv_34,
+                pointers_34,
+                conv_35,
                 atomic::Add,
                 ordering::Relaxed,
                 scope::Device,
-                Some(mask_29),
+                Some(mask_30),
                 None,
             )
         };
@@ -1085,7 +1084,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_3: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1104,61 +1103,64 @@ pub mod bucket_scatter {
             None,
             tma::Enabled,
         );
+        let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
-        let cols: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]) + iota_2;
+        let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
         let tile: Tile<E, { [TM, TN] }> = load_view_tko(
-            &values_view_3,
+            &values_view_4,
             [bm, bn],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let index64_4: Tile<i64, { [TM, 1] }> = exti(picked.reshape(const_shape![TM, 1]));
-        let index64_5: Tile<i64, { [TM, TN] }> = index64_4.broadcast(const_shape![TM, TN]);
-        let extent_6: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-        let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-        let bound_9: Tile<i64, { [TM, TN] }> = bound64_8
+        let arg_36: Tile<i32, { [TM, 1] }> = picked.reshape(const_shape![TM, 1]);
+        let index64_5: Tile<i64, { [TM, 1] }> = exti(arg_36);
+        let index64_6: Tile<i64, { [TM, TN] }> = index64_5.broadcast(const_shape![TM, TN]);
+        let extent_7: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+        let bound_10: Tile<i64, { [TM, TN] }> = bound64_9
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_10: Tile<u64, { [TM, TN] }> = bitcast(index64_5);
-        let bound_u_11: Tile<u64, { [TM, TN] }> = bitcast(bound_9);
-        let in_bounds_12: Tile<bool, { [TM, TN] }> = lt_tile(index_u_10, bound_u_11);
-        let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-        let stride_15: Tile<i64, { [TM, TN] }> = stride64_14
+        let index_u_11: Tile<u64, { [TM, TN] }> = bitcast(index64_6);
+        let bound_u_12: Tile<u64, { [TM, TN] }> = bitcast(bound_10);
+        let in_bounds_13: Tile<bool, { [TM, TN] }> = lt_tile(index_u_11, bound_u_12);
+        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+        let stride_16: Tile<i64, { [TM, TN] }> = stride64_15
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let offsets_16: Tile<i64, { [TM, TN] }> = index64_5 * stride_15;
-        let index64_17: Tile<i64, { [1, TN] }> = exti(cols.reshape(const_shape![1, TN]));
-        let index64_18: Tile<i64, { [TM, TN] }> = index64_17.broadcast(const_shape![TM, TN]);
-        let extent_19: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TM, TN] }> = bound64_21
+        let offsets_17: Tile<i64, { [TM, TN] }> = index64_6 * stride_16;
+        let arg_37: Tile<i32, { [1, TN] }> = cols.reshape(const_shape![1, TN]);
+        let index64_18: Tile<i64, { [1, TN] }> = exti(arg_37);
+        let index64_19: Tile<i64, { [TM, TN] }> = index64_18.broadcast(const_shape![TM, TN]);
+        let extent_20: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TM, TN] }> = bound64_22
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_23: Tile<u64, { [TM, TN] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TM, TN] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TM, TN] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
-        let offsets_27: Tile<i64, { [TM, TN] }> = index64_18 * unit_stride_26;
-        let offsets_28: Tile<i64, { [TM, TN] }> = offsets_16 + offsets_27;
-        let mask_29: Tile<bool, { [TM, TN] }> = in_bounds_12 & in_bounds_25;
-        let base_30: PointerTile<*mut f32, { [] }> = get_tensor_base(out);
-        let base_31: PointerTile<*mut f32, { [1, 1] }> = base_30.reshape(const_shape![1, 1]);
-        let base_32: PointerTile<*mut f32, { [TM, TN] }> = base_31.broadcast(const_shape![TM, TN]);
-        let pointers_33: PointerTile<*mut f32, { [TM, TN] }> = base_32.offset_tile(offsets_28);
-        let conv_34: Tile<f32, { [TM, TN] }> = convert_tile(tile);
+        let index_u_24: Tile<u64, { [TM, TN] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TM, TN] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TM, TN] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
+        let offsets_28: Tile<i64, { [TM, TN] }> = index64_19 * unit_stride_27;
+        let offsets_29: Tile<i64, { [TM, TN] }> = offsets_17 + offsets_28;
+        let mask_30: Tile<bool, { [TM, TN] }> = in_bounds_13 & in_bounds_26;
+        let base_31: PointerTile<*mut f32, { [] }> = get_tensor_base(out);
+        let base_32: PointerTile<*mut f32, { [1, 1] }> = base_31.reshape(const_shape![1, 1]);
+        let base_33: PointerTile<*mut f32, { [TM, TN] }> = base_32.broadcast(const_shape![TM, TN]);
+        let pointers_34: PointerTile<*mut f32, { [TM, TN] }> = base_33.offset_tile(offsets_29);
+        let conv_35: Tile<f32, { [TM, TN] }> = convert_tile(tile);
         let (_, _): (Tile<f32, { [TM, TN] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_33,
-                conv_34,
+                pointers_34,
+                conv_35,
                 atomic::AddF,
                 ordering::Relaxed,
                 scope::Device,
-                Some(mask_29),
+                Some(mask_30),
                 None,
             )
         };
@@ -1186,7 +1188,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_3: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1205,61 +1207,64 @@ pub mod bucket_scatter {
             None,
             tma::Enabled,
         );
+        let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
-        let cols: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]) + iota_2;
+        let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
         let tile: Tile<E, { [TM, TN] }> = load_view_tko(
-            &values_view_3,
+            &values_view_4,
             [bm, bn],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let index64_4: Tile<i64, { [TM, 1] }> = exti(picked.reshape(const_shape![TM, 1]));
-        let index64_5: Tile<i64, { [TM, TN] }> = index64_4.broadcast(const_shape![TM, TN]);
-        let extent_6: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-        let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-        let bound_9: Tile<i64, { [TM, TN] }> = bound64_8
+        let arg_36: Tile<i32, { [TM, 1] }> = picked.reshape(const_shape![TM, 1]);
+        let index64_5: Tile<i64, { [TM, 1] }> = exti(arg_36);
+        let index64_6: Tile<i64, { [TM, TN] }> = index64_5.broadcast(const_shape![TM, TN]);
+        let extent_7: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+        let bound_10: Tile<i64, { [TM, TN] }> = bound64_9
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_10: Tile<u64, { [TM, TN] }> = bitcast(index64_5);
-        let bound_u_11: Tile<u64, { [TM, TN] }> = bitcast(bound_9);
-        let in_bounds_12: Tile<bool, { [TM, TN] }> = lt_tile(index_u_10, bound_u_11);
-        let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-        let stride_15: Tile<i64, { [TM, TN] }> = stride64_14
+        let index_u_11: Tile<u64, { [TM, TN] }> = bitcast(index64_6);
+        let bound_u_12: Tile<u64, { [TM, TN] }> = bitcast(bound_10);
+        let in_bounds_13: Tile<bool, { [TM, TN] }> = lt_tile(index_u_11, bound_u_12);
+        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+        let stride_16: Tile<i64, { [TM, TN] }> = stride64_15
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let offsets_16: Tile<i64, { [TM, TN] }> = index64_5 * stride_15;
-        let index64_17: Tile<i64, { [1, TN] }> = exti(cols.reshape(const_shape![1, TN]));
-        let index64_18: Tile<i64, { [TM, TN] }> = index64_17.broadcast(const_shape![TM, TN]);
-        let extent_19: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TM, TN] }> = bound64_21
+        let offsets_17: Tile<i64, { [TM, TN] }> = index64_6 * stride_16;
+        let arg_37: Tile<i32, { [1, TN] }> = cols.reshape(const_shape![1, TN]);
+        let index64_18: Tile<i64, { [1, TN] }> = exti(arg_37);
+        let index64_19: Tile<i64, { [TM, TN] }> = index64_18.broadcast(const_shape![TM, TN]);
+        let extent_20: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TM, TN] }> = bound64_22
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_23: Tile<u64, { [TM, TN] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TM, TN] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TM, TN] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
-        let offsets_27: Tile<i64, { [TM, TN] }> = index64_18 * unit_stride_26;
-        let offsets_28: Tile<i64, { [TM, TN] }> = offsets_16 + offsets_27;
-        let mask_29: Tile<bool, { [TM, TN] }> = in_bounds_12 & in_bounds_25;
-        let base_30: PointerTile<*mut f16, { [] }> = get_tensor_base(out);
-        let base_31: PointerTile<*mut f16, { [1, 1] }> = base_30.reshape(const_shape![1, 1]);
-        let base_32: PointerTile<*mut f16, { [TM, TN] }> = base_31.broadcast(const_shape![TM, TN]);
-        let pointers_33: PointerTile<*mut f16, { [TM, TN] }> = base_32.offset_tile(offsets_28);
-        let conv_34: Tile<f16, { [TM, TN] }> = convert_tile(tile);
+        let index_u_24: Tile<u64, { [TM, TN] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TM, TN] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TM, TN] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
+        let offsets_28: Tile<i64, { [TM, TN] }> = index64_19 * unit_stride_27;
+        let offsets_29: Tile<i64, { [TM, TN] }> = offsets_17 + offsets_28;
+        let mask_30: Tile<bool, { [TM, TN] }> = in_bounds_13 & in_bounds_26;
+        let base_31: PointerTile<*mut f16, { [] }> = get_tensor_base(out);
+        let base_32: PointerTile<*mut f16, { [1, 1] }> = base_31.reshape(const_shape![1, 1]);
+        let base_33: PointerTile<*mut f16, { [TM, TN] }> = base_32.broadcast(const_shape![TM, TN]);
+        let pointers_34: PointerTile<*mut f16, { [TM, TN] }> = base_33.offset_tile(offsets_29);
+        let conv_35: Tile<f16, { [TM, TN] }> = convert_tile(tile);
         let (_, _): (Tile<f16, { [TM, TN] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_33,
-                conv_34,
+                pointers_34,
+                conv_35,
                 atomic::AddF,
                 ordering::Relaxed,
                 scope::Device,
-                Some(mask_29),
+                Some(mask_30),
                 None,
             )
         };
@@ -1287,7 +1292,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_3: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1306,61 +1311,64 @@ pub mod bucket_scatter {
             None,
             tma::Enabled,
         );
+        let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
-        let cols: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]) + iota_2;
+        let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
         let tile: Tile<E, { [TM, TN] }> = load_view_tko(
-            &values_view_3,
+            &values_view_4,
             [bm, bn],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let index64_4: Tile<i64, { [TM, 1] }> = exti(picked.reshape(const_shape![TM, 1]));
-        let index64_5: Tile<i64, { [TM, TN] }> = index64_4.broadcast(const_shape![TM, TN]);
-        let extent_6: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-        let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-        let bound_9: Tile<i64, { [TM, TN] }> = bound64_8
+        let arg_36: Tile<i32, { [TM, 1] }> = picked.reshape(const_shape![TM, 1]);
+        let index64_5: Tile<i64, { [TM, 1] }> = exti(arg_36);
+        let index64_6: Tile<i64, { [TM, TN] }> = index64_5.broadcast(const_shape![TM, TN]);
+        let extent_7: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
+        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
+        let bound_10: Tile<i64, { [TM, TN] }> = bound64_9
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_10: Tile<u64, { [TM, TN] }> = bitcast(index64_5);
-        let bound_u_11: Tile<u64, { [TM, TN] }> = bitcast(bound_9);
-        let in_bounds_12: Tile<bool, { [TM, TN] }> = lt_tile(index_u_10, bound_u_11);
-        let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-        let stride_15: Tile<i64, { [TM, TN] }> = stride64_14
+        let index_u_11: Tile<u64, { [TM, TN] }> = bitcast(index64_6);
+        let bound_u_12: Tile<u64, { [TM, TN] }> = bitcast(bound_10);
+        let in_bounds_13: Tile<bool, { [TM, TN] }> = lt_tile(index_u_11, bound_u_12);
+        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
+        let stride_16: Tile<i64, { [TM, TN] }> = stride64_15
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let offsets_16: Tile<i64, { [TM, TN] }> = index64_5 * stride_15;
-        let index64_17: Tile<i64, { [1, TN] }> = exti(cols.reshape(const_shape![1, TN]));
-        let index64_18: Tile<i64, { [TM, TN] }> = index64_17.broadcast(const_shape![TM, TN]);
-        let extent_19: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TM, TN] }> = bound64_21
+        let offsets_17: Tile<i64, { [TM, TN] }> = index64_6 * stride_16;
+        let arg_37: Tile<i32, { [1, TN] }> = cols.reshape(const_shape![1, TN]);
+        let index64_18: Tile<i64, { [1, TN] }> = exti(arg_37);
+        let index64_19: Tile<i64, { [TM, TN] }> = index64_18.broadcast(const_shape![TM, TN]);
+        let extent_20: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TM, TN] }> = bound64_22
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TN]);
-        let index_u_23: Tile<u64, { [TM, TN] }> = bitcast(index64_18);
-        let bound_u_24: Tile<u64, { [TM, TN] }> = bitcast(bound_22);
-        let in_bounds_25: Tile<bool, { [TM, TN] }> = lt_tile(index_u_23, bound_u_24);
-        let unit_stride_26: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
-        let offsets_27: Tile<i64, { [TM, TN] }> = index64_18 * unit_stride_26;
-        let offsets_28: Tile<i64, { [TM, TN] }> = offsets_16 + offsets_27;
-        let mask_29: Tile<bool, { [TM, TN] }> = in_bounds_12 & in_bounds_25;
-        let base_30: PointerTile<*mut bf16, { [] }> = get_tensor_base(out);
-        let base_31: PointerTile<*mut bf16, { [1, 1] }> = base_30.reshape(const_shape![1, 1]);
-        let base_32: PointerTile<*mut bf16, { [TM, TN] }> = base_31.broadcast(const_shape![TM, TN]);
-        let pointers_33: PointerTile<*mut bf16, { [TM, TN] }> = base_32.offset_tile(offsets_28);
-        let conv_34: Tile<bf16, { [TM, TN] }> = convert_tile(tile);
+        let index_u_24: Tile<u64, { [TM, TN] }> = bitcast(index64_19);
+        let bound_u_25: Tile<u64, { [TM, TN] }> = bitcast(bound_23);
+        let in_bounds_26: Tile<bool, { [TM, TN] }> = lt_tile(index_u_24, bound_u_25);
+        let unit_stride_27: Tile<i64, { [TM, TN] }> = constant(1i64, const_shape![TM, TN]);
+        let offsets_28: Tile<i64, { [TM, TN] }> = index64_19 * unit_stride_27;
+        let offsets_29: Tile<i64, { [TM, TN] }> = offsets_17 + offsets_28;
+        let mask_30: Tile<bool, { [TM, TN] }> = in_bounds_13 & in_bounds_26;
+        let base_31: PointerTile<*mut bf16, { [] }> = get_tensor_base(out);
+        let base_32: PointerTile<*mut bf16, { [1, 1] }> = base_31.reshape(const_shape![1, 1]);
+        let base_33: PointerTile<*mut bf16, { [TM, TN] }> = base_32.broadcast(const_shape![TM, TN]);
+        let pointers_34: PointerTile<*mut bf16, { [TM, TN] }> = base_33.offset_tile(offsets_29);
+        let conv_35: Tile<bf16, { [TM, TN] }> = convert_tile(tile);
         let (_, _): (Tile<bf16, { [TM, TN] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_33,
-                conv_34,
+                pointers_34,
+                conv_35,
                 atomic::AddF,
                 ordering::Relaxed,
                 scope::Device,
-                Some(mask_29),
+                Some(mask_30),
                 None,
             )
         };

@@ -29,7 +29,7 @@ pub mod causal_block_sum {
         y: &Tensor<EY, { [-1] }>,
         n_blocks: i32,
     ) {
-        let x_view_11: Partition<E, { [TILE] }> = unsafe {
+        let x_view_12: Partition<E, { [TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE],
@@ -38,40 +38,26 @@ pub mod causal_block_sum {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_17 = unsafe { y.partition_full_mut(const_shape![TILE]) };
+        let mut y_out_20 = unsafe { y.partition_full_mut(const_shape![TILE]) };
         let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(pid * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let rows: Tile<i32, { [TILE] }> = broadcast_scalar(pid * TILE, const_shape![TILE]) + iota_1;
+        let rows: Tile<i32, { [TILE] }> = arg_2 + iota_1;
         let mut acc: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
-        let operand_2: Tile<i32, { [] }> = scalar_to_tile(pid + 1i32);
-        let operand_3: Tile<i32, { [] }> = scalar_to_tile(n_blocks);
-        let min_4: Tile<i32, { [] }> = mini(operand_2, operand_3);
-        let end: i32 = tile_to_scalar(min_4);
+        let operand_3: Tile<i32, { [] }> = scalar_to_tile(pid + 1i32);
+        let operand_4: Tile<i32, { [] }> = scalar_to_tile(n_blocks);
+        let min_5: Tile<i32, { [] }> = mini(operand_3, operand_4);
+        let end: i32 = tile_to_scalar(min_5);
         if MASKED {
-            let operand_5: Tile<i32, { [] }> = scalar_to_tile(end);
-            let operand_6: Tile<i32, { [] }> = scalar_to_tile(pid);
-            let min_7: Tile<i32, { [] }> = mini(operand_5, operand_6);
-            let operand_8: Tile<i32, { [] }> = scalar_to_tile(0i32);
-            let operand_9: Tile<i32, { [] }> = scalar_to_tile(pid);
-            let max_10: Tile<i32, { [] }> = maxi(operand_8, operand_9);
-            for j in 0i32..tile_to_scalar(min_7) {
-                let t_12: Tile<E, { [TILE] }> = load_view_tko(
-                    &x_view_11,
-                    [j],
-                    ordering::Weak,
-                    scope::TileBlock,
-                    None,
-                    tma::Enabled,
-                );
-                let t: Tile<f32, { [TILE] }> = convert_tile(t_12);
-                let t: Tile<f32, { [TILE] }> = t;
-                acc = acc + t;
-            }
-            let iota_14: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-            let t_15: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
-            for j in tile_to_scalar(max_10)..end {
+            let operand_6: Tile<i32, { [] }> = scalar_to_tile(end);
+            let operand_7: Tile<i32, { [] }> = scalar_to_tile(pid);
+            let min_8: Tile<i32, { [] }> = mini(operand_6, operand_7);
+            let operand_9: Tile<i32, { [] }> = scalar_to_tile(0i32);
+            let operand_10: Tile<i32, { [] }> = scalar_to_tile(pid);
+            let max_11: Tile<i32, { [] }> = maxi(operand_9, operand_10);
+            for j in 0i32..tile_to_scalar(min_8) {
                 let t_13: Tile<E, { [TILE] }> = load_view_tko(
-                    &x_view_11,
+                    &x_view_12,
                     [j],
                     ordering::Weak,
                     scope::TileBlock,
@@ -79,32 +65,48 @@ pub mod causal_block_sum {
                     tma::Enabled,
                 );
                 let t: Tile<f32, { [TILE] }> = convert_tile(t_13);
-                let cols: Tile<i32, { [TILE] }> =
-                    broadcast_scalar(j * TILE, const_shape![TILE]) + iota_14;
-                let t: Tile<f32, { [TILE] }> = select(le_tile(cols, rows), t, t_15);
                 let t: Tile<f32, { [TILE] }> = t;
                 acc = acc + t;
             }
-        } else {
-            for j in 0i32..end {
-                let t_16: Tile<E, { [TILE] }> = load_view_tko(
-                    &x_view_11,
+            let iota_15: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+            let t_17: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
+            for j in tile_to_scalar(max_11)..end {
+                let t_14: Tile<E, { [TILE] }> = load_view_tko(
+                    &x_view_12,
                     [j],
                     ordering::Weak,
                     scope::TileBlock,
                     None,
                     tma::Enabled,
                 );
-                let t: Tile<f32, { [TILE] }> = convert_tile(t_16);
+                let t: Tile<f32, { [TILE] }> = convert_tile(t_14);
+                let arg_16: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+                let cols: Tile<i32, { [TILE] }> = arg_16 + iota_15;
+                let arg_18: Tile<bool, { [TILE] }> = le_tile(cols, rows);
+                let t: Tile<f32, { [TILE] }> = select(arg_18, t, t_17);
+                let t: Tile<f32, { [TILE] }> = t;
+                acc = acc + t;
+            }
+        } else {
+            for j in 0i32..end {
+                let t_19: Tile<E, { [TILE] }> = load_view_tko(
+                    &x_view_12,
+                    [j],
+                    ordering::Weak,
+                    scope::TileBlock,
+                    None,
+                    tma::Enabled,
+                );
+                let t: Tile<f32, { [TILE] }> = convert_tile(t_19);
                 let t: Tile<f32, { [TILE] }> = t;
                 acc = acc + t;
             }
         }
-        let conv_18: Tile<EY, { [TILE] }> = convert_tile(acc);
+        let conv_21: Tile<EY, { [TILE] }> = convert_tile(acc);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_17,
-                conv_18,
+                &mut y_out_20,
+                conv_21,
                 [pid],
                 ordering::Weak,
                 scope::TileBlock,

@@ -26,7 +26,7 @@ pub mod dropout {
         p: f32,
         p_derived_1: f32,
     ) {
-        let x_view_17: Partition<E, { [TILE] }> = unsafe {
+        let x_view_19: Partition<E, { [TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE],
@@ -35,54 +35,56 @@ pub mod dropout {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_20 = unsafe { y.partition_full_mut(const_shape![TILE]) };
+        let mut y_out_22 = unsafe { y.partition_full_mut(const_shape![TILE]) };
         let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(pid * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let offs: Tile<i32, { [TILE] }> = broadcast_scalar(pid * TILE, const_shape![TILE]) + iota_1;
-        let as_tile_2: Tile<i32, { [] }> = scalar_to_tile(seed);
-        let converted_3: Tile<u32, { [] }> = bitcast(as_tile_2);
-        let val_4: u32 = tile_to_scalar(converted_3);
-        let bits_5: Tile<i32, { [TILE] }> = constant(-1640531527i32, const_shape![TILE]);
-        let t_6: Tile<u32, { [TILE] }> = bitcast(bits_5);
-        let seed_mix: Tile<u32, { [TILE] }> = broadcast_scalar(val_4, const_shape![TILE]) * t_6;
-        let conv_7: Tile<u32, { [TILE] }> = bitcast(offs);
-        let key: Tile<u32, { [TILE] }> = conv_7 ^ seed_mix;
-        let t_8: Tile<u32, { [TILE] }> = constant(16u32, const_shape![TILE]);
-        let hash_u32_x: Tile<u32, { [TILE] }> = key ^ key >> t_8;
-        let t_9: Tile<u32, { [TILE] }> = constant(2146121005u32, const_shape![TILE]);
-        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x * t_9;
-        let t_10: Tile<u32, { [TILE] }> = constant(15u32, const_shape![TILE]);
-        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x ^ hash_u32_x >> t_10;
-        let bits_11: Tile<i32, { [TILE] }> = constant(-2073254261i32, const_shape![TILE]);
-        let t_12: Tile<u32, { [TILE] }> = bitcast(bits_11);
-        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x * t_12;
-        let t_13: Tile<u32, { [TILE] }> = constant(16u32, const_shape![TILE]);
-        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x ^ hash_u32_x >> t_13;
+        let offs: Tile<i32, { [TILE] }> = arg_2 + iota_1;
+        let as_tile_3: Tile<i32, { [] }> = scalar_to_tile(seed);
+        let converted_4: Tile<u32, { [] }> = bitcast(as_tile_3);
+        let val_5: u32 = tile_to_scalar(converted_4);
+        let arg_8: Tile<u32, { [TILE] }> = broadcast_scalar(val_5, const_shape![TILE]);
+        let bits_6: Tile<i32, { [TILE] }> = constant(-1640531527i32, const_shape![TILE]);
+        let t_7: Tile<u32, { [TILE] }> = bitcast(bits_6);
+        let seed_mix: Tile<u32, { [TILE] }> = arg_8 * t_7;
+        let conv_9: Tile<u32, { [TILE] }> = bitcast(offs);
+        let key: Tile<u32, { [TILE] }> = conv_9 ^ seed_mix;
+        let t_10: Tile<u32, { [TILE] }> = constant(16u32, const_shape![TILE]);
+        let hash_u32_x: Tile<u32, { [TILE] }> = key ^ key >> t_10;
+        let t_11: Tile<u32, { [TILE] }> = constant(2146121005u32, const_shape![TILE]);
+        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x * t_11;
+        let t_12: Tile<u32, { [TILE] }> = constant(15u32, const_shape![TILE]);
+        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x ^ hash_u32_x >> t_12;
+        let bits_13: Tile<i32, { [TILE] }> = constant(-2073254261i32, const_shape![TILE]);
+        let t_14: Tile<u32, { [TILE] }> = bitcast(bits_13);
+        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x * t_14;
+        let t_15: Tile<u32, { [TILE] }> = constant(16u32, const_shape![TILE]);
+        let hash_u32_x: Tile<u32, { [TILE] }> = hash_u32_x ^ hash_u32_x >> t_15;
         let bits: Tile<u32, { [TILE] }> = hash_u32_x;
-        let t_14: Tile<u32, { [TILE] }> = constant(8u32, const_shape![TILE]);
-        let conv_15: Tile<f32, { [TILE] }> = convert_tile(bits >> t_14);
-        let t_16: Tile<f32, { [TILE] }> = constant(5.960464477539063e-08f32, const_shape![TILE]);
-        let uniform: Tile<f32, { [TILE] }> = conv_15 * t_16;
+        let t_16: Tile<u32, { [TILE] }> = constant(8u32, const_shape![TILE]);
+        let conv_17: Tile<f32, { [TILE] }> = convert_tile(bits >> t_16);
+        let t_18: Tile<f32, { [TILE] }> = constant(5.960464477539063e-08f32, const_shape![TILE]);
+        let uniform: Tile<f32, { [TILE] }> = conv_17 * t_18;
         let keep: Tile<bool, { [TILE] }> =
             ge_tile(uniform, broadcast_scalar(p, const_shape![TILE]));
         let xt: Tile<E, { [TILE] }> = load_view_tko(
-            &x_view_17,
+            &x_view_19,
             [pid],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let conv_18: Tile<f32, { [TILE] }> = convert_tile(xt);
+        let conv_20: Tile<f32, { [TILE] }> = convert_tile(xt);
         let scaled: Tile<f32, { [TILE] }> =
-            conv_18 * broadcast_scalar(p_derived_1, const_shape![TILE]);
-        let t_19: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
-        let out: Tile<f32, { [TILE] }> = select(keep, scaled, t_19);
-        let conv_21: Tile<EY, { [TILE] }> = convert_tile(out);
+            conv_20 * broadcast_scalar(p_derived_1, const_shape![TILE]);
+        let t_21: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
+        let out: Tile<f32, { [TILE] }> = select(keep, scaled, t_21);
+        let conv_23: Tile<EY, { [TILE] }> = convert_tile(out);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_20,
-                conv_21,
+                &mut y_out_22,
+                conv_23,
                 [pid],
                 ordering::Weak,
                 scope::TileBlock,

@@ -28,145 +28,148 @@ pub mod embedding {
         out_stride_0: i32,
     ) {
         let blk: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK_T] }> =
+            broadcast_scalar(blk * BLOCK_T, const_shape![BLOCK_T]);
         let iota_1: Tile<i32, { [BLOCK_T] }> = iota(const_shape![BLOCK_T]);
-        let tok: Tile<i32, { [BLOCK_T] }> =
-            broadcast_scalar(blk * BLOCK_T, const_shape![BLOCK_T]) + iota_1;
-        let index64_2: Tile<i64, { [BLOCK_T] }> = exti(tok);
-        let extent_3: i32 = get_shape_dim(ids.shape(), 0i32);
-        let bound_tile_4: Tile<i32, { [] }> = scalar_to_tile(extent_3);
-        let bound64_5: Tile<i64, { [] }> = exti(bound_tile_4);
-        let bound_6: Tile<i64, { [BLOCK_T] }> = bound64_5
+        let tok: Tile<i32, { [BLOCK_T] }> = arg_2 + iota_1;
+        let index64_3: Tile<i64, { [BLOCK_T] }> = exti(tok);
+        let extent_4: i32 = get_shape_dim(ids.shape(), 0i32);
+        let bound_tile_5: Tile<i32, { [] }> = scalar_to_tile(extent_4);
+        let bound64_6: Tile<i64, { [] }> = exti(bound_tile_5);
+        let bound_7: Tile<i64, { [BLOCK_T] }> = bound64_6
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK_T]);
-        let index_u_7: Tile<u64, { [BLOCK_T] }> = bitcast(index64_2);
-        let bound_u_8: Tile<u64, { [BLOCK_T] }> = bitcast(bound_6);
-        let in_bounds_9: Tile<bool, { [BLOCK_T] }> = lt_tile(index_u_7, bound_u_8);
-        let unit_stride_10: Tile<i64, { [BLOCK_T] }> = constant(1i64, const_shape![BLOCK_T]);
-        let offsets_11: Tile<i64, { [BLOCK_T] }> = index64_2 * unit_stride_10;
-        let base_12: PointerTile<*mut i32, { [] }> = get_tensor_base(ids);
-        let base_13: PointerTile<*mut i32, { [1] }> = base_12.reshape(const_shape![1]);
-        let base_14: PointerTile<*mut i32, { [BLOCK_T] }> =
-            base_13.broadcast(const_shape![BLOCK_T]);
-        let pointers_15: PointerTile<*mut i32, { [BLOCK_T] }> = base_14.offset_tile(offsets_11);
-        let padding_16: i32 = 0i32;
-        let (gathered_17, _): (Tile<i32, { [BLOCK_T] }>, Token) = unsafe {
+        let index_u_8: Tile<u64, { [BLOCK_T] }> = bitcast(index64_3);
+        let bound_u_9: Tile<u64, { [BLOCK_T] }> = bitcast(bound_7);
+        let in_bounds_10: Tile<bool, { [BLOCK_T] }> = lt_tile(index_u_8, bound_u_9);
+        let unit_stride_11: Tile<i64, { [BLOCK_T] }> = constant(1i64, const_shape![BLOCK_T]);
+        let offsets_12: Tile<i64, { [BLOCK_T] }> = index64_3 * unit_stride_11;
+        let base_13: PointerTile<*mut i32, { [] }> = get_tensor_base(ids);
+        let base_14: PointerTile<*mut i32, { [1] }> = base_13.reshape(const_shape![1]);
+        let base_15: PointerTile<*mut i32, { [BLOCK_T] }> =
+            base_14.broadcast(const_shape![BLOCK_T]);
+        let pointers_16: PointerTile<*mut i32, { [BLOCK_T] }> = base_15.offset_tile(offsets_12);
+        let padding_17: i32 = 0i32;
+        let (gathered_18, _): (Tile<i32, { [BLOCK_T] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_16,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_9),
-                Some(padding_16),
+                Some(in_bounds_10),
+                Some(padding_17),
                 None,
                 Latency::<0>,
             )
         };
-        let row_ids: Tile<i32, { [BLOCK_T] }> = gathered_17;
+        let row_ids: Tile<i32, { [BLOCK_T] }> = gathered_18;
         let cols: Tile<i32, { [DIM] }> = iota(const_shape![DIM]);
-        let index64_18: Tile<i64, { [BLOCK_T, 1] }> =
+        let index64_19: Tile<i64, { [BLOCK_T, 1] }> =
             exti(row_ids.reshape(const_shape![BLOCK_T, 1]));
-        let index64_19: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_18.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_20: i32 = get_shape_dim(table.shape(), 0i32);
-        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
-        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
-        let bound_23: Tile<i64, { [BLOCK_T, DIM] }> = bound64_22
+        let index64_20: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_19.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_21: i32 = get_shape_dim(table.shape(), 0i32);
+        let bound_tile_22: Tile<i32, { [] }> = scalar_to_tile(extent_21);
+        let bound64_23: Tile<i64, { [] }> = exti(bound_tile_22);
+        let bound_24: Tile<i64, { [BLOCK_T, DIM] }> = bound64_23
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_24: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_19);
-        let bound_u_25: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_23);
-        let in_bounds_26: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_24, bound_u_25);
-        let stride_tile_27: Tile<i32, { [] }> = scalar_to_tile(table_stride_0);
-        let stride64_28: Tile<i64, { [] }> = exti(stride_tile_27);
-        let stride_29: Tile<i64, { [BLOCK_T, DIM] }> = stride64_28
+        let index_u_25: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_20);
+        let bound_u_26: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_24);
+        let in_bounds_27: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_25, bound_u_26);
+        let stride_tile_28: Tile<i32, { [] }> = scalar_to_tile(table_stride_0);
+        let stride64_29: Tile<i64, { [] }> = exti(stride_tile_28);
+        let stride_30: Tile<i64, { [BLOCK_T, DIM] }> = stride64_29
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let offsets_30: Tile<i64, { [BLOCK_T, DIM] }> = index64_19 * stride_29;
-        let index64_31: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
-        let index64_32: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_31.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_33: i32 = get_shape_dim(table.shape(), 1i32);
-        let bound_tile_34: Tile<i32, { [] }> = scalar_to_tile(extent_33);
-        let bound64_35: Tile<i64, { [] }> = exti(bound_tile_34);
-        let bound_36: Tile<i64, { [BLOCK_T, DIM] }> = bound64_35
+        let offsets_31: Tile<i64, { [BLOCK_T, DIM] }> = index64_20 * stride_30;
+        let index64_32: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
+        let index64_33: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_32.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_34: i32 = get_shape_dim(table.shape(), 1i32);
+        let bound_tile_35: Tile<i32, { [] }> = scalar_to_tile(extent_34);
+        let bound64_36: Tile<i64, { [] }> = exti(bound_tile_35);
+        let bound_37: Tile<i64, { [BLOCK_T, DIM] }> = bound64_36
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_37: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_32);
-        let bound_u_38: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_36);
-        let in_bounds_39: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_37, bound_u_38);
-        let unit_stride_40: Tile<i64, { [BLOCK_T, DIM] }> =
+        let index_u_38: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_33);
+        let bound_u_39: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_37);
+        let in_bounds_40: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_38, bound_u_39);
+        let unit_stride_41: Tile<i64, { [BLOCK_T, DIM] }> =
             constant(1i64, const_shape![BLOCK_T, DIM]);
-        let offsets_41: Tile<i64, { [BLOCK_T, DIM] }> = index64_32 * unit_stride_40;
-        let offsets_42: Tile<i64, { [BLOCK_T, DIM] }> = offsets_30 + offsets_41;
-        let mask_43: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_26 & in_bounds_39;
-        let base_44: PointerTile<*mut f32, { [] }> = get_tensor_base(table);
-        let base_45: PointerTile<*mut f32, { [1, 1] }> = base_44.reshape(const_shape![1, 1]);
-        let base_46: PointerTile<*mut f32, { [BLOCK_T, DIM] }> =
-            base_45.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_47: PointerTile<*mut f32, { [BLOCK_T, DIM] }> =
-            base_46.offset_tile(offsets_42);
-        let padding_48: f32 = 0.0f32;
-        let (unpadded_50, _): (Tile<f32, { [BLOCK_T, DIM] }>, Token) = unsafe {
+        let offsets_42: Tile<i64, { [BLOCK_T, DIM] }> = index64_33 * unit_stride_41;
+        let offsets_43: Tile<i64, { [BLOCK_T, DIM] }> = offsets_31 + offsets_42;
+        let mask_44: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_27 & in_bounds_40;
+        let base_45: PointerTile<*mut f32, { [] }> = get_tensor_base(table);
+        let base_46: PointerTile<*mut f32, { [1, 1] }> = base_45.reshape(const_shape![1, 1]);
+        let base_47: PointerTile<*mut f32, { [BLOCK_T, DIM] }> =
+            base_46.broadcast(const_shape![BLOCK_T, DIM]);
+        let pointers_48: PointerTile<*mut f32, { [BLOCK_T, DIM] }> =
+            base_47.offset_tile(offsets_43);
+        let padding_49: f32 = 0.0f32;
+        let (unpadded_51, _): (Tile<f32, { [BLOCK_T, DIM] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_47,
+                pointers_48,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_43),
+                Some(mask_44),
                 None,
                 None,
                 Latency::<0>,
             )
         };
-        let padding_tile_51: Tile<f32, { [BLOCK_T, DIM] }> =
-            broadcast_scalar(padding_48, const_shape![BLOCK_T, DIM]);
-        let vecs: Tile<f32, { [BLOCK_T, DIM] }> = select(mask_43, unpadded_50, padding_tile_51);
-        let index64_52: Tile<i64, { [BLOCK_T, 1] }> = exti(tok.reshape(const_shape![BLOCK_T, 1]));
-        let index64_53: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_52.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_54: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_55: Tile<i32, { [] }> = scalar_to_tile(extent_54);
-        let bound64_56: Tile<i64, { [] }> = exti(bound_tile_55);
-        let bound_57: Tile<i64, { [BLOCK_T, DIM] }> = bound64_56
+        let padding_tile_52: Tile<f32, { [BLOCK_T, DIM] }> =
+            broadcast_scalar(padding_49, const_shape![BLOCK_T, DIM]);
+        let vecs: Tile<f32, { [BLOCK_T, DIM] }> = select(mask_44, unpadded_51, padding_tile_52);
+        let arg_84: Tile<i32, { [BLOCK_T, 1] }> = tok.reshape(const_shape![BLOCK_T, 1]);
+        let index64_53: Tile<i64, { [BLOCK_T, 1] }> = exti(arg_84);
+        let index64_54: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_53.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_55: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_56: Tile<i32, { [] }> = scalar_to_tile(extent_55);
+        let bound64_57: Tile<i64, { [] }> = exti(bound_tile_56);
+        let bound_58: Tile<i64, { [BLOCK_T, DIM] }> = bound64_57
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_58: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_53);
-        let bound_u_59: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_57);
-        let in_bounds_60: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_58, bound_u_59);
-        let stride_tile_61: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_62: Tile<i64, { [] }> = exti(stride_tile_61);
-        let stride_63: Tile<i64, { [BLOCK_T, DIM] }> = stride64_62
+        let index_u_59: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_54);
+        let bound_u_60: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_58);
+        let in_bounds_61: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_59, bound_u_60);
+        let stride_tile_62: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_63: Tile<i64, { [] }> = exti(stride_tile_62);
+        let stride_64: Tile<i64, { [BLOCK_T, DIM] }> = stride64_63
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let offsets_64: Tile<i64, { [BLOCK_T, DIM] }> = index64_53 * stride_63;
-        let index64_65: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
-        let index64_66: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_65.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_67: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_68: Tile<i32, { [] }> = scalar_to_tile(extent_67);
-        let bound64_69: Tile<i64, { [] }> = exti(bound_tile_68);
-        let bound_70: Tile<i64, { [BLOCK_T, DIM] }> = bound64_69
+        let offsets_65: Tile<i64, { [BLOCK_T, DIM] }> = index64_54 * stride_64;
+        let arg_85: Tile<i32, { [1, DIM] }> = cols.reshape(const_shape![1, DIM]);
+        let index64_66: Tile<i64, { [1, DIM] }> = exti(arg_85);
+        let index64_67: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_66.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_68: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_69: Tile<i32, { [] }> = scalar_to_tile(extent_68);
+        let bound64_70: Tile<i64, { [] }> = exti(bound_tile_69);
+        let bound_71: Tile<i64, { [BLOCK_T, DIM] }> = bound64_70
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_71: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_66);
-        let bound_u_72: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_70);
-        let in_bounds_73: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_71, bound_u_72);
-        let unit_stride_74: Tile<i64, { [BLOCK_T, DIM] }> =
+        let index_u_72: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_67);
+        let bound_u_73: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_71);
+        let in_bounds_74: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_72, bound_u_73);
+        let unit_stride_75: Tile<i64, { [BLOCK_T, DIM] }> =
             constant(1i64, const_shape![BLOCK_T, DIM]);
-        let offsets_75: Tile<i64, { [BLOCK_T, DIM] }> = index64_66 * unit_stride_74;
-        let offsets_76: Tile<i64, { [BLOCK_T, DIM] }> = offsets_64 + offsets_75;
-        let mask_77: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_60 & in_bounds_73;
-        let base_78: PointerTile<*mut E, { [] }> = get_tensor_base(out);
-        let base_79: PointerTile<*mut E, { [1, 1] }> = base_78.reshape(const_shape![1, 1]);
-        let base_80: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
-            base_79.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_81: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_80.offset_tile(offsets_76);
-        let conv_82: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
+        let offsets_76: Tile<i64, { [BLOCK_T, DIM] }> = index64_67 * unit_stride_75;
+        let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = offsets_65 + offsets_76;
+        let mask_78: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_61 & in_bounds_74;
+        let base_79: PointerTile<*mut E, { [] }> = get_tensor_base(out);
+        let base_80: PointerTile<*mut E, { [1, 1] }> = base_79.reshape(const_shape![1, 1]);
+        let base_81: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
+            base_80.broadcast(const_shape![BLOCK_T, DIM]);
+        let pointers_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_81.offset_tile(offsets_77);
+        let conv_83: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
         unsafe {
             store_ptr_tko(
-                pointers_81,
-                conv_82,
+                pointers_82,
+                conv_83,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_77),
+                Some(mask_78),
                 None,
                 Latency::<0>,
             )
@@ -190,146 +193,149 @@ pub mod embedding {
         out_stride_0: i32,
     ) {
         let blk: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK_T] }> =
+            broadcast_scalar(blk * BLOCK_T, const_shape![BLOCK_T]);
         let iota_1: Tile<i32, { [BLOCK_T] }> = iota(const_shape![BLOCK_T]);
-        let tok: Tile<i32, { [BLOCK_T] }> =
-            broadcast_scalar(blk * BLOCK_T, const_shape![BLOCK_T]) + iota_1;
-        let index64_2: Tile<i64, { [BLOCK_T] }> = exti(tok);
-        let extent_3: i32 = get_shape_dim(ids.shape(), 0i32);
-        let bound_tile_4: Tile<i32, { [] }> = scalar_to_tile(extent_3);
-        let bound64_5: Tile<i64, { [] }> = exti(bound_tile_4);
-        let bound_6: Tile<i64, { [BLOCK_T] }> = bound64_5
+        let tok: Tile<i32, { [BLOCK_T] }> = arg_2 + iota_1;
+        let index64_3: Tile<i64, { [BLOCK_T] }> = exti(tok);
+        let extent_4: i32 = get_shape_dim(ids.shape(), 0i32);
+        let bound_tile_5: Tile<i32, { [] }> = scalar_to_tile(extent_4);
+        let bound64_6: Tile<i64, { [] }> = exti(bound_tile_5);
+        let bound_7: Tile<i64, { [BLOCK_T] }> = bound64_6
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK_T]);
-        let index_u_7: Tile<u64, { [BLOCK_T] }> = bitcast(index64_2);
-        let bound_u_8: Tile<u64, { [BLOCK_T] }> = bitcast(bound_6);
-        let in_bounds_9: Tile<bool, { [BLOCK_T] }> = lt_tile(index_u_7, bound_u_8);
-        let unit_stride_10: Tile<i64, { [BLOCK_T] }> = constant(1i64, const_shape![BLOCK_T]);
-        let offsets_11: Tile<i64, { [BLOCK_T] }> = index64_2 * unit_stride_10;
-        let base_12: PointerTile<*mut i32, { [] }> = get_tensor_base(ids);
-        let base_13: PointerTile<*mut i32, { [1] }> = base_12.reshape(const_shape![1]);
-        let base_14: PointerTile<*mut i32, { [BLOCK_T] }> =
-            base_13.broadcast(const_shape![BLOCK_T]);
-        let pointers_15: PointerTile<*mut i32, { [BLOCK_T] }> = base_14.offset_tile(offsets_11);
-        let padding_16: i32 = 0i32;
-        let (gathered_17, _): (Tile<i32, { [BLOCK_T] }>, Token) = unsafe {
+        let index_u_8: Tile<u64, { [BLOCK_T] }> = bitcast(index64_3);
+        let bound_u_9: Tile<u64, { [BLOCK_T] }> = bitcast(bound_7);
+        let in_bounds_10: Tile<bool, { [BLOCK_T] }> = lt_tile(index_u_8, bound_u_9);
+        let unit_stride_11: Tile<i64, { [BLOCK_T] }> = constant(1i64, const_shape![BLOCK_T]);
+        let offsets_12: Tile<i64, { [BLOCK_T] }> = index64_3 * unit_stride_11;
+        let base_13: PointerTile<*mut i32, { [] }> = get_tensor_base(ids);
+        let base_14: PointerTile<*mut i32, { [1] }> = base_13.reshape(const_shape![1]);
+        let base_15: PointerTile<*mut i32, { [BLOCK_T] }> =
+            base_14.broadcast(const_shape![BLOCK_T]);
+        let pointers_16: PointerTile<*mut i32, { [BLOCK_T] }> = base_15.offset_tile(offsets_12);
+        let padding_17: i32 = 0i32;
+        let (gathered_18, _): (Tile<i32, { [BLOCK_T] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_16,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_9),
-                Some(padding_16),
+                Some(in_bounds_10),
+                Some(padding_17),
                 None,
                 Latency::<0>,
             )
         };
-        let row_ids: Tile<i32, { [BLOCK_T] }> = gathered_17;
+        let row_ids: Tile<i32, { [BLOCK_T] }> = gathered_18;
         let cols: Tile<i32, { [DIM] }> = iota(const_shape![DIM]);
-        let index64_18: Tile<i64, { [BLOCK_T, 1] }> =
+        let index64_19: Tile<i64, { [BLOCK_T, 1] }> =
             exti(row_ids.reshape(const_shape![BLOCK_T, 1]));
-        let index64_19: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_18.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_20: i32 = get_shape_dim(table.shape(), 0i32);
-        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
-        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
-        let bound_23: Tile<i64, { [BLOCK_T, DIM] }> = bound64_22
+        let index64_20: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_19.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_21: i32 = get_shape_dim(table.shape(), 0i32);
+        let bound_tile_22: Tile<i32, { [] }> = scalar_to_tile(extent_21);
+        let bound64_23: Tile<i64, { [] }> = exti(bound_tile_22);
+        let bound_24: Tile<i64, { [BLOCK_T, DIM] }> = bound64_23
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_24: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_19);
-        let bound_u_25: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_23);
-        let in_bounds_26: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_24, bound_u_25);
-        let stride_tile_27: Tile<i32, { [] }> = scalar_to_tile(table_stride_0);
-        let stride64_28: Tile<i64, { [] }> = exti(stride_tile_27);
-        let stride_29: Tile<i64, { [BLOCK_T, DIM] }> = stride64_28
+        let index_u_25: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_20);
+        let bound_u_26: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_24);
+        let in_bounds_27: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_25, bound_u_26);
+        let stride_tile_28: Tile<i32, { [] }> = scalar_to_tile(table_stride_0);
+        let stride64_29: Tile<i64, { [] }> = exti(stride_tile_28);
+        let stride_30: Tile<i64, { [BLOCK_T, DIM] }> = stride64_29
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let offsets_30: Tile<i64, { [BLOCK_T, DIM] }> = index64_19 * stride_29;
-        let index64_31: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
-        let index64_32: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_31.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_33: i32 = get_shape_dim(table.shape(), 1i32);
-        let bound_tile_34: Tile<i32, { [] }> = scalar_to_tile(extent_33);
-        let bound64_35: Tile<i64, { [] }> = exti(bound_tile_34);
-        let bound_36: Tile<i64, { [BLOCK_T, DIM] }> = bound64_35
+        let offsets_31: Tile<i64, { [BLOCK_T, DIM] }> = index64_20 * stride_30;
+        let index64_32: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
+        let index64_33: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_32.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_34: i32 = get_shape_dim(table.shape(), 1i32);
+        let bound_tile_35: Tile<i32, { [] }> = scalar_to_tile(extent_34);
+        let bound64_36: Tile<i64, { [] }> = exti(bound_tile_35);
+        let bound_37: Tile<i64, { [BLOCK_T, DIM] }> = bound64_36
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_37: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_32);
-        let bound_u_38: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_36);
-        let in_bounds_39: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_37, bound_u_38);
-        let unit_stride_40: Tile<i64, { [BLOCK_T, DIM] }> =
+        let index_u_38: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_33);
+        let bound_u_39: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_37);
+        let in_bounds_40: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_38, bound_u_39);
+        let unit_stride_41: Tile<i64, { [BLOCK_T, DIM] }> =
             constant(1i64, const_shape![BLOCK_T, DIM]);
-        let offsets_41: Tile<i64, { [BLOCK_T, DIM] }> = index64_32 * unit_stride_40;
-        let offsets_42: Tile<i64, { [BLOCK_T, DIM] }> = offsets_30 + offsets_41;
-        let mask_43: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_26 & in_bounds_39;
-        let base_44: PointerTile<*mut f16, { [] }> = get_tensor_base(table);
-        let base_45: PointerTile<*mut f16, { [1, 1] }> = base_44.reshape(const_shape![1, 1]);
-        let base_46: PointerTile<*mut f16, { [BLOCK_T, DIM] }> =
-            base_45.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_47: PointerTile<*mut f16, { [BLOCK_T, DIM] }> =
-            base_46.offset_tile(offsets_42);
-        let padding_48: f32 = 0.0f32;
-        let padding_49: f16 = convert_scalar(padding_48);
-        let (unpadded_51, _): (Tile<f16, { [BLOCK_T, DIM] }>, Token) = unsafe {
+        let offsets_42: Tile<i64, { [BLOCK_T, DIM] }> = index64_33 * unit_stride_41;
+        let offsets_43: Tile<i64, { [BLOCK_T, DIM] }> = offsets_31 + offsets_42;
+        let mask_44: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_27 & in_bounds_40;
+        let base_45: PointerTile<*mut f16, { [] }> = get_tensor_base(table);
+        let base_46: PointerTile<*mut f16, { [1, 1] }> = base_45.reshape(const_shape![1, 1]);
+        let base_47: PointerTile<*mut f16, { [BLOCK_T, DIM] }> =
+            base_46.broadcast(const_shape![BLOCK_T, DIM]);
+        let pointers_48: PointerTile<*mut f16, { [BLOCK_T, DIM] }> =
+            base_47.offset_tile(offsets_43);
+        let padding_49: f32 = 0.0f32;
+        let padding_50: f16 = convert_scalar(padding_49);
+        let (unpadded_52, _): (Tile<f16, { [BLOCK_T, DIM] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_47,
+                pointers_48,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_43),
+                Some(mask_44),
                 None,
                 None,
                 Latency::<0>,
             )
         };
-        let padding_tile_52: Tile<f16, { [BLOCK_T, DIM] }> =
-            broadcast_scalar(padding_49, const_shape![BLOCK_T, DIM]);
-        let vecs: Tile<f16, { [BLOCK_T, DIM] }> = select(mask_43, unpadded_51, padding_tile_52);
-        let index64_53: Tile<i64, { [BLOCK_T, 1] }> = exti(tok.reshape(const_shape![BLOCK_T, 1]));
-        let index64_54: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_53.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_55: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_56: Tile<i32, { [] }> = scalar_to_tile(extent_55);
-        let bound64_57: Tile<i64, { [] }> = exti(bound_tile_56);
-        let bound_58: Tile<i64, { [BLOCK_T, DIM] }> = bound64_57
+        let padding_tile_53: Tile<f16, { [BLOCK_T, DIM] }> =
+            broadcast_scalar(padding_50, const_shape![BLOCK_T, DIM]);
+        let vecs: Tile<f16, { [BLOCK_T, DIM] }> = select(mask_44, unpadded_52, padding_tile_53);
+        let arg_85: Tile<i32, { [BLOCK_T, 1] }> = tok.reshape(const_shape![BLOCK_T, 1]);
+        let index64_54: Tile<i64, { [BLOCK_T, 1] }> = exti(arg_85);
+        let index64_55: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_54.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_56: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
+        let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
+        let bound_59: Tile<i64, { [BLOCK_T, DIM] }> = bound64_58
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_59: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_54);
-        let bound_u_60: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_58);
-        let in_bounds_61: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_59, bound_u_60);
-        let stride_tile_62: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_63: Tile<i64, { [] }> = exti(stride_tile_62);
-        let stride_64: Tile<i64, { [BLOCK_T, DIM] }> = stride64_63
+        let index_u_60: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_55);
+        let bound_u_61: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_59);
+        let in_bounds_62: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_60, bound_u_61);
+        let stride_tile_63: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_64: Tile<i64, { [] }> = exti(stride_tile_63);
+        let stride_65: Tile<i64, { [BLOCK_T, DIM] }> = stride64_64
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let offsets_65: Tile<i64, { [BLOCK_T, DIM] }> = index64_54 * stride_64;
-        let index64_66: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
-        let index64_67: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_66.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_68: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_69: Tile<i32, { [] }> = scalar_to_tile(extent_68);
-        let bound64_70: Tile<i64, { [] }> = exti(bound_tile_69);
-        let bound_71: Tile<i64, { [BLOCK_T, DIM] }> = bound64_70
+        let offsets_66: Tile<i64, { [BLOCK_T, DIM] }> = index64_55 * stride_65;
+        let arg_86: Tile<i32, { [1, DIM] }> = cols.reshape(const_shape![1, DIM]);
+        let index64_67: Tile<i64, { [1, DIM] }> = exti(arg_86);
+        let index64_68: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_67.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_69: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_70: Tile<i32, { [] }> = scalar_to_tile(extent_69);
+        let bound64_71: Tile<i64, { [] }> = exti(bound_tile_70);
+        let bound_72: Tile<i64, { [BLOCK_T, DIM] }> = bound64_71
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_72: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_67);
-        let bound_u_73: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_71);
-        let in_bounds_74: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_72, bound_u_73);
-        let unit_stride_75: Tile<i64, { [BLOCK_T, DIM] }> =
+        let index_u_73: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_68);
+        let bound_u_74: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_72);
+        let in_bounds_75: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_73, bound_u_74);
+        let unit_stride_76: Tile<i64, { [BLOCK_T, DIM] }> =
             constant(1i64, const_shape![BLOCK_T, DIM]);
-        let offsets_76: Tile<i64, { [BLOCK_T, DIM] }> = index64_67 * unit_stride_75;
-        let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = offsets_65 + offsets_76;
-        let mask_78: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_61 & in_bounds_74;
-        let base_79: PointerTile<*mut E, { [] }> = get_tensor_base(out);
-        let base_80: PointerTile<*mut E, { [1, 1] }> = base_79.reshape(const_shape![1, 1]);
-        let base_81: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
-            base_80.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_81.offset_tile(offsets_77);
-        let conv_83: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
+        let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = index64_68 * unit_stride_76;
+        let offsets_78: Tile<i64, { [BLOCK_T, DIM] }> = offsets_66 + offsets_77;
+        let mask_79: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_62 & in_bounds_75;
+        let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(out);
+        let base_81: PointerTile<*mut E, { [1, 1] }> = base_80.reshape(const_shape![1, 1]);
+        let base_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
+            base_81.broadcast(const_shape![BLOCK_T, DIM]);
+        let pointers_83: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_82.offset_tile(offsets_78);
+        let conv_84: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
         unsafe {
             store_ptr_tko(
-                pointers_82,
-                conv_83,
+                pointers_83,
+                conv_84,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_78),
+                Some(mask_79),
                 None,
                 Latency::<0>,
             )
@@ -353,146 +359,149 @@ pub mod embedding {
         out_stride_0: i32,
     ) {
         let blk: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK_T] }> =
+            broadcast_scalar(blk * BLOCK_T, const_shape![BLOCK_T]);
         let iota_1: Tile<i32, { [BLOCK_T] }> = iota(const_shape![BLOCK_T]);
-        let tok: Tile<i32, { [BLOCK_T] }> =
-            broadcast_scalar(blk * BLOCK_T, const_shape![BLOCK_T]) + iota_1;
-        let index64_2: Tile<i64, { [BLOCK_T] }> = exti(tok);
-        let extent_3: i32 = get_shape_dim(ids.shape(), 0i32);
-        let bound_tile_4: Tile<i32, { [] }> = scalar_to_tile(extent_3);
-        let bound64_5: Tile<i64, { [] }> = exti(bound_tile_4);
-        let bound_6: Tile<i64, { [BLOCK_T] }> = bound64_5
+        let tok: Tile<i32, { [BLOCK_T] }> = arg_2 + iota_1;
+        let index64_3: Tile<i64, { [BLOCK_T] }> = exti(tok);
+        let extent_4: i32 = get_shape_dim(ids.shape(), 0i32);
+        let bound_tile_5: Tile<i32, { [] }> = scalar_to_tile(extent_4);
+        let bound64_6: Tile<i64, { [] }> = exti(bound_tile_5);
+        let bound_7: Tile<i64, { [BLOCK_T] }> = bound64_6
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK_T]);
-        let index_u_7: Tile<u64, { [BLOCK_T] }> = bitcast(index64_2);
-        let bound_u_8: Tile<u64, { [BLOCK_T] }> = bitcast(bound_6);
-        let in_bounds_9: Tile<bool, { [BLOCK_T] }> = lt_tile(index_u_7, bound_u_8);
-        let unit_stride_10: Tile<i64, { [BLOCK_T] }> = constant(1i64, const_shape![BLOCK_T]);
-        let offsets_11: Tile<i64, { [BLOCK_T] }> = index64_2 * unit_stride_10;
-        let base_12: PointerTile<*mut i32, { [] }> = get_tensor_base(ids);
-        let base_13: PointerTile<*mut i32, { [1] }> = base_12.reshape(const_shape![1]);
-        let base_14: PointerTile<*mut i32, { [BLOCK_T] }> =
-            base_13.broadcast(const_shape![BLOCK_T]);
-        let pointers_15: PointerTile<*mut i32, { [BLOCK_T] }> = base_14.offset_tile(offsets_11);
-        let padding_16: i32 = 0i32;
-        let (gathered_17, _): (Tile<i32, { [BLOCK_T] }>, Token) = unsafe {
+        let index_u_8: Tile<u64, { [BLOCK_T] }> = bitcast(index64_3);
+        let bound_u_9: Tile<u64, { [BLOCK_T] }> = bitcast(bound_7);
+        let in_bounds_10: Tile<bool, { [BLOCK_T] }> = lt_tile(index_u_8, bound_u_9);
+        let unit_stride_11: Tile<i64, { [BLOCK_T] }> = constant(1i64, const_shape![BLOCK_T]);
+        let offsets_12: Tile<i64, { [BLOCK_T] }> = index64_3 * unit_stride_11;
+        let base_13: PointerTile<*mut i32, { [] }> = get_tensor_base(ids);
+        let base_14: PointerTile<*mut i32, { [1] }> = base_13.reshape(const_shape![1]);
+        let base_15: PointerTile<*mut i32, { [BLOCK_T] }> =
+            base_14.broadcast(const_shape![BLOCK_T]);
+        let pointers_16: PointerTile<*mut i32, { [BLOCK_T] }> = base_15.offset_tile(offsets_12);
+        let padding_17: i32 = 0i32;
+        let (gathered_18, _): (Tile<i32, { [BLOCK_T] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_16,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(in_bounds_9),
-                Some(padding_16),
+                Some(in_bounds_10),
+                Some(padding_17),
                 None,
                 Latency::<0>,
             )
         };
-        let row_ids: Tile<i32, { [BLOCK_T] }> = gathered_17;
+        let row_ids: Tile<i32, { [BLOCK_T] }> = gathered_18;
         let cols: Tile<i32, { [DIM] }> = iota(const_shape![DIM]);
-        let index64_18: Tile<i64, { [BLOCK_T, 1] }> =
+        let index64_19: Tile<i64, { [BLOCK_T, 1] }> =
             exti(row_ids.reshape(const_shape![BLOCK_T, 1]));
-        let index64_19: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_18.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_20: i32 = get_shape_dim(table.shape(), 0i32);
-        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
-        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
-        let bound_23: Tile<i64, { [BLOCK_T, DIM] }> = bound64_22
+        let index64_20: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_19.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_21: i32 = get_shape_dim(table.shape(), 0i32);
+        let bound_tile_22: Tile<i32, { [] }> = scalar_to_tile(extent_21);
+        let bound64_23: Tile<i64, { [] }> = exti(bound_tile_22);
+        let bound_24: Tile<i64, { [BLOCK_T, DIM] }> = bound64_23
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_24: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_19);
-        let bound_u_25: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_23);
-        let in_bounds_26: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_24, bound_u_25);
-        let stride_tile_27: Tile<i32, { [] }> = scalar_to_tile(table_stride_0);
-        let stride64_28: Tile<i64, { [] }> = exti(stride_tile_27);
-        let stride_29: Tile<i64, { [BLOCK_T, DIM] }> = stride64_28
+        let index_u_25: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_20);
+        let bound_u_26: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_24);
+        let in_bounds_27: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_25, bound_u_26);
+        let stride_tile_28: Tile<i32, { [] }> = scalar_to_tile(table_stride_0);
+        let stride64_29: Tile<i64, { [] }> = exti(stride_tile_28);
+        let stride_30: Tile<i64, { [BLOCK_T, DIM] }> = stride64_29
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let offsets_30: Tile<i64, { [BLOCK_T, DIM] }> = index64_19 * stride_29;
-        let index64_31: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
-        let index64_32: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_31.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_33: i32 = get_shape_dim(table.shape(), 1i32);
-        let bound_tile_34: Tile<i32, { [] }> = scalar_to_tile(extent_33);
-        let bound64_35: Tile<i64, { [] }> = exti(bound_tile_34);
-        let bound_36: Tile<i64, { [BLOCK_T, DIM] }> = bound64_35
+        let offsets_31: Tile<i64, { [BLOCK_T, DIM] }> = index64_20 * stride_30;
+        let index64_32: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
+        let index64_33: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_32.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_34: i32 = get_shape_dim(table.shape(), 1i32);
+        let bound_tile_35: Tile<i32, { [] }> = scalar_to_tile(extent_34);
+        let bound64_36: Tile<i64, { [] }> = exti(bound_tile_35);
+        let bound_37: Tile<i64, { [BLOCK_T, DIM] }> = bound64_36
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_37: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_32);
-        let bound_u_38: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_36);
-        let in_bounds_39: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_37, bound_u_38);
-        let unit_stride_40: Tile<i64, { [BLOCK_T, DIM] }> =
+        let index_u_38: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_33);
+        let bound_u_39: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_37);
+        let in_bounds_40: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_38, bound_u_39);
+        let unit_stride_41: Tile<i64, { [BLOCK_T, DIM] }> =
             constant(1i64, const_shape![BLOCK_T, DIM]);
-        let offsets_41: Tile<i64, { [BLOCK_T, DIM] }> = index64_32 * unit_stride_40;
-        let offsets_42: Tile<i64, { [BLOCK_T, DIM] }> = offsets_30 + offsets_41;
-        let mask_43: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_26 & in_bounds_39;
-        let base_44: PointerTile<*mut bf16, { [] }> = get_tensor_base(table);
-        let base_45: PointerTile<*mut bf16, { [1, 1] }> = base_44.reshape(const_shape![1, 1]);
-        let base_46: PointerTile<*mut bf16, { [BLOCK_T, DIM] }> =
-            base_45.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_47: PointerTile<*mut bf16, { [BLOCK_T, DIM] }> =
-            base_46.offset_tile(offsets_42);
-        let padding_48: f32 = 0.0f32;
-        let padding_49: bf16 = convert_scalar(padding_48);
-        let (unpadded_51, _): (Tile<bf16, { [BLOCK_T, DIM] }>, Token) = unsafe {
+        let offsets_42: Tile<i64, { [BLOCK_T, DIM] }> = index64_33 * unit_stride_41;
+        let offsets_43: Tile<i64, { [BLOCK_T, DIM] }> = offsets_31 + offsets_42;
+        let mask_44: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_27 & in_bounds_40;
+        let base_45: PointerTile<*mut bf16, { [] }> = get_tensor_base(table);
+        let base_46: PointerTile<*mut bf16, { [1, 1] }> = base_45.reshape(const_shape![1, 1]);
+        let base_47: PointerTile<*mut bf16, { [BLOCK_T, DIM] }> =
+            base_46.broadcast(const_shape![BLOCK_T, DIM]);
+        let pointers_48: PointerTile<*mut bf16, { [BLOCK_T, DIM] }> =
+            base_47.offset_tile(offsets_43);
+        let padding_49: f32 = 0.0f32;
+        let padding_50: bf16 = convert_scalar(padding_49);
+        let (unpadded_52, _): (Tile<bf16, { [BLOCK_T, DIM] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_47,
+                pointers_48,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_43),
+                Some(mask_44),
                 None,
                 None,
                 Latency::<0>,
             )
         };
-        let padding_tile_52: Tile<bf16, { [BLOCK_T, DIM] }> =
-            broadcast_scalar(padding_49, const_shape![BLOCK_T, DIM]);
-        let vecs: Tile<bf16, { [BLOCK_T, DIM] }> = select(mask_43, unpadded_51, padding_tile_52);
-        let index64_53: Tile<i64, { [BLOCK_T, 1] }> = exti(tok.reshape(const_shape![BLOCK_T, 1]));
-        let index64_54: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_53.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_55: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_56: Tile<i32, { [] }> = scalar_to_tile(extent_55);
-        let bound64_57: Tile<i64, { [] }> = exti(bound_tile_56);
-        let bound_58: Tile<i64, { [BLOCK_T, DIM] }> = bound64_57
+        let padding_tile_53: Tile<bf16, { [BLOCK_T, DIM] }> =
+            broadcast_scalar(padding_50, const_shape![BLOCK_T, DIM]);
+        let vecs: Tile<bf16, { [BLOCK_T, DIM] }> = select(mask_44, unpadded_52, padding_tile_53);
+        let arg_85: Tile<i32, { [BLOCK_T, 1] }> = tok.reshape(const_shape![BLOCK_T, 1]);
+        let index64_54: Tile<i64, { [BLOCK_T, 1] }> = exti(arg_85);
+        let index64_55: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_54.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_56: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
+        let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
+        let bound_59: Tile<i64, { [BLOCK_T, DIM] }> = bound64_58
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_59: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_54);
-        let bound_u_60: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_58);
-        let in_bounds_61: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_59, bound_u_60);
-        let stride_tile_62: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_63: Tile<i64, { [] }> = exti(stride_tile_62);
-        let stride_64: Tile<i64, { [BLOCK_T, DIM] }> = stride64_63
+        let index_u_60: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_55);
+        let bound_u_61: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_59);
+        let in_bounds_62: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_60, bound_u_61);
+        let stride_tile_63: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_64: Tile<i64, { [] }> = exti(stride_tile_63);
+        let stride_65: Tile<i64, { [BLOCK_T, DIM] }> = stride64_64
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let offsets_65: Tile<i64, { [BLOCK_T, DIM] }> = index64_54 * stride_64;
-        let index64_66: Tile<i64, { [1, DIM] }> = exti(cols.reshape(const_shape![1, DIM]));
-        let index64_67: Tile<i64, { [BLOCK_T, DIM] }> =
-            index64_66.broadcast(const_shape![BLOCK_T, DIM]);
-        let extent_68: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_69: Tile<i32, { [] }> = scalar_to_tile(extent_68);
-        let bound64_70: Tile<i64, { [] }> = exti(bound_tile_69);
-        let bound_71: Tile<i64, { [BLOCK_T, DIM] }> = bound64_70
+        let offsets_66: Tile<i64, { [BLOCK_T, DIM] }> = index64_55 * stride_65;
+        let arg_86: Tile<i32, { [1, DIM] }> = cols.reshape(const_shape![1, DIM]);
+        let index64_67: Tile<i64, { [1, DIM] }> = exti(arg_86);
+        let index64_68: Tile<i64, { [BLOCK_T, DIM] }> =
+            index64_67.broadcast(const_shape![BLOCK_T, DIM]);
+        let extent_69: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_70: Tile<i32, { [] }> = scalar_to_tile(extent_69);
+        let bound64_71: Tile<i64, { [] }> = exti(bound_tile_70);
+        let bound_72: Tile<i64, { [BLOCK_T, DIM] }> = bound64_71
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_T, DIM]);
-        let index_u_72: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_67);
-        let bound_u_73: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_71);
-        let in_bounds_74: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_72, bound_u_73);
-        let unit_stride_75: Tile<i64, { [BLOCK_T, DIM] }> =
+        let index_u_73: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(index64_68);
+        let bound_u_74: Tile<u64, { [BLOCK_T, DIM] }> = bitcast(bound_72);
+        let in_bounds_75: Tile<bool, { [BLOCK_T, DIM] }> = lt_tile(index_u_73, bound_u_74);
+        let unit_stride_76: Tile<i64, { [BLOCK_T, DIM] }> =
             constant(1i64, const_shape![BLOCK_T, DIM]);
-        let offsets_76: Tile<i64, { [BLOCK_T, DIM] }> = index64_67 * unit_stride_75;
-        let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = offsets_65 + offsets_76;
-        let mask_78: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_61 & in_bounds_74;
-        let base_79: PointerTile<*mut E, { [] }> = get_tensor_base(out);
-        let base_80: PointerTile<*mut E, { [1, 1] }> = base_79.reshape(const_shape![1, 1]);
-        let base_81: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
-            base_80.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_81.offset_tile(offsets_77);
-        let conv_83: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
+        let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = index64_68 * unit_stride_76;
+        let offsets_78: Tile<i64, { [BLOCK_T, DIM] }> = offsets_66 + offsets_77;
+        let mask_79: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_62 & in_bounds_75;
+        let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(out);
+        let base_81: PointerTile<*mut E, { [1, 1] }> = base_80.reshape(const_shape![1, 1]);
+        let base_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
+            base_81.broadcast(const_shape![BLOCK_T, DIM]);
+        let pointers_83: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_82.offset_tile(offsets_78);
+        let conv_84: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
         unsafe {
             store_ptr_tko(
-                pointers_82,
-                conv_83,
+                pointers_83,
+                conv_84,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_78),
+                Some(mask_79),
                 None,
                 Latency::<0>,
             )
@@ -572,8 +581,8 @@ pub mod embedding {
         );
         let iota_19: Tile<i32, { [DIM] }> = iota(const_shape![DIM]);
         let cols: Tile<i32, { [1, DIM] }> = iota_19.reshape(const_shape![1, DIM]);
-        let index64_20: Tile<i64, { [BLOCK_T, 1] }> =
-            exti(row_ids.reshape(const_shape![BLOCK_T, 1]));
+        let arg_51: Tile<i32, { [BLOCK_T, 1] }> = row_ids.reshape(const_shape![BLOCK_T, 1]);
+        let index64_20: Tile<i64, { [BLOCK_T, 1] }> = exti(arg_51);
         let index64_21: Tile<i64, { [BLOCK_T, DIM] }> =
             index64_20.broadcast(const_shape![BLOCK_T, DIM]);
         let extent_22: i32 = get_shape_dim(table_grad.shape(), 0i32);

@@ -52,7 +52,7 @@ pub mod flash_attention {
                 get_tensor_token(K),
             )
         };
-        let v_view_9: Partition<EV, { [1, BLOCK_N, HEAD_DIM] }> = unsafe {
+        let v_view_12: Partition<EV, { [1, BLOCK_N, HEAD_DIM] }> = unsafe {
             make_partition_view(
                 V,
                 const_shape![1, BLOCK_N, HEAD_DIM],
@@ -61,7 +61,7 @@ pub mod flash_attention {
                 get_tensor_token(V),
             )
         };
-        let mut o_out_11 = unsafe { O.partition_full_mut(const_shape![1, BLOCK_M, HEAD_DIM]) };
+        let mut o_out_14 = unsafe { O.partition_full_mut(const_shape![1, BLOCK_M, HEAD_DIM]) };
         let m_blk: i32 = get_tile_block_id().0;
         let bh: i32 = get_tile_block_id().1;
         let qk_scale: f32 = sm_scale * 1.4426950408889634f32;
@@ -83,12 +83,12 @@ pub mod flash_attention {
         let t_3: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         let iota_4: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let bcast_14: Tile<i32, { [1, BLOCK_N] }> =
+        let bcast_17: Tile<i32, { [1, BLOCK_N] }> =
             broadcast_scalar(seq_kv, const_shape![1, BLOCK_N]);
-        let t_6: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-            constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
-        let bcast_15: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+        let bcast_18: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             broadcast_scalar(qk_scale, const_shape![BLOCK_M, BLOCK_N]);
+        let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
         for j in 0i32..num_kv {
             let k_t: Tile<E, { [1, HEAD_DIM, BLOCK_N] }> = load_view_tko(
                 &k_view_2,
@@ -101,19 +101,19 @@ pub mod flash_attention {
             let k_t: Tile<E, { [HEAD_DIM, BLOCK_N] }> =
                 k_t.reshape(const_shape![HEAD_DIM, BLOCK_N]);
             let s: Tile<f32, { [BLOCK_M, BLOCK_N] }> = mma(q, k_t, t_3);
-            let cols: Tile<i32, { [BLOCK_N] }> =
-                broadcast_scalar(j * BLOCK_N, const_shape![BLOCK_N]) + iota_4;
-            let value_5: Tile<bool, { [1, BLOCK_N] }> =
-                lt_tile(cols.reshape(const_shape![1, BLOCK_N]), bcast_14);
-            let s: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(
-                value_5.broadcast(const_shape![BLOCK_M, BLOCK_N]),
-                s * bcast_15,
-                t_6,
-            );
-            let red_7: Tile<f32, { [BLOCK_M] }> = reduce_max(s, 1i32);
+            let arg_5: Tile<i32, { [BLOCK_N] }> =
+                broadcast_scalar(j * BLOCK_N, const_shape![BLOCK_N]);
+            let cols: Tile<i32, { [BLOCK_N] }> = arg_5 + iota_4;
+            let value_6: Tile<bool, { [1, BLOCK_N] }> =
+                lt_tile(cols.reshape(const_shape![1, BLOCK_N]), bcast_17);
+            let arg_8: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
+                value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+            let arg_9: Tile<f32, { [BLOCK_M, BLOCK_N] }> = s * bcast_18;
+            let s: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(arg_8, arg_9, t_7);
+            let red_10: Tile<f32, { [BLOCK_M] }> = reduce_max(s, 1i32);
             let m_new: Tile<f32, { [BLOCK_M, 1] }> = maxf(
                 m_i,
-                red_7.reshape(const_shape![BLOCK_M, 1]),
+                red_10.reshape(const_shape![BLOCK_M, 1]),
                 nan::Disabled,
                 ftz::Disabled,
             );
@@ -122,16 +122,16 @@ pub mod flash_attention {
                 ftz::Enabled,
             );
             let alpha: Tile<f32, { [BLOCK_M, 1] }> = exp2(m_i - m_new, ftz::Enabled);
-            let red_8: Tile<f32, { [BLOCK_M] }> = reduce_sum(p, 1i32);
+            let red_11: Tile<f32, { [BLOCK_M] }> = reduce_sum(p, 1i32);
             l_i = fma(
                 l_i,
                 alpha,
-                red_8.reshape(const_shape![BLOCK_M, 1]),
+                red_11.reshape(const_shape![BLOCK_M, 1]),
                 rounding::NearestEven,
                 ftz::Disabled,
             );
             let v: Tile<EV, { [1, BLOCK_N, HEAD_DIM] }> = load_view_tko(
-                &v_view_9,
+                &v_view_12,
                 [bh, j, 0i32],
                 ordering::Weak,
                 scope::TileBlock,
@@ -139,9 +139,9 @@ pub mod flash_attention {
                 tma::Enabled,
             );
             let v: Tile<EV, { [BLOCK_N, HEAD_DIM] }> = v.reshape(const_shape![BLOCK_N, HEAD_DIM]);
-            let conv_10: Tile<EV, { [BLOCK_M, BLOCK_N] }> = convert_tile(p);
+            let conv_13: Tile<EV, { [BLOCK_M, BLOCK_N] }> = convert_tile(p);
             acc = mma(
-                conv_10,
+                conv_13,
                 v,
                 acc * alpha.broadcast(const_shape![BLOCK_M, HEAD_DIM]),
             );
@@ -153,13 +153,13 @@ pub mod flash_attention {
             rounding::Approx,
             ftz::Enabled,
         );
-        let conv_12: Tile<EO, { [BLOCK_M, HEAD_DIM] }> = convert_tile(out);
-        let out_13: Tile<EO, { [1, BLOCK_M, HEAD_DIM] }> =
-            conv_12.reshape(const_shape![1, BLOCK_M, HEAD_DIM]);
+        let conv_15: Tile<EO, { [BLOCK_M, HEAD_DIM] }> = convert_tile(out);
+        let out_16: Tile<EO, { [1, BLOCK_M, HEAD_DIM] }> =
+            conv_15.reshape(const_shape![1, BLOCK_M, HEAD_DIM]);
         unsafe {
             store_view_tko_mut(
-                &mut o_out_11,
-                out_13,
+                &mut o_out_14,
+                out_16,
                 [bh, m_blk, 0i32],
                 ordering::Weak,
                 scope::TileBlock,

@@ -44,246 +44,249 @@ pub mod fp8_block_scaled_matmul {
     ) {
         let pid_m: i32 = get_tile_block_id().0;
         let pid_n: i32 = get_tile_block_id().1;
+        let arg_2: Tile<i32, { [BLOCK_M] }> =
+            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
         let iota_1: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let rows: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]) + iota_1;
-        let iota_2: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let cols: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]) + iota_2;
+        let rows: Tile<i32, { [BLOCK_M] }> = arg_2 + iota_1;
+        let arg_4: Tile<i32, { [BLOCK_N] }> =
+            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
+        let iota_3: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let cols: Tile<i32, { [BLOCK_N] }> = arg_4 + iota_3;
         let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
-        let iota_3: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
-        let index64_4: Tile<i64, { [BLOCK_M, 1] }> = exti(rows.reshape(const_shape![BLOCK_M, 1]));
-        let index64_5: Tile<i64, { [BLOCK_M, BLOCK_K] }> =
-            index64_4.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let extent_6: i32 = get_shape_dim(A.shape(), 0i32);
-        let bound_tile_7: Tile<i32, { [] }> = scalar_to_tile(extent_6);
-        let bound64_8: Tile<i64, { [] }> = exti(bound_tile_7);
-        let bound_9: Tile<i64, { [BLOCK_M, BLOCK_K] }> = bound64_8
+        let iota_5: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
+        let index64_7: Tile<i64, { [BLOCK_M, 1] }> = exti(rows.reshape(const_shape![BLOCK_M, 1]));
+        let index64_8: Tile<i64, { [BLOCK_M, BLOCK_K] }> =
+            index64_7.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+        let extent_9: i32 = get_shape_dim(A.shape(), 0i32);
+        let bound_tile_10: Tile<i32, { [] }> = scalar_to_tile(extent_9);
+        let bound64_11: Tile<i64, { [] }> = exti(bound_tile_10);
+        let bound_12: Tile<i64, { [BLOCK_M, BLOCK_K] }> = bound64_11
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let index_u_10: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(index64_5);
-        let bound_u_11: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(bound_9);
-        let in_bounds_12: Tile<bool, { [BLOCK_M, BLOCK_K] }> = lt_tile(index_u_10, bound_u_11);
-        let stride_tile_13: Tile<i32, { [] }> = scalar_to_tile(A_stride_0);
-        let stride64_14: Tile<i64, { [] }> = exti(stride_tile_13);
-        let stride_15: Tile<i64, { [BLOCK_M, BLOCK_K] }> = stride64_14
+        let index_u_13: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(index64_8);
+        let bound_u_14: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(bound_12);
+        let in_bounds_15: Tile<bool, { [BLOCK_M, BLOCK_K] }> = lt_tile(index_u_13, bound_u_14);
+        let stride_tile_16: Tile<i32, { [] }> = scalar_to_tile(A_stride_0);
+        let stride64_17: Tile<i64, { [] }> = exti(stride_tile_16);
+        let stride_18: Tile<i64, { [BLOCK_M, BLOCK_K] }> = stride64_17
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let offsets_16: Tile<i64, { [BLOCK_M, BLOCK_K] }> = index64_5 * stride_15;
-        let extent_19: i32 = get_shape_dim(A.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [BLOCK_M, BLOCK_K] }> = bound64_21
+        let offsets_19: Tile<i64, { [BLOCK_M, BLOCK_K] }> = index64_8 * stride_18;
+        let extent_22: i32 = get_shape_dim(A.shape(), 1i32);
+        let bound_tile_23: Tile<i32, { [] }> = scalar_to_tile(extent_22);
+        let bound64_24: Tile<i64, { [] }> = exti(bound_tile_23);
+        let bound_25: Tile<i64, { [BLOCK_M, BLOCK_K] }> = bound64_24
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let bound_u_24: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(bound_22);
-        let unit_stride_26: Tile<i64, { [BLOCK_M, BLOCK_K] }> =
+        let bound_u_27: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(bound_25);
+        let unit_stride_29: Tile<i64, { [BLOCK_M, BLOCK_K] }> =
             constant(1i64, const_shape![BLOCK_M, BLOCK_K]);
-        let padding_34: f32 = 0.0f32;
-        let padding_35: f8e4m3fn = convert_scalar(padding_34);
-        let padding_tile_38: Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
-            broadcast_scalar(padding_35, const_shape![BLOCK_M, BLOCK_K]);
-        let index64_39: Tile<i64, { [BLOCK_N, 1] }> = exti(cols.reshape(const_shape![BLOCK_N, 1]));
-        let index64_40: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
-            index64_39.broadcast(const_shape![BLOCK_N, BLOCK_K]);
-        let extent_41: i32 = get_shape_dim(B.shape(), 0i32);
-        let bound_tile_42: Tile<i32, { [] }> = scalar_to_tile(extent_41);
-        let bound64_43: Tile<i64, { [] }> = exti(bound_tile_42);
-        let bound_44: Tile<i64, { [BLOCK_N, BLOCK_K] }> = bound64_43
+        let padding_37: f32 = 0.0f32;
+        let padding_38: f8e4m3fn = convert_scalar(padding_37);
+        let padding_tile_41: Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
+            broadcast_scalar(padding_38, const_shape![BLOCK_M, BLOCK_K]);
+        let index64_42: Tile<i64, { [BLOCK_N, 1] }> = exti(cols.reshape(const_shape![BLOCK_N, 1]));
+        let index64_43: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
+            index64_42.broadcast(const_shape![BLOCK_N, BLOCK_K]);
+        let extent_44: i32 = get_shape_dim(B.shape(), 0i32);
+        let bound_tile_45: Tile<i32, { [] }> = scalar_to_tile(extent_44);
+        let bound64_46: Tile<i64, { [] }> = exti(bound_tile_45);
+        let bound_47: Tile<i64, { [BLOCK_N, BLOCK_K] }> = bound64_46
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_N, BLOCK_K]);
-        let index_u_45: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(index64_40);
-        let bound_u_46: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(bound_44);
-        let in_bounds_47: Tile<bool, { [BLOCK_N, BLOCK_K] }> = lt_tile(index_u_45, bound_u_46);
-        let stride_tile_48: Tile<i32, { [] }> = scalar_to_tile(B_stride_0);
-        let stride64_49: Tile<i64, { [] }> = exti(stride_tile_48);
-        let stride_50: Tile<i64, { [BLOCK_N, BLOCK_K] }> = stride64_49
+        let index_u_48: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(index64_43);
+        let bound_u_49: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(bound_47);
+        let in_bounds_50: Tile<bool, { [BLOCK_N, BLOCK_K] }> = lt_tile(index_u_48, bound_u_49);
+        let stride_tile_51: Tile<i32, { [] }> = scalar_to_tile(B_stride_0);
+        let stride64_52: Tile<i64, { [] }> = exti(stride_tile_51);
+        let stride_53: Tile<i64, { [BLOCK_N, BLOCK_K] }> = stride64_52
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_N, BLOCK_K]);
-        let offsets_51: Tile<i64, { [BLOCK_N, BLOCK_K] }> = index64_40 * stride_50;
-        let extent_54: i32 = get_shape_dim(B.shape(), 1i32);
-        let bound_tile_55: Tile<i32, { [] }> = scalar_to_tile(extent_54);
-        let bound64_56: Tile<i64, { [] }> = exti(bound_tile_55);
-        let bound_57: Tile<i64, { [BLOCK_N, BLOCK_K] }> = bound64_56
+        let offsets_54: Tile<i64, { [BLOCK_N, BLOCK_K] }> = index64_43 * stride_53;
+        let extent_57: i32 = get_shape_dim(B.shape(), 1i32);
+        let bound_tile_58: Tile<i32, { [] }> = scalar_to_tile(extent_57);
+        let bound64_59: Tile<i64, { [] }> = exti(bound_tile_58);
+        let bound_60: Tile<i64, { [BLOCK_N, BLOCK_K] }> = bound64_59
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_N, BLOCK_K]);
-        let bound_u_59: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(bound_57);
-        let unit_stride_61: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
+        let bound_u_62: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(bound_60);
+        let unit_stride_64: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
             constant(1i64, const_shape![BLOCK_N, BLOCK_K]);
-        let padding_69: f32 = 0.0f32;
-        let padding_70: f8e4m3fn = convert_scalar(padding_69);
-        let padding_tile_73: Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
-            broadcast_scalar(padding_70, const_shape![BLOCK_N, BLOCK_K]);
-        let index64_74: Tile<i64, { [BLOCK_M] }> = exti(rows);
-        let extent_75: i32 = get_shape_dim(A_scale.shape(), 0i32);
-        let bound_tile_76: Tile<i32, { [] }> = scalar_to_tile(extent_75);
-        let bound64_77: Tile<i64, { [] }> = exti(bound_tile_76);
-        let bound_78: Tile<i64, { [BLOCK_M] }> = bound64_77
+        let padding_72: f32 = 0.0f32;
+        let padding_73: f8e4m3fn = convert_scalar(padding_72);
+        let padding_tile_76: Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
+            broadcast_scalar(padding_73, const_shape![BLOCK_N, BLOCK_K]);
+        let index64_77: Tile<i64, { [BLOCK_M] }> = exti(rows);
+        let extent_78: i32 = get_shape_dim(A_scale.shape(), 0i32);
+        let bound_tile_79: Tile<i32, { [] }> = scalar_to_tile(extent_78);
+        let bound64_80: Tile<i64, { [] }> = exti(bound_tile_79);
+        let bound_81: Tile<i64, { [BLOCK_M] }> = bound64_80
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK_M]);
-        let index_u_79: Tile<u64, { [BLOCK_M] }> = bitcast(index64_74);
-        let bound_u_80: Tile<u64, { [BLOCK_M] }> = bitcast(bound_78);
-        let in_bounds_81: Tile<bool, { [BLOCK_M] }> = lt_tile(index_u_79, bound_u_80);
-        let stride_tile_82: Tile<i32, { [] }> = scalar_to_tile(A_scale_stride_0);
-        let stride64_83: Tile<i64, { [] }> = exti(stride_tile_82);
-        let stride_84: Tile<i64, { [BLOCK_M] }> = stride64_83
+        let index_u_82: Tile<u64, { [BLOCK_M] }> = bitcast(index64_77);
+        let bound_u_83: Tile<u64, { [BLOCK_M] }> = bitcast(bound_81);
+        let in_bounds_84: Tile<bool, { [BLOCK_M] }> = lt_tile(index_u_82, bound_u_83);
+        let stride_tile_85: Tile<i32, { [] }> = scalar_to_tile(A_scale_stride_0);
+        let stride64_86: Tile<i64, { [] }> = exti(stride_tile_85);
+        let stride_87: Tile<i64, { [BLOCK_M] }> = stride64_86
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK_M]);
-        let offsets_85: Tile<i64, { [BLOCK_M] }> = index64_74 * stride_84;
-        let extent_90: i32 = get_shape_dim(A_scale.shape(), 1i32);
-        let bound_tile_91: Tile<i32, { [] }> = scalar_to_tile(extent_90);
-        let bound64_92: Tile<i64, { [] }> = exti(bound_tile_91);
-        let bound_93: Tile<i64, { [BLOCK_M] }> = bound64_92
+        let offsets_88: Tile<i64, { [BLOCK_M] }> = index64_77 * stride_87;
+        let extent_93: i32 = get_shape_dim(A_scale.shape(), 1i32);
+        let bound_tile_94: Tile<i32, { [] }> = scalar_to_tile(extent_93);
+        let bound64_95: Tile<i64, { [] }> = exti(bound_tile_94);
+        let bound_96: Tile<i64, { [BLOCK_M] }> = bound64_95
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK_M]);
-        let bound_u_95: Tile<u64, { [BLOCK_M] }> = bitcast(bound_93);
-        let unit_stride_97: Tile<i64, { [BLOCK_M] }> = constant(1i64, const_shape![BLOCK_M]);
-        let padding_105: f32 = 0.0f32;
-        let padding_106: EAScale = convert_scalar(padding_105);
-        let index_tile_108: Tile<i32, { [] }> = scalar_to_tile(pid_n);
-        let index64_109: Tile<i64, { [] }> = exti(index_tile_108);
-        let extent_110: i32 = get_shape_dim(B_scale.shape(), 0i32);
-        let bound_tile_111: Tile<i32, { [] }> = scalar_to_tile(extent_110);
-        let bound64_112: Tile<i64, { [] }> = exti(bound_tile_111);
-        let bound_113: Tile<i64, { [] }> = bound64_112
+        let bound_u_98: Tile<u64, { [BLOCK_M] }> = bitcast(bound_96);
+        let unit_stride_100: Tile<i64, { [BLOCK_M] }> = constant(1i64, const_shape![BLOCK_M]);
+        let padding_108: f32 = 0.0f32;
+        let padding_109: EAScale = convert_scalar(padding_108);
+        let index_tile_111: Tile<i32, { [] }> = scalar_to_tile(pid_n);
+        let index64_112: Tile<i64, { [] }> = exti(index_tile_111);
+        let extent_113: i32 = get_shape_dim(B_scale.shape(), 0i32);
+        let bound_tile_114: Tile<i32, { [] }> = scalar_to_tile(extent_113);
+        let bound64_115: Tile<i64, { [] }> = exti(bound_tile_114);
+        let bound_116: Tile<i64, { [] }> = bound64_115
             .reshape(const_shape![])
             .broadcast(const_shape![]);
-        let index_u_114: Tile<u64, { [] }> = bitcast(index64_109);
-        let bound_u_115: Tile<u64, { [] }> = bitcast(bound_113);
-        let in_bounds_116: Tile<bool, { [] }> = lt_tile(index_u_114, bound_u_115);
-        let stride_tile_117: Tile<i32, { [] }> = scalar_to_tile(B_scale_stride_0);
-        let stride64_118: Tile<i64, { [] }> = exti(stride_tile_117);
-        let stride_119: Tile<i64, { [] }> = stride64_118
+        let index_u_117: Tile<u64, { [] }> = bitcast(index64_112);
+        let bound_u_118: Tile<u64, { [] }> = bitcast(bound_116);
+        let in_bounds_119: Tile<bool, { [] }> = lt_tile(index_u_117, bound_u_118);
+        let stride_tile_120: Tile<i32, { [] }> = scalar_to_tile(B_scale_stride_0);
+        let stride64_121: Tile<i64, { [] }> = exti(stride_tile_120);
+        let stride_122: Tile<i64, { [] }> = stride64_121
             .reshape(const_shape![])
             .broadcast(const_shape![]);
-        let offsets_120: Tile<i64, { [] }> = index64_109 * stride_119;
-        let extent_123: i32 = get_shape_dim(B_scale.shape(), 1i32);
-        let bound_tile_124: Tile<i32, { [] }> = scalar_to_tile(extent_123);
-        let bound64_125: Tile<i64, { [] }> = exti(bound_tile_124);
-        let bound_126: Tile<i64, { [] }> = bound64_125
+        let offsets_123: Tile<i64, { [] }> = index64_112 * stride_122;
+        let extent_126: i32 = get_shape_dim(B_scale.shape(), 1i32);
+        let bound_tile_127: Tile<i32, { [] }> = scalar_to_tile(extent_126);
+        let bound64_128: Tile<i64, { [] }> = exti(bound_tile_127);
+        let bound_129: Tile<i64, { [] }> = bound64_128
             .reshape(const_shape![])
             .broadcast(const_shape![]);
-        let bound_u_128: Tile<u64, { [] }> = bitcast(bound_126);
-        let unit_stride_130: Tile<i64, { [] }> = constant(1i64, const_shape![]);
-        let padding_138: f32 = 0.0f32;
-        let padding_139: EAScale = convert_scalar(padding_138);
-        let t_142: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+        let bound_u_131: Tile<u64, { [] }> = bitcast(bound_129);
+        let unit_stride_133: Tile<i64, { [] }> = constant(1i64, const_shape![]);
+        let padding_141: f32 = 0.0f32;
+        let padding_142: EAScale = convert_scalar(padding_141);
+        let t_145: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for kb in 0i32..ceil_div(get_shape_dim(A.shape(), 1i32), BLOCK_K) {
-            let ks: Tile<i32, { [BLOCK_K] }> =
-                broadcast_scalar(kb * BLOCK_K, const_shape![BLOCK_K]) + iota_3;
-            let index64_17: Tile<i64, { [1, BLOCK_K] }> =
+            let arg_6: Tile<i32, { [BLOCK_K] }> =
+                broadcast_scalar(kb * BLOCK_K, const_shape![BLOCK_K]);
+            let ks: Tile<i32, { [BLOCK_K] }> = arg_6 + iota_5;
+            let index64_20: Tile<i64, { [1, BLOCK_K] }> =
                 exti(ks.reshape(const_shape![1, BLOCK_K]));
-            let index64_18: Tile<i64, { [BLOCK_M, BLOCK_K] }> =
-                index64_17.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let index_u_23: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(index64_18);
-            let in_bounds_25: Tile<bool, { [BLOCK_M, BLOCK_K] }> = lt_tile(index_u_23, bound_u_24);
-            let offsets_27: Tile<i64, { [BLOCK_M, BLOCK_K] }> = index64_18 * unit_stride_26;
-            let offsets_28: Tile<i64, { [BLOCK_M, BLOCK_K] }> = offsets_16 + offsets_27;
-            let mask_29: Tile<bool, { [BLOCK_M, BLOCK_K] }> = in_bounds_12 & in_bounds_25;
-            let base_30: PointerTile<*mut f8e4m3fn, { [] }> = get_tensor_base(A);
-            let base_31: PointerTile<*mut f8e4m3fn, { [1, 1] }> =
-                base_30.reshape(const_shape![1, 1]);
-            let base_32: PointerTile<*mut f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
-                base_31.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let pointers_33: PointerTile<*mut f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
-                base_32.offset_tile(offsets_28);
-            let (unpadded_37, _): (Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+            let index64_21: Tile<i64, { [BLOCK_M, BLOCK_K] }> =
+                index64_20.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+            let index_u_26: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(index64_21);
+            let in_bounds_28: Tile<bool, { [BLOCK_M, BLOCK_K] }> = lt_tile(index_u_26, bound_u_27);
+            let offsets_30: Tile<i64, { [BLOCK_M, BLOCK_K] }> = index64_21 * unit_stride_29;
+            let offsets_31: Tile<i64, { [BLOCK_M, BLOCK_K] }> = offsets_19 + offsets_30;
+            let mask_32: Tile<bool, { [BLOCK_M, BLOCK_K] }> = in_bounds_15 & in_bounds_28;
+            let base_33: PointerTile<*mut f8e4m3fn, { [] }> = get_tensor_base(A);
+            let base_34: PointerTile<*mut f8e4m3fn, { [1, 1] }> =
+                base_33.reshape(const_shape![1, 1]);
+            let base_35: PointerTile<*mut f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
+                base_34.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+            let pointers_36: PointerTile<*mut f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
+                base_35.offset_tile(offsets_31);
+            let (unpadded_40, _): (Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_33,
+                    pointers_36,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_29),
+                    Some(mask_32),
                     None,
                     None,
                     Latency::<0>,
                 )
             };
             let a: Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
-                select(mask_29, unpadded_37, padding_tile_38);
-            let index64_52: Tile<i64, { [1, BLOCK_K] }> =
+                select(mask_32, unpadded_40, padding_tile_41);
+            let index64_55: Tile<i64, { [1, BLOCK_K] }> =
                 exti(ks.reshape(const_shape![1, BLOCK_K]));
-            let index64_53: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
-                index64_52.broadcast(const_shape![BLOCK_N, BLOCK_K]);
-            let index_u_58: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(index64_53);
-            let in_bounds_60: Tile<bool, { [BLOCK_N, BLOCK_K] }> = lt_tile(index_u_58, bound_u_59);
-            let offsets_62: Tile<i64, { [BLOCK_N, BLOCK_K] }> = index64_53 * unit_stride_61;
-            let offsets_63: Tile<i64, { [BLOCK_N, BLOCK_K] }> = offsets_51 + offsets_62;
-            let mask_64: Tile<bool, { [BLOCK_N, BLOCK_K] }> = in_bounds_47 & in_bounds_60;
-            let base_65: PointerTile<*mut f8e4m3fn, { [] }> = get_tensor_base(B);
-            let base_66: PointerTile<*mut f8e4m3fn, { [1, 1] }> =
-                base_65.reshape(const_shape![1, 1]);
-            let base_67: PointerTile<*mut f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
-                base_66.broadcast(const_shape![BLOCK_N, BLOCK_K]);
-            let pointers_68: PointerTile<*mut f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
-                base_67.offset_tile(offsets_63);
-            let (unpadded_72, _): (Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }>, Token) = unsafe {
+            let index64_56: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
+                index64_55.broadcast(const_shape![BLOCK_N, BLOCK_K]);
+            let index_u_61: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(index64_56);
+            let in_bounds_63: Tile<bool, { [BLOCK_N, BLOCK_K] }> = lt_tile(index_u_61, bound_u_62);
+            let offsets_65: Tile<i64, { [BLOCK_N, BLOCK_K] }> = index64_56 * unit_stride_64;
+            let offsets_66: Tile<i64, { [BLOCK_N, BLOCK_K] }> = offsets_54 + offsets_65;
+            let mask_67: Tile<bool, { [BLOCK_N, BLOCK_K] }> = in_bounds_50 & in_bounds_63;
+            let base_68: PointerTile<*mut f8e4m3fn, { [] }> = get_tensor_base(B);
+            let base_69: PointerTile<*mut f8e4m3fn, { [1, 1] }> =
+                base_68.reshape(const_shape![1, 1]);
+            let base_70: PointerTile<*mut f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
+                base_69.broadcast(const_shape![BLOCK_N, BLOCK_K]);
+            let pointers_71: PointerTile<*mut f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
+                base_70.offset_tile(offsets_66);
+            let (unpadded_75, _): (Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_68,
+                    pointers_71,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_64),
+                    Some(mask_67),
                     None,
                     None,
                     Latency::<0>,
                 )
             };
             let b: Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
-                select(mask_64, unpadded_72, padding_tile_73);
-            let index_tile_86: Tile<i32, { [] }> = scalar_to_tile(kb);
-            let index64_87: Tile<i64, { [] }> = exti(index_tile_86);
-            let index64_88: Tile<i64, { [1] }> = index64_87.reshape(const_shape![1]);
-            let index64_89: Tile<i64, { [BLOCK_M] }> = index64_88.broadcast(const_shape![BLOCK_M]);
-            let index_u_94: Tile<u64, { [BLOCK_M] }> = bitcast(index64_89);
-            let in_bounds_96: Tile<bool, { [BLOCK_M] }> = lt_tile(index_u_94, bound_u_95);
-            let offsets_98: Tile<i64, { [BLOCK_M] }> = index64_89 * unit_stride_97;
-            let offsets_99: Tile<i64, { [BLOCK_M] }> = offsets_85 + offsets_98;
-            let mask_100: Tile<bool, { [BLOCK_M] }> = in_bounds_81 & in_bounds_96;
-            let base_101: PointerTile<*mut EAScale, { [] }> = get_tensor_base(A_scale);
-            let base_102: PointerTile<*mut EAScale, { [1] }> = base_101.reshape(const_shape![1]);
-            let base_103: PointerTile<*mut EAScale, { [BLOCK_M] }> =
-                base_102.broadcast(const_shape![BLOCK_M]);
-            let pointers_104: PointerTile<*mut EAScale, { [BLOCK_M] }> =
-                base_103.offset_tile(offsets_99);
-            let (gathered_107, _): (Tile<EAScale, { [BLOCK_M] }>, Token) = unsafe {
+                select(mask_67, unpadded_75, padding_tile_76);
+            let index_tile_89: Tile<i32, { [] }> = scalar_to_tile(kb);
+            let index64_90: Tile<i64, { [] }> = exti(index_tile_89);
+            let index64_91: Tile<i64, { [1] }> = index64_90.reshape(const_shape![1]);
+            let index64_92: Tile<i64, { [BLOCK_M] }> = index64_91.broadcast(const_shape![BLOCK_M]);
+            let index_u_97: Tile<u64, { [BLOCK_M] }> = bitcast(index64_92);
+            let in_bounds_99: Tile<bool, { [BLOCK_M] }> = lt_tile(index_u_97, bound_u_98);
+            let offsets_101: Tile<i64, { [BLOCK_M] }> = index64_92 * unit_stride_100;
+            let offsets_102: Tile<i64, { [BLOCK_M] }> = offsets_88 + offsets_101;
+            let mask_103: Tile<bool, { [BLOCK_M] }> = in_bounds_84 & in_bounds_99;
+            let base_104: PointerTile<*mut EAScale, { [] }> = get_tensor_base(A_scale);
+            let base_105: PointerTile<*mut EAScale, { [1] }> = base_104.reshape(const_shape![1]);
+            let base_106: PointerTile<*mut EAScale, { [BLOCK_M] }> =
+                base_105.broadcast(const_shape![BLOCK_M]);
+            let pointers_107: PointerTile<*mut EAScale, { [BLOCK_M] }> =
+                base_106.offset_tile(offsets_102);
+            let (gathered_110, _): (Tile<EAScale, { [BLOCK_M] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_104,
+                    pointers_107,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_100),
-                    Some(padding_106),
+                    Some(mask_103),
+                    Some(padding_109),
                     None,
                     Latency::<0>,
                 )
             };
-            let row_scale: Tile<EAScale, { [BLOCK_M] }> = gathered_107;
-            let index_tile_121: Tile<i32, { [] }> = scalar_to_tile(kb);
-            let index64_122: Tile<i64, { [] }> = exti(index_tile_121);
-            let index_u_127: Tile<u64, { [] }> = bitcast(index64_122);
-            let in_bounds_129: Tile<bool, { [] }> = lt_tile(index_u_127, bound_u_128);
-            let offsets_131: Tile<i64, { [] }> = index64_122 * unit_stride_130;
-            let offsets_132: Tile<i64, { [] }> = offsets_120 + offsets_131;
-            let mask_133: Tile<bool, { [] }> = in_bounds_116 & in_bounds_129;
-            let base_134: PointerTile<*mut EAScale, { [] }> = get_tensor_base(B_scale);
-            let base_135: PointerTile<*mut EAScale, { [] }> = base_134.reshape(const_shape![]);
-            let base_136: PointerTile<*mut EAScale, { [] }> = base_135.broadcast(const_shape![]);
-            let pointers_137: PointerTile<*mut EAScale, { [] }> = base_136.offset_tile(offsets_132);
-            let (gathered_140, _): (Tile<EAScale, { [] }>, Token) = unsafe {
+            let row_scale: Tile<EAScale, { [BLOCK_M] }> = gathered_110;
+            let index_tile_124: Tile<i32, { [] }> = scalar_to_tile(kb);
+            let index64_125: Tile<i64, { [] }> = exti(index_tile_124);
+            let index_u_130: Tile<u64, { [] }> = bitcast(index64_125);
+            let in_bounds_132: Tile<bool, { [] }> = lt_tile(index_u_130, bound_u_131);
+            let offsets_134: Tile<i64, { [] }> = index64_125 * unit_stride_133;
+            let offsets_135: Tile<i64, { [] }> = offsets_123 + offsets_134;
+            let mask_136: Tile<bool, { [] }> = in_bounds_119 & in_bounds_132;
+            let base_137: PointerTile<*mut EAScale, { [] }> = get_tensor_base(B_scale);
+            let base_138: PointerTile<*mut EAScale, { [] }> = base_137.reshape(const_shape![]);
+            let base_139: PointerTile<*mut EAScale, { [] }> = base_138.broadcast(const_shape![]);
+            let pointers_140: PointerTile<*mut EAScale, { [] }> = base_139.offset_tile(offsets_135);
+            let (gathered_143, _): (Tile<EAScale, { [] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_137,
+                    pointers_140,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_133),
-                    Some(padding_139),
+                    Some(mask_136),
+                    Some(padding_142),
                     None,
                     Latency::<0>,
                 )
             };
-            let tile_scale: Tile<EAScale, { [] }> = gathered_140;
-            let perm_141: Tile<f8e4m3fn, { [BLOCK_K, BLOCK_N] }> = permute(b, const_array![1, 0]);
-            let partial: Tile<f32, { [BLOCK_M, BLOCK_N] }> = mma(a, perm_141, t_142);
-            let conv_143: Tile<f32, { [BLOCK_M, 1] }> = convert_tile(
+            let tile_scale: Tile<EAScale, { [] }> = gathered_143;
+            let perm_144: Tile<f8e4m3fn, { [BLOCK_K, BLOCK_N] }> = permute(b, const_array![1, 0]);
+            let partial: Tile<f32, { [BLOCK_M, BLOCK_N] }> = mma(a, perm_144, t_145);
+            let conv_146: Tile<f32, { [BLOCK_M, 1] }> = convert_tile(
                 row_scale.reshape(const_shape![BLOCK_M, 1])
                     * tile_scale
                         .reshape(const_shape![1, 1])
@@ -291,62 +294,64 @@ pub mod fp8_block_scaled_matmul {
             );
             acc = fma(
                 partial,
-                conv_143.broadcast(const_shape![BLOCK_M, BLOCK_N]),
+                conv_146.broadcast(const_shape![BLOCK_M, BLOCK_N]),
                 acc,
                 rounding::NearestEven,
                 ftz::Disabled,
             );
         }
-        let index64_144: Tile<i64, { [BLOCK_M, 1] }> = exti(rows.reshape(const_shape![BLOCK_M, 1]));
-        let index64_145: Tile<i64, { [BLOCK_M, BLOCK_N] }> =
-            index64_144.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let extent_146: i32 = get_shape_dim(C.shape(), 0i32);
-        let bound_tile_147: Tile<i32, { [] }> = scalar_to_tile(extent_146);
-        let bound64_148: Tile<i64, { [] }> = exti(bound_tile_147);
-        let bound_149: Tile<i64, { [BLOCK_M, BLOCK_N] }> = bound64_148
+        let arg_179: Tile<i32, { [BLOCK_M, 1] }> = rows.reshape(const_shape![BLOCK_M, 1]);
+        let index64_147: Tile<i64, { [BLOCK_M, 1] }> = exti(arg_179);
+        let index64_148: Tile<i64, { [BLOCK_M, BLOCK_N] }> =
+            index64_147.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let extent_149: i32 = get_shape_dim(C.shape(), 0i32);
+        let bound_tile_150: Tile<i32, { [] }> = scalar_to_tile(extent_149);
+        let bound64_151: Tile<i64, { [] }> = exti(bound_tile_150);
+        let bound_152: Tile<i64, { [BLOCK_M, BLOCK_N] }> = bound64_151
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let index_u_150: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(index64_145);
-        let bound_u_151: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(bound_149);
-        let in_bounds_152: Tile<bool, { [BLOCK_M, BLOCK_N] }> = lt_tile(index_u_150, bound_u_151);
-        let stride_tile_153: Tile<i32, { [] }> = scalar_to_tile(C_stride_0);
-        let stride64_154: Tile<i64, { [] }> = exti(stride_tile_153);
-        let stride_155: Tile<i64, { [BLOCK_M, BLOCK_N] }> = stride64_154
+        let index_u_153: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(index64_148);
+        let bound_u_154: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(bound_152);
+        let in_bounds_155: Tile<bool, { [BLOCK_M, BLOCK_N] }> = lt_tile(index_u_153, bound_u_154);
+        let stride_tile_156: Tile<i32, { [] }> = scalar_to_tile(C_stride_0);
+        let stride64_157: Tile<i64, { [] }> = exti(stride_tile_156);
+        let stride_158: Tile<i64, { [BLOCK_M, BLOCK_N] }> = stride64_157
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_156: Tile<i64, { [BLOCK_M, BLOCK_N] }> = index64_145 * stride_155;
-        let index64_157: Tile<i64, { [1, BLOCK_N] }> = exti(cols.reshape(const_shape![1, BLOCK_N]));
-        let index64_158: Tile<i64, { [BLOCK_M, BLOCK_N] }> =
-            index64_157.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let extent_159: i32 = get_shape_dim(C.shape(), 1i32);
-        let bound_tile_160: Tile<i32, { [] }> = scalar_to_tile(extent_159);
-        let bound64_161: Tile<i64, { [] }> = exti(bound_tile_160);
-        let bound_162: Tile<i64, { [BLOCK_M, BLOCK_N] }> = bound64_161
+        let offsets_159: Tile<i64, { [BLOCK_M, BLOCK_N] }> = index64_148 * stride_158;
+        let arg_180: Tile<i32, { [1, BLOCK_N] }> = cols.reshape(const_shape![1, BLOCK_N]);
+        let index64_160: Tile<i64, { [1, BLOCK_N] }> = exti(arg_180);
+        let index64_161: Tile<i64, { [BLOCK_M, BLOCK_N] }> =
+            index64_160.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let extent_162: i32 = get_shape_dim(C.shape(), 1i32);
+        let bound_tile_163: Tile<i32, { [] }> = scalar_to_tile(extent_162);
+        let bound64_164: Tile<i64, { [] }> = exti(bound_tile_163);
+        let bound_165: Tile<i64, { [BLOCK_M, BLOCK_N] }> = bound64_164
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let index_u_163: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(index64_158);
-        let bound_u_164: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(bound_162);
-        let in_bounds_165: Tile<bool, { [BLOCK_M, BLOCK_N] }> = lt_tile(index_u_163, bound_u_164);
-        let unit_stride_166: Tile<i64, { [BLOCK_M, BLOCK_N] }> =
+        let index_u_166: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(index64_161);
+        let bound_u_167: Tile<u64, { [BLOCK_M, BLOCK_N] }> = bitcast(bound_165);
+        let in_bounds_168: Tile<bool, { [BLOCK_M, BLOCK_N] }> = lt_tile(index_u_166, bound_u_167);
+        let unit_stride_169: Tile<i64, { [BLOCK_M, BLOCK_N] }> =
             constant(1i64, const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_167: Tile<i64, { [BLOCK_M, BLOCK_N] }> = index64_158 * unit_stride_166;
-        let offsets_168: Tile<i64, { [BLOCK_M, BLOCK_N] }> = offsets_156 + offsets_167;
-        let mask_169: Tile<bool, { [BLOCK_M, BLOCK_N] }> = in_bounds_152 & in_bounds_165;
-        let base_170: PointerTile<*mut E, { [] }> = get_tensor_base(C);
-        let base_171: PointerTile<*mut E, { [1, 1] }> = base_170.reshape(const_shape![1, 1]);
-        let base_172: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            base_171.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let pointers_173: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            base_172.offset_tile(offsets_168);
-        let conv_174: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let conv_175: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(conv_174);
+        let offsets_170: Tile<i64, { [BLOCK_M, BLOCK_N] }> = index64_161 * unit_stride_169;
+        let offsets_171: Tile<i64, { [BLOCK_M, BLOCK_N] }> = offsets_159 + offsets_170;
+        let mask_172: Tile<bool, { [BLOCK_M, BLOCK_N] }> = in_bounds_155 & in_bounds_168;
+        let base_173: PointerTile<*mut E, { [] }> = get_tensor_base(C);
+        let base_174: PointerTile<*mut E, { [1, 1] }> = base_173.reshape(const_shape![1, 1]);
+        let base_175: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+            base_174.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_176: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+            base_175.offset_tile(offsets_171);
+        let conv_177: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
+        let conv_178: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(conv_177);
         unsafe {
             store_ptr_tko(
-                pointers_173,
-                conv_175,
+                pointers_176,
+                conv_178,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_169),
+                Some(mask_172),
                 None,
                 Latency::<0>,
             )

@@ -28,7 +28,7 @@ pub mod gelu_tanh {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_11 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
+        let mut y_out_14 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
         let bm: i32 = get_tile_block_id().0;
         let bn: i32 = get_tile_block_id().1;
         let t: Tile<E, { [TM, TN] }> = load_view_tko(
@@ -42,28 +42,24 @@ pub mod gelu_tanh {
         let t_2: Tile<f32, { [TM, TN] }> = constant(0.7978845608028654f32, const_shape![TM, TN]);
         let t_3: Tile<f32, { [TM, TN] }> = constant(0.044715f32, const_shape![TM, TN]);
         let conv_4: Tile<f32, { [TM, TN] }> = convert_tile(t);
+        let arg_6: Tile<f32, { [TM, TN] }> = t_3 * conv_4;
         let conv_5: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let conv_6: Tile<f32, { [TM, TN] }> = convert_tile(t);
+        let arg_9: Tile<f32, { [TM, TN] }> = arg_6 * conv_5;
         let conv_7: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let gelu_tanh_inner: Tile<f32, { [TM, TN] }> = t_2
-            * fma(
-                t_3 * conv_4 * conv_5,
-                conv_6,
-                conv_7,
-                rounding::NearestEven,
-                ftz::Disabled,
-            );
-        let t_8: Tile<f32, { [TM, TN] }> = constant(0.5f32, const_shape![TM, TN]);
-        let conv_9: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let t_10: Tile<f32, { [TM, TN] }> = constant(1.0f32, const_shape![TM, TN]);
-        let out: Tile<f32, { [TM, TN] }> = t_8
-            * conv_9
-            * (t_10 + unsafe { tanh_with_rounding(gelu_tanh_inner, rounding::Approx) });
-        let conv_12: Tile<EY, { [TM, TN] }> = convert_tile(out);
+        let conv_8: Tile<f32, { [TM, TN] }> = convert_tile(t);
+        let gelu_tanh_inner: Tile<f32, { [TM, TN] }> =
+            t_2 * fma(arg_9, conv_7, conv_8, rounding::NearestEven, ftz::Disabled);
+        let t_10: Tile<f32, { [TM, TN] }> = constant(0.5f32, const_shape![TM, TN]);
+        let conv_11: Tile<f32, { [TM, TN] }> = convert_tile(t);
+        let arg_13: Tile<f32, { [TM, TN] }> = t_10 * conv_11;
+        let t_12: Tile<f32, { [TM, TN] }> = constant(1.0f32, const_shape![TM, TN]);
+        let out: Tile<f32, { [TM, TN] }> =
+            arg_13 * (t_12 + unsafe { tanh_with_rounding(gelu_tanh_inner, rounding::Approx) });
+        let conv_15: Tile<EY, { [TM, TN] }> = convert_tile(out);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_11,
-                conv_12,
+                &mut y_out_14,
+                conv_15,
                 [bm, bn],
                 ordering::Weak,
                 scope::TileBlock,

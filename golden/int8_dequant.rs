@@ -179,8 +179,8 @@ pub mod int8_dequant {
                 get_tensor_token(w),
             )
         };
-        let mut q_out_8 = unsafe { q.partition_full_mut(const_shape![BLOCK_R, COLS]) };
-        let mut scales_out_10 = unsafe { scales.partition_full_mut(const_shape![BLOCK_R]) };
+        let mut q_out_11 = unsafe { q.partition_full_mut(const_shape![BLOCK_R, COLS]) };
+        let mut scales_out_13 = unsafe { scales.partition_full_mut(const_shape![BLOCK_R]) };
         let r: i32 = get_tile_block_id().0;
         let wt: Tile<E, { [BLOCK_R, COLS] }> = load_view_tko(
             &w_view_1,
@@ -194,25 +194,22 @@ pub mod int8_dequant {
         let red_2: Tile<f32, { [BLOCK_R] }> = reduce_max(absf(wf), 1i32);
         let amax: Tile<f32, { [BLOCK_R, 1] }> = red_2.reshape(const_shape![BLOCK_R, 1]);
         let t_3: Tile<f32, { [BLOCK_R, 1] }> = constant(1e-08f32, const_shape![BLOCK_R, 1]);
+        let arg_5: Tile<f32, { [BLOCK_R, 1] }> = maxf(amax, t_3, nan::Disabled, ftz::Disabled);
         let t_4: Tile<f32, { [BLOCK_R, 1] }> = constant(127.0f32, const_shape![BLOCK_R, 1]);
-        let scale: Tile<f32, { [BLOCK_R, 1] }> =
-            maxf(amax, t_3, nan::Disabled, ftz::Disabled) / t_4;
-        let t_5: Tile<f32, { [BLOCK_R, COLS] }> = constant(0.5f32, const_shape![BLOCK_R, COLS]);
-        let qf: Tile<f32, { [BLOCK_R, COLS] }> =
-            floor(wf / scale.broadcast(const_shape![BLOCK_R, COLS]) + t_5);
-        let t_6: Tile<f32, { [BLOCK_R, COLS] }> = constant(-127.0f32, const_shape![BLOCK_R, COLS]);
-        let t_7: Tile<f32, { [BLOCK_R, COLS] }> = constant(127.0f32, const_shape![BLOCK_R, COLS]);
-        let qf: Tile<f32, { [BLOCK_R, COLS] }> = minf(
-            maxf(qf, t_6, nan::Disabled, ftz::Disabled),
-            t_7,
-            nan::Disabled,
-            ftz::Disabled,
-        );
-        let conv_9: Tile<i8, { [BLOCK_R, COLS] }> = convert_tile(qf);
+        let scale: Tile<f32, { [BLOCK_R, 1] }> = arg_5 / t_4;
+        let arg_7: Tile<f32, { [BLOCK_R, COLS] }> =
+            wf / scale.broadcast(const_shape![BLOCK_R, COLS]);
+        let t_6: Tile<f32, { [BLOCK_R, COLS] }> = constant(0.5f32, const_shape![BLOCK_R, COLS]);
+        let qf: Tile<f32, { [BLOCK_R, COLS] }> = floor(arg_7 + t_6);
+        let t_8: Tile<f32, { [BLOCK_R, COLS] }> = constant(-127.0f32, const_shape![BLOCK_R, COLS]);
+        let arg_10: Tile<f32, { [BLOCK_R, COLS] }> = maxf(qf, t_8, nan::Disabled, ftz::Disabled);
+        let t_9: Tile<f32, { [BLOCK_R, COLS] }> = constant(127.0f32, const_shape![BLOCK_R, COLS]);
+        let qf: Tile<f32, { [BLOCK_R, COLS] }> = minf(arg_10, t_9, nan::Disabled, ftz::Disabled);
+        let conv_12: Tile<i8, { [BLOCK_R, COLS] }> = convert_tile(qf);
         unsafe {
             store_view_tko_mut(
-                &mut q_out_8,
-                conv_9,
+                &mut q_out_11,
+                conv_12,
                 [r, 0i32],
                 ordering::Weak,
                 scope::TileBlock,
@@ -220,11 +217,11 @@ pub mod int8_dequant {
                 tma::Enabled,
             )
         };
-        let out_11: Tile<f32, { [BLOCK_R] }> = scale.reshape(const_shape![BLOCK_R]);
+        let out_14: Tile<f32, { [BLOCK_R] }> = scale.reshape(const_shape![BLOCK_R]);
         unsafe {
             store_view_tko_mut(
-                &mut scales_out_10,
-                out_11,
+                &mut scales_out_13,
+                out_14,
                 [r],
                 ordering::Weak,
                 scope::TileBlock,

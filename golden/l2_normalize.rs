@@ -29,7 +29,7 @@ pub mod l2_normalize {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_4 = unsafe { y.partition_full_mut(const_shape![ROWS, DIM]) };
+        let mut y_out_5 = unsafe { y.partition_full_mut(const_shape![ROWS, DIM]) };
         let blk: i32 = get_tile_block_id().0;
         let t: Tile<E, { [ROWS, DIM] }> = load_view_tko(
             &x_view_1,
@@ -42,19 +42,15 @@ pub mod l2_normalize {
         let tf: Tile<f32, { [ROWS, DIM] }> = convert_tile(t);
         let red_2: Tile<f32, { [ROWS] }> = reduce_sum(tf * tf, 1i32);
         let sq_sum: Tile<f32, { [ROWS, 1] }> = red_2.reshape(const_shape![ROWS, 1]);
+        let arg_4: Tile<f32, { [ROWS, 1] }> = sqrt(sq_sum, rounding::NearestEven, ftz::Disabled);
         let t_3: Tile<f32, { [ROWS, 1] }> = constant(1e-12f32, const_shape![ROWS, 1]);
-        let norm: Tile<f32, { [ROWS, 1] }> = maxf(
-            sqrt(sq_sum, rounding::NearestEven, ftz::Disabled),
-            t_3,
-            nan::Disabled,
-            ftz::Disabled,
-        );
+        let norm: Tile<f32, { [ROWS, 1] }> = maxf(arg_4, t_3, nan::Disabled, ftz::Disabled);
         let y_t: Tile<f32, { [ROWS, DIM] }> = tf / norm.broadcast(const_shape![ROWS, DIM]);
-        let conv_5: Tile<EY, { [ROWS, DIM] }> = convert_tile(y_t);
+        let conv_6: Tile<EY, { [ROWS, DIM] }> = convert_tile(y_t);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_4,
-                conv_5,
+                &mut y_out_5,
+                conv_6,
                 [blk, 0i32],
                 ordering::Weak,
                 scope::TileBlock,

@@ -44,7 +44,7 @@ pub mod layer_norm {
                 get_tensor_token(X),
             )
         };
-        let w_view_10: Partition<EW, { [BLOCK_N] }> = unsafe {
+        let w_view_11: Partition<EW, { [BLOCK_N] }> = unsafe {
             make_partition_view(
                 W,
                 const_shape![BLOCK_N],
@@ -53,7 +53,7 @@ pub mod layer_norm {
                 get_tensor_token(W),
             )
         };
-        let b_view_11: Partition<EB, { [BLOCK_N] }> = unsafe {
+        let b_view_12: Partition<EB, { [BLOCK_N] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![BLOCK_N],
@@ -62,9 +62,9 @@ pub mod layer_norm {
                 get_tensor_token(B),
             )
         };
-        let mut y_out_14 = unsafe { Y.partition_full_mut(const_shape![1, BLOCK_N]) };
-        let mut mean_out_16 = unsafe { Mean.partition_full_mut(const_shape![1]) };
-        let mut rstd_out_17 = unsafe { Rstd.partition_full_mut(const_shape![1]) };
+        let mut y_out_17 = unsafe { Y.partition_full_mut(const_shape![1, BLOCK_N]) };
+        let mut mean_out_19 = unsafe { Mean.partition_full_mut(const_shape![1]) };
+        let mut rstd_out_20 = unsafe { Rstd.partition_full_mut(const_shape![1]) };
         let row: i32 = get_tile_block_id().0;
         let x: Tile<E, { [1, BLOCK_N] }> = load_view_tko(
             &x_view_1,
@@ -84,23 +84,20 @@ pub mod layer_norm {
             cols.reshape(const_shape![1, BLOCK_N]),
             broadcast_scalar(N, const_shape![1, BLOCK_N]),
         );
+        let arg_6: Tile<f32, { [1, BLOCK_N] }> = x - mean
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![1, BLOCK_N]);
         let t_5: Tile<f32, { [1, BLOCK_N] }> = constant(0.0f32, const_shape![1, BLOCK_N]);
-        let centered: Tile<f32, { [1, BLOCK_N] }> = select(
-            in_row,
-            x - mean
-                .reshape(const_shape![1, 1])
-                .broadcast(const_shape![1, BLOCK_N]),
-            t_5,
-        );
-        let red_6: Tile<f32, { [1] }> = reduce_sum(centered * centered, 1i32);
-        let val_7: f32 = convert_scalar(N);
-        let scalar_8: Tile<f32, { [] }> = scalar_to_tile(val_7);
-        let var: Tile<f32, { [1] }> = red_6 / scalar_8.reshape(const_shape![1]);
-        let scalar_9: Tile<f32, { [] }> = scalar_to_tile(eps);
+        let centered: Tile<f32, { [1, BLOCK_N] }> = select(in_row, arg_6, t_5);
+        let red_7: Tile<f32, { [1] }> = reduce_sum(centered * centered, 1i32);
+        let val_8: f32 = convert_scalar(N);
+        let scalar_9: Tile<f32, { [] }> = scalar_to_tile(val_8);
+        let var: Tile<f32, { [1] }> = red_7 / scalar_9.reshape(const_shape![1]);
+        let scalar_10: Tile<f32, { [] }> = scalar_to_tile(eps);
         let rstd: Tile<f32, { [1] }> =
-            rsqrt(var + scalar_9.reshape(const_shape![1]), ftz::Disabled);
+            rsqrt(var + scalar_10.reshape(const_shape![1]), ftz::Disabled);
         let w: Tile<EW, { [BLOCK_N] }> = load_view_tko(
-            &w_view_10,
+            &w_view_11,
             [0i32],
             ordering::Weak,
             scope::TileBlock,
@@ -108,30 +105,32 @@ pub mod layer_norm {
             tma::Enabled,
         );
         let b: Tile<EB, { [BLOCK_N] }> = load_view_tko(
-            &b_view_11,
+            &b_view_12,
             [0i32],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let conv_12: Tile<f32, { [BLOCK_N] }> = convert_tile(w);
-        let conv_13: Tile<f32, { [BLOCK_N] }> = convert_tile(b);
+        let arg_15: Tile<f32, { [1, BLOCK_N] }> = centered
+            * rstd
+                .reshape(const_shape![1, 1])
+                .broadcast(const_shape![1, BLOCK_N]);
+        let conv_13: Tile<f32, { [BLOCK_N] }> = convert_tile(w);
+        let arg_16: Tile<f32, { [1, BLOCK_N] }> = conv_13.reshape(const_shape![1, BLOCK_N]);
+        let conv_14: Tile<f32, { [BLOCK_N] }> = convert_tile(b);
         let y: Tile<f32, { [1, BLOCK_N] }> = fma(
-            centered
-                * rstd
-                    .reshape(const_shape![1, 1])
-                    .broadcast(const_shape![1, BLOCK_N]),
-            conv_12.reshape(const_shape![1, BLOCK_N]),
-            conv_13.reshape(const_shape![1, BLOCK_N]),
+            arg_15,
+            arg_16,
+            conv_14.reshape(const_shape![1, BLOCK_N]),
             rounding::NearestEven,
             ftz::Disabled,
         );
-        let conv_15: Tile<EY, { [1, BLOCK_N] }> = convert_tile(y);
+        let conv_18: Tile<EY, { [1, BLOCK_N] }> = convert_tile(y);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_14,
-                conv_15,
+                &mut y_out_17,
+                conv_18,
                 [row, 0i32],
                 ordering::Weak,
                 scope::TileBlock,
@@ -141,7 +140,7 @@ pub mod layer_norm {
         };
         unsafe {
             store_view_tko_mut(
-                &mut mean_out_16,
+                &mut mean_out_19,
                 mean,
                 [row],
                 ordering::Weak,
@@ -152,7 +151,7 @@ pub mod layer_norm {
         };
         unsafe {
             store_view_tko_mut(
-                &mut rstd_out_17,
+                &mut rstd_out_20,
                 rstd,
                 [row],
                 ordering::Weak,

@@ -30,8 +30,8 @@ pub mod log_softmax {
                 get_tensor_token(logits),
             )
         };
-        let mut logp_out_7 = unsafe { logp.partition_full_mut(const_shape![1, TILE_C]) };
-        let targets_view_9: Partition<i32, { [1] }> = unsafe {
+        let mut logp_out_8 = unsafe { logp.partition_full_mut(const_shape![1, TILE_C]) };
+        let targets_view_10: Partition<i32, { [1] }> = unsafe {
             make_partition_view(
                 targets,
                 const_shape![1],
@@ -40,7 +40,7 @@ pub mod log_softmax {
                 get_tensor_token(targets),
             )
         };
-        let mut loss_out_12 = unsafe { loss.partition_full_mut(const_shape![1]) };
+        let mut loss_out_14 = unsafe { loss.partition_full_mut(const_shape![1]) };
         let row: i32 = get_tile_block_id().0;
         let x: Tile<E, { [1, TILE_C] }> = load_view_tko(
             &logits_view_1,
@@ -62,14 +62,15 @@ pub mod log_softmax {
         );
         let sum_exp: Tile<f32, { [1, 1] }> = red_5.reshape(const_shape![1, 1]);
         let lse2: Tile<f32, { [1, 1] }> = mx + log2(sum_exp);
+        let arg_7: Tile<f32, { [1, TILE_C] }> = x2 - lse2.broadcast(const_shape![1, TILE_C]);
         let t_6: Tile<f32, { [1, TILE_C] }> =
             constant(0.6931471805599453f32, const_shape![1, TILE_C]);
-        let out: Tile<f32, { [1, TILE_C] }> = (x2 - lse2.broadcast(const_shape![1, TILE_C])) * t_6;
-        let conv_8: Tile<ELogp, { [1, TILE_C] }> = convert_tile(out);
+        let out: Tile<f32, { [1, TILE_C] }> = arg_7 * t_6;
+        let conv_9: Tile<ELogp, { [1, TILE_C] }> = convert_tile(out);
         unsafe {
             store_view_tko_mut(
-                &mut logp_out_7,
-                conv_8,
+                &mut logp_out_8,
+                conv_9,
                 [row, 0i32],
                 ordering::Weak,
                 scope::TileBlock,
@@ -78,7 +79,7 @@ pub mod log_softmax {
             )
         };
         let target: Tile<i32, { [1] }> = load_view_tko(
-            &targets_view_9,
+            &targets_view_10,
             [row],
             ordering::Weak,
             scope::TileBlock,
@@ -86,22 +87,19 @@ pub mod log_softmax {
             tma::Enabled,
         );
         let cls: Tile<i32, { [TILE_C] }> = iota(const_shape![TILE_C]);
-        let t_10: Tile<f32, { [1, TILE_C] }> = constant(0.0f32, const_shape![1, TILE_C]);
-        let picked: Tile<f32, { [1, TILE_C] }> = select(
-            eq_tile(
-                cls.reshape(const_shape![1, TILE_C]),
-                target
-                    .reshape(const_shape![1, 1])
-                    .broadcast(const_shape![1, TILE_C]),
-            ),
-            out,
-            t_10,
+        let arg_12: Tile<bool, { [1, TILE_C] }> = eq_tile(
+            cls.reshape(const_shape![1, TILE_C]),
+            target
+                .reshape(const_shape![1, 1])
+                .broadcast(const_shape![1, TILE_C]),
         );
-        let red_11: Tile<f32, { [1] }> = reduce_sum(picked, 1i32);
-        let nll: Tile<f32, { [1] }> = negf(red_11);
+        let t_11: Tile<f32, { [1, TILE_C] }> = constant(0.0f32, const_shape![1, TILE_C]);
+        let picked: Tile<f32, { [1, TILE_C] }> = select(arg_12, out, t_11);
+        let red_13: Tile<f32, { [1] }> = reduce_sum(picked, 1i32);
+        let nll: Tile<f32, { [1] }> = negf(red_13);
         unsafe {
             store_view_tko_mut(
-                &mut loss_out_12,
+                &mut loss_out_14,
                 nll,
                 [row],
                 ordering::Weak,

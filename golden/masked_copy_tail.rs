@@ -62,47 +62,48 @@ pub mod masked_copy_tail {
                 )
             };
         } else {
+            let arg_5: Tile<i32, { [TILE_SIZE] }> =
+                broadcast_scalar(pid * TILE_SIZE, const_shape![TILE_SIZE]);
             let iota_4: Tile<i32, { [TILE_SIZE] }> = iota(const_shape![TILE_SIZE]);
-            let idx: Tile<i32, { [TILE_SIZE] }> =
-                broadcast_scalar(pid * TILE_SIZE, const_shape![TILE_SIZE]) + iota_4;
+            let idx: Tile<i32, { [TILE_SIZE] }> = arg_5 + iota_4;
             let in_range: Tile<bool, { [TILE_SIZE] }> =
                 lt_tile(idx, broadcast_scalar(n, const_shape![TILE_SIZE]));
-            let index64_5: Tile<i64, { [TILE_SIZE] }> = exti(idx);
-            let unit_stride_6: Tile<i64, { [TILE_SIZE] }> = constant(1i64, const_shape![TILE_SIZE]);
-            let offsets_7: Tile<i64, { [TILE_SIZE] }> = index64_5 * unit_stride_6;
-            let base_8: PointerTile<*mut f32, { [] }> = get_tensor_base(src);
-            let base_9: PointerTile<*mut f32, { [1] }> = base_8.reshape(const_shape![1]);
-            let base_10: PointerTile<*mut f32, { [TILE_SIZE] }> =
-                base_9.broadcast(const_shape![TILE_SIZE]);
-            let pointers_11: PointerTile<*mut f32, { [TILE_SIZE] }> =
-                base_10.offset_tile(offsets_7);
-            let padding_12: f32 = 0.0f32;
-            let (gathered_13, _): (Tile<f32, { [TILE_SIZE] }>, Token) = unsafe {
+            let index64_6: Tile<i64, { [TILE_SIZE] }> = exti(idx);
+            let unit_stride_7: Tile<i64, { [TILE_SIZE] }> = constant(1i64, const_shape![TILE_SIZE]);
+            let offsets_8: Tile<i64, { [TILE_SIZE] }> = index64_6 * unit_stride_7;
+            let base_9: PointerTile<*mut f32, { [] }> = get_tensor_base(src);
+            let base_10: PointerTile<*mut f32, { [1] }> = base_9.reshape(const_shape![1]);
+            let base_11: PointerTile<*mut f32, { [TILE_SIZE] }> =
+                base_10.broadcast(const_shape![TILE_SIZE]);
+            let pointers_12: PointerTile<*mut f32, { [TILE_SIZE] }> =
+                base_11.offset_tile(offsets_8);
+            let padding_13: f32 = 0.0f32;
+            let (gathered_14, _): (Tile<f32, { [TILE_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_11,
+                    pointers_12,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(in_range),
-                    Some(padding_12),
+                    Some(padding_13),
                     None,
                     Latency::<0>,
                 )
             };
-            let t: Tile<f32, { [TILE_SIZE] }> = gathered_13;
+            let t: Tile<f32, { [TILE_SIZE] }> = gathered_14;
             let out: Tile<E, { [TILE_SIZE] }> =
                 convert_tile(t * broadcast_scalar(scale, const_shape![TILE_SIZE]));
-            let index64_14: Tile<i64, { [TILE_SIZE] }> = exti(idx);
-            let unit_stride_15: Tile<i64, { [TILE_SIZE] }> =
+            let index64_15: Tile<i64, { [TILE_SIZE] }> = exti(idx);
+            let unit_stride_16: Tile<i64, { [TILE_SIZE] }> =
                 constant(1i64, const_shape![TILE_SIZE]);
-            let offsets_16: Tile<i64, { [TILE_SIZE] }> = index64_14 * unit_stride_15;
-            let base_17: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
-            let base_18: PointerTile<*mut E, { [1] }> = base_17.reshape(const_shape![1]);
-            let base_19: PointerTile<*mut E, { [TILE_SIZE] }> =
-                base_18.broadcast(const_shape![TILE_SIZE]);
-            let pointers_20: PointerTile<*mut E, { [TILE_SIZE] }> = base_19.offset_tile(offsets_16);
+            let offsets_17: Tile<i64, { [TILE_SIZE] }> = index64_15 * unit_stride_16;
+            let base_18: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
+            let base_19: PointerTile<*mut E, { [1] }> = base_18.reshape(const_shape![1]);
+            let base_20: PointerTile<*mut E, { [TILE_SIZE] }> =
+                base_19.broadcast(const_shape![TILE_SIZE]);
+            let pointers_21: PointerTile<*mut E, { [TILE_SIZE] }> = base_20.offset_tile(offsets_17);
             unsafe {
                 store_ptr_tko(
-                    pointers_20,
+                    pointers_21,
                     out,
                     ordering::Weak,
                     None::<scope::TileBlock>,
@@ -161,49 +162,50 @@ pub mod masked_copy_tail {
                 )
             };
         } else {
+            let arg_6: Tile<i32, { [TILE_SIZE] }> =
+                broadcast_scalar(pid * TILE_SIZE, const_shape![TILE_SIZE]);
             let iota_5: Tile<i32, { [TILE_SIZE] }> = iota(const_shape![TILE_SIZE]);
-            let idx: Tile<i32, { [TILE_SIZE] }> =
-                broadcast_scalar(pid * TILE_SIZE, const_shape![TILE_SIZE]) + iota_5;
+            let idx: Tile<i32, { [TILE_SIZE] }> = arg_6 + iota_5;
             let in_range: Tile<bool, { [TILE_SIZE] }> =
                 lt_tile(idx, broadcast_scalar(n, const_shape![TILE_SIZE]));
-            let index64_6: Tile<i64, { [TILE_SIZE] }> = exti(idx);
-            let unit_stride_7: Tile<i64, { [TILE_SIZE] }> = constant(1i64, const_shape![TILE_SIZE]);
-            let offsets_8: Tile<i64, { [TILE_SIZE] }> = index64_6 * unit_stride_7;
-            let base_9: PointerTile<*mut f16, { [] }> = get_tensor_base(src);
-            let base_10: PointerTile<*mut f16, { [1] }> = base_9.reshape(const_shape![1]);
-            let base_11: PointerTile<*mut f16, { [TILE_SIZE] }> =
-                base_10.broadcast(const_shape![TILE_SIZE]);
-            let pointers_12: PointerTile<*mut f16, { [TILE_SIZE] }> =
-                base_11.offset_tile(offsets_8);
-            let padding_13: f32 = 0.0f32;
-            let padding_14: f16 = convert_scalar(padding_13);
-            let (gathered_15, _): (Tile<f16, { [TILE_SIZE] }>, Token) = unsafe {
+            let index64_7: Tile<i64, { [TILE_SIZE] }> = exti(idx);
+            let unit_stride_8: Tile<i64, { [TILE_SIZE] }> = constant(1i64, const_shape![TILE_SIZE]);
+            let offsets_9: Tile<i64, { [TILE_SIZE] }> = index64_7 * unit_stride_8;
+            let base_10: PointerTile<*mut f16, { [] }> = get_tensor_base(src);
+            let base_11: PointerTile<*mut f16, { [1] }> = base_10.reshape(const_shape![1]);
+            let base_12: PointerTile<*mut f16, { [TILE_SIZE] }> =
+                base_11.broadcast(const_shape![TILE_SIZE]);
+            let pointers_13: PointerTile<*mut f16, { [TILE_SIZE] }> =
+                base_12.offset_tile(offsets_9);
+            let padding_14: f32 = 0.0f32;
+            let padding_15: f16 = convert_scalar(padding_14);
+            let (gathered_16, _): (Tile<f16, { [TILE_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_12,
+                    pointers_13,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(in_range),
-                    Some(padding_14),
+                    Some(padding_15),
                     None,
                     Latency::<0>,
                 )
             };
-            let t: Tile<f16, { [TILE_SIZE] }> = gathered_15;
-            let conv_16: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
+            let t: Tile<f16, { [TILE_SIZE] }> = gathered_16;
+            let conv_17: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
             let out: Tile<E, { [TILE_SIZE] }> =
-                convert_tile(conv_16 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
-            let index64_17: Tile<i64, { [TILE_SIZE] }> = exti(idx);
-            let unit_stride_18: Tile<i64, { [TILE_SIZE] }> =
+                convert_tile(conv_17 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
+            let index64_18: Tile<i64, { [TILE_SIZE] }> = exti(idx);
+            let unit_stride_19: Tile<i64, { [TILE_SIZE] }> =
                 constant(1i64, const_shape![TILE_SIZE]);
-            let offsets_19: Tile<i64, { [TILE_SIZE] }> = index64_17 * unit_stride_18;
-            let base_20: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
-            let base_21: PointerTile<*mut E, { [1] }> = base_20.reshape(const_shape![1]);
-            let base_22: PointerTile<*mut E, { [TILE_SIZE] }> =
-                base_21.broadcast(const_shape![TILE_SIZE]);
-            let pointers_23: PointerTile<*mut E, { [TILE_SIZE] }> = base_22.offset_tile(offsets_19);
+            let offsets_20: Tile<i64, { [TILE_SIZE] }> = index64_18 * unit_stride_19;
+            let base_21: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
+            let base_22: PointerTile<*mut E, { [1] }> = base_21.reshape(const_shape![1]);
+            let base_23: PointerTile<*mut E, { [TILE_SIZE] }> =
+                base_22.broadcast(const_shape![TILE_SIZE]);
+            let pointers_24: PointerTile<*mut E, { [TILE_SIZE] }> = base_23.offset_tile(offsets_20);
             unsafe {
                 store_ptr_tko(
-                    pointers_23,
+                    pointers_24,
                     out,
                     ordering::Weak,
                     None::<scope::TileBlock>,
@@ -262,49 +264,50 @@ pub mod masked_copy_tail {
                 )
             };
         } else {
+            let arg_6: Tile<i32, { [TILE_SIZE] }> =
+                broadcast_scalar(pid * TILE_SIZE, const_shape![TILE_SIZE]);
             let iota_5: Tile<i32, { [TILE_SIZE] }> = iota(const_shape![TILE_SIZE]);
-            let idx: Tile<i32, { [TILE_SIZE] }> =
-                broadcast_scalar(pid * TILE_SIZE, const_shape![TILE_SIZE]) + iota_5;
+            let idx: Tile<i32, { [TILE_SIZE] }> = arg_6 + iota_5;
             let in_range: Tile<bool, { [TILE_SIZE] }> =
                 lt_tile(idx, broadcast_scalar(n, const_shape![TILE_SIZE]));
-            let index64_6: Tile<i64, { [TILE_SIZE] }> = exti(idx);
-            let unit_stride_7: Tile<i64, { [TILE_SIZE] }> = constant(1i64, const_shape![TILE_SIZE]);
-            let offsets_8: Tile<i64, { [TILE_SIZE] }> = index64_6 * unit_stride_7;
-            let base_9: PointerTile<*mut bf16, { [] }> = get_tensor_base(src);
-            let base_10: PointerTile<*mut bf16, { [1] }> = base_9.reshape(const_shape![1]);
-            let base_11: PointerTile<*mut bf16, { [TILE_SIZE] }> =
-                base_10.broadcast(const_shape![TILE_SIZE]);
-            let pointers_12: PointerTile<*mut bf16, { [TILE_SIZE] }> =
-                base_11.offset_tile(offsets_8);
-            let padding_13: f32 = 0.0f32;
-            let padding_14: bf16 = convert_scalar(padding_13);
-            let (gathered_15, _): (Tile<bf16, { [TILE_SIZE] }>, Token) = unsafe {
+            let index64_7: Tile<i64, { [TILE_SIZE] }> = exti(idx);
+            let unit_stride_8: Tile<i64, { [TILE_SIZE] }> = constant(1i64, const_shape![TILE_SIZE]);
+            let offsets_9: Tile<i64, { [TILE_SIZE] }> = index64_7 * unit_stride_8;
+            let base_10: PointerTile<*mut bf16, { [] }> = get_tensor_base(src);
+            let base_11: PointerTile<*mut bf16, { [1] }> = base_10.reshape(const_shape![1]);
+            let base_12: PointerTile<*mut bf16, { [TILE_SIZE] }> =
+                base_11.broadcast(const_shape![TILE_SIZE]);
+            let pointers_13: PointerTile<*mut bf16, { [TILE_SIZE] }> =
+                base_12.offset_tile(offsets_9);
+            let padding_14: f32 = 0.0f32;
+            let padding_15: bf16 = convert_scalar(padding_14);
+            let (gathered_16, _): (Tile<bf16, { [TILE_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_12,
+                    pointers_13,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(in_range),
-                    Some(padding_14),
+                    Some(padding_15),
                     None,
                     Latency::<0>,
                 )
             };
-            let t: Tile<bf16, { [TILE_SIZE] }> = gathered_15;
-            let conv_16: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
+            let t: Tile<bf16, { [TILE_SIZE] }> = gathered_16;
+            let conv_17: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
             let out: Tile<E, { [TILE_SIZE] }> =
-                convert_tile(conv_16 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
-            let index64_17: Tile<i64, { [TILE_SIZE] }> = exti(idx);
-            let unit_stride_18: Tile<i64, { [TILE_SIZE] }> =
+                convert_tile(conv_17 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
+            let index64_18: Tile<i64, { [TILE_SIZE] }> = exti(idx);
+            let unit_stride_19: Tile<i64, { [TILE_SIZE] }> =
                 constant(1i64, const_shape![TILE_SIZE]);
-            let offsets_19: Tile<i64, { [TILE_SIZE] }> = index64_17 * unit_stride_18;
-            let base_20: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
-            let base_21: PointerTile<*mut E, { [1] }> = base_20.reshape(const_shape![1]);
-            let base_22: PointerTile<*mut E, { [TILE_SIZE] }> =
-                base_21.broadcast(const_shape![TILE_SIZE]);
-            let pointers_23: PointerTile<*mut E, { [TILE_SIZE] }> = base_22.offset_tile(offsets_19);
+            let offsets_20: Tile<i64, { [TILE_SIZE] }> = index64_18 * unit_stride_19;
+            let base_21: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
+            let base_22: PointerTile<*mut E, { [1] }> = base_21.reshape(const_shape![1]);
+            let base_23: PointerTile<*mut E, { [TILE_SIZE] }> =
+                base_22.broadcast(const_shape![TILE_SIZE]);
+            let pointers_24: PointerTile<*mut E, { [TILE_SIZE] }> = base_23.offset_tile(offsets_20);
             unsafe {
                 store_ptr_tko(
-                    pointers_23,
+                    pointers_24,
                     out,
                     ordering::Weak,
                     None::<scope::TileBlock>,

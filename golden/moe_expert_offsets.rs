@@ -28,8 +28,8 @@ pub mod moe_expert_offsets {
                 get_tensor_token(expert_ids),
             )
         };
-        let mut counts_out_3 = unsafe { counts.partition_full_mut(const_shape![EXPERTS]) };
-        let mut offsets_out_4 = unsafe { offsets.partition_full_mut(const_shape![EXPERTS]) };
+        let mut counts_out_4 = unsafe { counts.partition_full_mut(const_shape![EXPERTS]) };
+        let mut offsets_out_5 = unsafe { offsets.partition_full_mut(const_shape![EXPERTS]) };
         let ids: Tile<i32, { [TOKENS] }> = load_view_tko(
             &expert_ids_view_1,
             [0i32],
@@ -39,18 +39,15 @@ pub mod moe_expert_offsets {
             tma::Enabled,
         );
         let tok: Tile<i32, { [TOKENS] }> = iota(const_shape![TOKENS]);
-        let t_2: Tile<i32, { [TOKENS] }> = constant(-1i32, const_shape![TOKENS]);
-        let ids: Tile<i32, { [TOKENS] }> = select(
-            lt_tile(
-                tok,
-                broadcast_scalar(
-                    get_shape_dim(expert_ids.shape(), 0i32),
-                    const_shape![TOKENS],
-                ),
+        let arg_3: Tile<bool, { [TOKENS] }> = lt_tile(
+            tok,
+            broadcast_scalar(
+                get_shape_dim(expert_ids.shape(), 0i32),
+                const_shape![TOKENS],
             ),
-            ids,
-            t_2,
         );
+        let t_2: Tile<i32, { [TOKENS] }> = constant(-1i32, const_shape![TOKENS]);
+        let ids: Tile<i32, { [TOKENS] }> = select(arg_3, ids, t_2);
         let experts: Tile<i32, { [EXPERTS] }> = iota(const_shape![EXPERTS]);
         let one_hot: Tile<bool, { [TOKENS, EXPERTS] }> = eq_tile(
             ids.reshape(const_shape![TOKENS, 1])
@@ -67,7 +64,7 @@ pub mod moe_expert_offsets {
         let exclusive: Tile<i32, { [EXPERTS] }> = inclusive - per_expert;
         unsafe {
             store_view_tko_mut(
-                &mut counts_out_3,
+                &mut counts_out_4,
                 per_expert,
                 [0i32],
                 ordering::Weak,
@@ -78,7 +75,7 @@ pub mod moe_expert_offsets {
         };
         unsafe {
             store_view_tko_mut(
-                &mut offsets_out_4,
+                &mut offsets_out_5,
                 exclusive,
                 [0i32],
                 ordering::Weak,

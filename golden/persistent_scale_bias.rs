@@ -90,7 +90,7 @@ pub mod persistent_scale_bias {
                 get_tensor_token(bias),
             )
         };
-        let y_out_10 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
+        let y_out_11 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
         let mut y_token: Token = get_tensor_token(y);
         let tiles_m: i32 = num_tiles(&x_view_1, 0);
         let tiles_n: i32 = num_tiles(&x_view_1, 1);
@@ -126,23 +126,24 @@ pub mod persistent_scale_bias {
             );
             let conv_7: Tile<f32, { [TM, TN] }> = convert_tile(xt);
             let conv_8: Tile<f32, { [TN] }> = convert_tile(s);
+            let arg_10: Tile<f32, { [TM, TN] }> = conv_8
+                .reshape(const_shape![1, TN])
+                .broadcast(const_shape![TM, TN]);
             let conv_9: Tile<f32, { [TN] }> = convert_tile(b);
             let out: Tile<f32, { [TM, TN] }> = fma(
                 conv_7,
-                conv_8
-                    .reshape(const_shape![1, TN])
-                    .broadcast(const_shape![TM, TN]),
+                arg_10,
                 conv_9
                     .reshape(const_shape![1, TN])
                     .broadcast(const_shape![TM, TN]),
                 rounding::NearestEven,
                 ftz::Disabled,
             );
-            let conv_11: Tile<EY, { [TM, TN] }> = convert_tile(out);
+            let conv_12: Tile<EY, { [TM, TN] }> = convert_tile(out);
             y_token = unsafe {
                 store_view_raw(
-                    &y_out_10,
-                    conv_11,
+                    &y_out_11,
+                    conv_12,
                     [tm, tn],
                     Some(y_token),
                     ordering::Weak,

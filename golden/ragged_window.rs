@@ -136,10 +136,10 @@ pub mod ragged_window {
             }
             let offs: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let mut acc: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
-            let bcast_23: Tile<i32, { [TILE] }> = broadcast_scalar(lo, const_shape![TILE]);
-            let bcast_24: Tile<i32, { [TILE] }> = broadcast_scalar(hi, const_shape![TILE]);
-            let t_20: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
+            let bcast_25: Tile<i32, { [TILE] }> = broadcast_scalar(lo, const_shape![TILE]);
+            let bcast_26: Tile<i32, { [TILE] }> = broadcast_scalar(hi, const_shape![TILE]);
             let t_21: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
+            let t_23: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
             for j in py_floordiv_i32(lo, TILE)..ceil_div(hi, TILE) {
                 let t: Tile<E, { [1, TILE] }> = load_view_tko(
                     &x_view_18,
@@ -153,27 +153,27 @@ pub mod ragged_window {
                 let cols: Tile<i32, { [TILE] }> =
                     broadcast_scalar(j * TILE, const_shape![TILE]) + offs;
                 let keep: Tile<bool, { [TILE] }> =
-                    ge_tile(cols, bcast_23) & lt_tile(cols, bcast_24);
+                    ge_tile(cols, bcast_25) & lt_tile(cols, bcast_26);
                 let keep: Tile<bool, { [TILE] }> = if (WINDOW > 0) {
+                    let arg_20: Tile<i32, { [TILE] }> =
+                        cols - broadcast_scalar(hi, const_shape![TILE]);
                     let dim_19: i32 = (-1i32 * WINDOW);
-                    let keep: Tile<bool, { [TILE] }> = keep
-                        & ge_tile(
-                            cols - broadcast_scalar(hi, const_shape![TILE]),
-                            broadcast_scalar(dim_19, const_shape![TILE]),
-                        );
+                    let keep: Tile<bool, { [TILE] }> =
+                        keep & ge_tile(arg_20, broadcast_scalar(dim_19, const_shape![TILE]));
                     keep
                 } else {
                     keep
                 };
-                let keep: Tile<bool, { [1, TILE] }> = keep.reshape(const_shape![1, TILE])
-                    & cmpf(t, t_20, predicate::NotEqual, cmp_ordering::Unordered);
-                acc = acc + select(keep, t, t_21);
+                let arg_22: Tile<bool, { [1, TILE] }> = keep.reshape(const_shape![1, TILE]);
+                let keep: Tile<bool, { [1, TILE] }> =
+                    arg_22 & cmpf(t, t_21, predicate::NotEqual, cmp_ordering::Unordered);
+                acc = acc + select(keep, t, t_23);
             }
-            let conv_22: Tile<EOut, { [1, TILE] }> = convert_tile(acc);
+            let conv_24: Tile<EOut, { [1, TILE] }> = convert_tile(acc);
             unsafe {
                 store_view_tko_mut(
                     &mut out_out_3,
-                    conv_22,
+                    conv_24,
                     [row, 0i32],
                     ordering::Weak,
                     scope::TileBlock,

@@ -39,16 +39,16 @@ pub mod reductions {
                 get_tensor_token(x),
             )
         };
-        let mut row_sum_out_9 = unsafe { row_sum.partition_full_mut(const_shape![BLOCK_M]) };
-        let mut row_max_out_11 = unsafe { row_max.partition_full_mut(const_shape![BLOCK_M]) };
+        let mut row_sum_out_11 = unsafe { row_sum.partition_full_mut(const_shape![BLOCK_M]) };
+        let mut row_max_out_13 = unsafe { row_max.partition_full_mut(const_shape![BLOCK_M]) };
         let bm: i32 = get_tile_block_id().0;
         let mut acc_sum: Tile<f32, { [BLOCK_M, 1] }> = constant(0.0f32, const_shape![BLOCK_M, 1]);
         let mut acc_max: Tile<f32, { [BLOCK_M] }> =
             constant(f32::NEG_INFINITY, const_shape![BLOCK_M]);
         let iota_5: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let bcast_12: Tile<i32, { [1, BLOCK_N] }> =
+        let bcast_14: Tile<i32, { [1, BLOCK_N] }> =
             broadcast_scalar(get_shape_dim(x.shape(), 1i32), const_shape![1, BLOCK_N]);
-        let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+        let t_8: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
         for bn in 0i32..num_tiles(&x_view_1, 1) {
             let t_3: Tile<E, { [BLOCK_M, BLOCK_N] }> = load_view_tko(
@@ -62,20 +62,22 @@ pub mod reductions {
             let t: Tile<f32, { [BLOCK_M, BLOCK_N] }> = convert_tile(t_3);
             let red_4: Tile<f32, { [BLOCK_M] }> = reduce_sum(t, 1i32);
             acc_sum = acc_sum + red_4.reshape(const_shape![BLOCK_M, 1]);
-            let cols: Tile<i32, { [BLOCK_N] }> =
-                broadcast_scalar(bn * BLOCK_N, const_shape![BLOCK_N]) + iota_5;
-            let value_6: Tile<bool, { [1, BLOCK_N] }> =
-                lt_tile(cols.reshape(const_shape![1, BLOCK_N]), bcast_12);
-            let t_masked: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                select(value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]), t, t_7);
-            let red_8: Tile<f32, { [BLOCK_M] }> = reduce_max(t_masked, 1i32);
-            acc_max = maxf(acc_max, red_8, nan::Disabled, ftz::Disabled);
+            let arg_6: Tile<i32, { [BLOCK_N] }> =
+                broadcast_scalar(bn * BLOCK_N, const_shape![BLOCK_N]);
+            let cols: Tile<i32, { [BLOCK_N] }> = arg_6 + iota_5;
+            let value_7: Tile<bool, { [1, BLOCK_N] }> =
+                lt_tile(cols.reshape(const_shape![1, BLOCK_N]), bcast_14);
+            let arg_9: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
+                value_7.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+            let t_masked: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(arg_9, t, t_8);
+            let red_10: Tile<f32, { [BLOCK_M] }> = reduce_max(t_masked, 1i32);
+            acc_max = maxf(acc_max, red_10, nan::Disabled, ftz::Disabled);
         }
-        let out_10: Tile<f32, { [BLOCK_M] }> = acc_sum.reshape(const_shape![BLOCK_M]);
+        let out_12: Tile<f32, { [BLOCK_M] }> = acc_sum.reshape(const_shape![BLOCK_M]);
         unsafe {
             store_view_tko_mut(
-                &mut row_sum_out_9,
-                out_10,
+                &mut row_sum_out_11,
+                out_12,
                 [bm],
                 ordering::Weak,
                 scope::TileBlock,
@@ -85,7 +87,7 @@ pub mod reductions {
         };
         unsafe {
             store_view_tko_mut(
-                &mut row_max_out_11,
+                &mut row_max_out_13,
                 acc_max,
                 [bm],
                 ordering::Weak,
@@ -125,14 +127,14 @@ pub mod reductions {
                 get_tensor_token(x),
             )
         };
-        let mut col_sum_out_9 = unsafe { col_sum.partition_full_mut(const_shape![BLOCK_N]) };
-        let mut col_max_out_10 = unsafe { col_max.partition_full_mut(const_shape![BLOCK_N]) };
+        let mut col_sum_out_10 = unsafe { col_sum.partition_full_mut(const_shape![BLOCK_N]) };
+        let mut col_max_out_11 = unsafe { col_max.partition_full_mut(const_shape![BLOCK_N]) };
         let bn: i32 = get_tile_block_id().0;
         let mut acc_sum: Tile<f32, { [BLOCK_N] }> = constant(0.0f32, const_shape![BLOCK_N]);
         let mut acc_max: Tile<f32, { [1, BLOCK_N] }> =
             constant(f32::NEG_INFINITY, const_shape![1, BLOCK_N]);
         let iota_5: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let bcast_12: Tile<i32, { [BLOCK_M, 1] }> =
+        let bcast_13: Tile<i32, { [BLOCK_M, 1] }> =
             broadcast_scalar(get_shape_dim(x.shape(), 0i32), const_shape![BLOCK_M, 1]);
         let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
@@ -156,15 +158,16 @@ pub mod reductions {
             let rows: Tile<i32, { [BLOCK_M] }> =
                 iota_5 + broadcast_scalar(bm * BLOCK_M, const_shape![BLOCK_M]);
             let value_6: Tile<bool, { [BLOCK_M, 1] }> =
-                lt_tile(rows.reshape(const_shape![BLOCK_M, 1]), bcast_12);
-            let t_zero: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
-                select(value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]), t, t_7);
-            let red_8: Tile<f32, { [BLOCK_N] }> = reduce_sum(t_zero, 0i32);
-            acc_sum = acc_sum + red_8;
+                lt_tile(rows.reshape(const_shape![BLOCK_M, 1]), bcast_13);
+            let arg_8: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
+                value_6.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+            let t_zero: Tile<f32, { [BLOCK_M, BLOCK_N] }> = select(arg_8, t, t_7);
+            let red_9: Tile<f32, { [BLOCK_N] }> = reduce_sum(t_zero, 0i32);
+            acc_sum = acc_sum + red_9;
         }
         unsafe {
             store_view_tko_mut(
-                &mut col_sum_out_9,
+                &mut col_sum_out_10,
                 acc_sum,
                 [bn],
                 ordering::Weak,
@@ -173,11 +176,11 @@ pub mod reductions {
                 tma::Enabled,
             )
         };
-        let out_11: Tile<f32, { [BLOCK_N] }> = acc_max.reshape(const_shape![BLOCK_N]);
+        let out_12: Tile<f32, { [BLOCK_N] }> = acc_max.reshape(const_shape![BLOCK_N]);
         unsafe {
             store_view_tko_mut(
-                &mut col_max_out_10,
-                out_11,
+                &mut col_max_out_11,
+                out_12,
                 [bn],
                 ordering::Weak,
                 scope::TileBlock,

@@ -39,7 +39,7 @@ pub mod rms_norm {
                 get_tensor_token(x),
             )
         };
-        let w_view_6: Partition<EW, { [TILE_N] }> = unsafe {
+        let w_view_7: Partition<EW, { [TILE_N] }> = unsafe {
             make_partition_view(
                 w,
                 const_shape![TILE_N],
@@ -48,7 +48,7 @@ pub mod rms_norm {
                 get_tensor_token(w),
             )
         };
-        let mut y_out_8 = unsafe { y.partition_full_mut(const_shape![1, TILE_N]) };
+        let mut y_out_9 = unsafe { y.partition_full_mut(const_shape![1, TILE_N]) };
         let row: i32 = get_tile_block_id().0;
         let xt: Tile<E, { [1, TILE_N] }> = load_view_tko(
             &x_view_1,
@@ -60,17 +60,17 @@ pub mod rms_norm {
         );
         let xf: Tile<f32, { [1, TILE_N] }> = convert_tile(xt);
         let red_2: Tile<f32, { [1] }> = reduce_sum(xf * xf, 1i32);
+        let arg_5: Tile<f32, { [1, 1] }> = red_2.reshape(const_shape![1, 1]);
         let val_3: f32 = convert_scalar(n_cols);
         let scalar_4: Tile<f32, { [] }> = scalar_to_tile(val_3);
-        let mean_sq: Tile<f32, { [1, 1] }> =
-            red_2.reshape(const_shape![1, 1]) / scalar_4.reshape(const_shape![1, 1]);
-        let scalar_5: Tile<f32, { [] }> = scalar_to_tile(eps);
+        let mean_sq: Tile<f32, { [1, 1] }> = arg_5 / scalar_4.reshape(const_shape![1, 1]);
+        let scalar_6: Tile<f32, { [] }> = scalar_to_tile(eps);
         let inv_rms: Tile<f32, { [1, 1] }> = rsqrt(
-            mean_sq + scalar_5.reshape(const_shape![1, 1]),
+            mean_sq + scalar_6.reshape(const_shape![1, 1]),
             ftz::Disabled,
         );
         let wt: Tile<EW, { [TILE_N] }> = load_view_tko(
-            &w_view_6,
+            &w_view_7,
             [0i32],
             ordering::Weak,
             scope::TileBlock,
@@ -79,8 +79,8 @@ pub mod rms_norm {
         );
         let wf: Tile<f32, { [TILE_N] }> = convert_tile(wt);
         let scale: Tile<f32, { [TILE_N] }> = if OFFSET_ONE {
-            let t_7: Tile<f32, { [TILE_N] }> = constant(1.0f32, const_shape![TILE_N]);
-            let scale: Tile<f32, { [TILE_N] }> = wf + t_7;
+            let t_8: Tile<f32, { [TILE_N] }> = constant(1.0f32, const_shape![TILE_N]);
+            let scale: Tile<f32, { [TILE_N] }> = wf + t_8;
             scale
         } else {
             let scale: Tile<f32, { [TILE_N] }> = wf;
@@ -89,11 +89,11 @@ pub mod rms_norm {
         let out: Tile<f32, { [1, TILE_N] }> = xf
             * inv_rms.broadcast(const_shape![1, TILE_N])
             * scale.reshape(const_shape![1, TILE_N]);
-        let conv_9: Tile<EY, { [1, TILE_N] }> = convert_tile(out);
+        let conv_10: Tile<EY, { [1, TILE_N] }> = convert_tile(out);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_8,
-                conv_9,
+                &mut y_out_9,
+                conv_10,
                 [row, 0i32],
                 ordering::Weak,
                 scope::TileBlock,

@@ -32,135 +32,136 @@ pub mod row_scale_ragged {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-        let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
-        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
-        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
-        let bound_10: Tile<i64, { [TILE] }> = bound64_9
+        let index_tile_4: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_5: Tile<i64, { [] }> = exti(index_tile_4);
+        let index64_6: Tile<i64, { [1] }> = index64_5.reshape(const_shape![1]);
+        let index64_7: Tile<i64, { [TILE] }> = index64_6.broadcast(const_shape![TILE]);
+        let extent_8: i32 = get_shape_dim(x.shape(), 0i32);
+        let bound_tile_9: Tile<i32, { [] }> = scalar_to_tile(extent_8);
+        let bound64_10: Tile<i64, { [] }> = exti(bound_tile_9);
+        let bound_11: Tile<i64, { [TILE] }> = bound64_10
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
-        let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
-        let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
-        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
-        let stride_16: Tile<i64, { [TILE] }> = stride64_15
+        let index_u_12: Tile<u64, { [TILE] }> = bitcast(index64_7);
+        let bound_u_13: Tile<u64, { [TILE] }> = bitcast(bound_11);
+        let in_bounds_14: Tile<bool, { [TILE] }> = lt_tile(index_u_12, bound_u_13);
+        let stride_tile_15: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_16: Tile<i64, { [] }> = exti(stride_tile_15);
+        let stride_17: Tile<i64, { [TILE] }> = stride64_16
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
-        let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+        let offsets_18: Tile<i64, { [TILE] }> = index64_7 * stride_17;
+        let extent_20: i32 = get_shape_dim(x.shape(), 1i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TILE] }> = bound64_22
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
-        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_34: f32 = 0.0f32;
-        let extent_37: i32 = get_shape_dim(w.shape(), 0i32);
-        let bound_tile_38: Tile<i32, { [] }> = scalar_to_tile(extent_37);
-        let bound64_39: Tile<i64, { [] }> = exti(bound_tile_38);
-        let bound_40: Tile<i64, { [TILE] }> = bound64_39
+        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
+        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_35: f32 = 0.0f32;
+        let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
+        let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
+        let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
+        let bound_41: Tile<i64, { [TILE] }> = bound64_40
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_42: Tile<u64, { [TILE] }> = bitcast(bound_40);
-        let unit_stride_44: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_50: f32 = 0.0f32;
-        let bcast_84: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
-        let index_tile_52: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_53: Tile<i64, { [] }> = exti(index_tile_52);
-        let index64_54: Tile<i64, { [1] }> = index64_53.reshape(const_shape![1]);
-        let index64_55: Tile<i64, { [TILE] }> = index64_54.broadcast(const_shape![TILE]);
-        let extent_56: i32 = get_shape_dim(y.shape(), 0i32);
-        let bound_tile_57: Tile<i32, { [] }> = scalar_to_tile(extent_56);
-        let bound64_58: Tile<i64, { [] }> = exti(bound_tile_57);
-        let bound_59: Tile<i64, { [TILE] }> = bound64_58
+        let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
+        let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_51: f32 = 0.0f32;
+        let bcast_86: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let arg_85: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index_tile_53: Tile<i32, { [] }> = arg_85;
+        let index64_54: Tile<i64, { [] }> = exti(index_tile_53);
+        let index64_55: Tile<i64, { [1] }> = index64_54.reshape(const_shape![1]);
+        let index64_56: Tile<i64, { [TILE] }> = index64_55.broadcast(const_shape![TILE]);
+        let extent_57: i32 = get_shape_dim(y.shape(), 0i32);
+        let bound_tile_58: Tile<i32, { [] }> = scalar_to_tile(extent_57);
+        let bound64_59: Tile<i64, { [] }> = exti(bound_tile_58);
+        let bound_60: Tile<i64, { [TILE] }> = bound64_59
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_60: Tile<u64, { [TILE] }> = bitcast(index64_55);
-        let bound_u_61: Tile<u64, { [TILE] }> = bitcast(bound_59);
-        let in_bounds_62: Tile<bool, { [TILE] }> = lt_tile(index_u_60, bound_u_61);
-        let stride_tile_63: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-        let stride64_64: Tile<i64, { [] }> = exti(stride_tile_63);
-        let stride_65: Tile<i64, { [TILE] }> = stride64_64
+        let index_u_61: Tile<u64, { [TILE] }> = bitcast(index64_56);
+        let bound_u_62: Tile<u64, { [TILE] }> = bitcast(bound_60);
+        let in_bounds_63: Tile<bool, { [TILE] }> = lt_tile(index_u_61, bound_u_62);
+        let stride_tile_64: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_65: Tile<i64, { [] }> = exti(stride_tile_64);
+        let stride_66: Tile<i64, { [TILE] }> = stride64_65
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_66: Tile<i64, { [TILE] }> = index64_55 * stride_65;
-        let extent_68: i32 = get_shape_dim(y.shape(), 1i32);
-        let bound_tile_69: Tile<i32, { [] }> = scalar_to_tile(extent_68);
-        let bound64_70: Tile<i64, { [] }> = exti(bound_tile_69);
-        let bound_71: Tile<i64, { [TILE] }> = bound64_70
+        let offsets_67: Tile<i64, { [TILE] }> = index64_56 * stride_66;
+        let extent_69: i32 = get_shape_dim(y.shape(), 1i32);
+        let bound_tile_70: Tile<i32, { [] }> = scalar_to_tile(extent_69);
+        let bound64_71: Tile<i64, { [] }> = exti(bound_tile_70);
+        let bound_72: Tile<i64, { [TILE] }> = bound64_71
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_73: Tile<u64, { [TILE] }> = bitcast(bound_71);
-        let unit_stride_75: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let bound_u_74: Tile<u64, { [TILE] }> = bitcast(bound_72);
+        let unit_stride_76: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index64_18: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-            let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-            let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
-            let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
-            let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
-            let base_30: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
-            let base_31: PointerTile<*mut f32, { [1] }> = base_30.reshape(const_shape![1]);
-            let base_32: PointerTile<*mut f32, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
-            let pointers_33: PointerTile<*mut f32, { [TILE] }> = base_32.offset_tile(offsets_28);
-            let (gathered_35, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let arg_3: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+            let cols: Tile<i32, { [TILE] }> = arg_3 + iota_2;
+            let index64_19: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
+            let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
+            let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
+            let offsets_29: Tile<i64, { [TILE] }> = offsets_18 + offsets_28;
+            let mask_30: Tile<bool, { [TILE] }> = in_bounds_14 & in_bounds_26;
+            let base_31: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
+            let base_32: PointerTile<*mut f32, { [1] }> = base_31.reshape(const_shape![1]);
+            let base_33: PointerTile<*mut f32, { [TILE] }> = base_32.broadcast(const_shape![TILE]);
+            let pointers_34: PointerTile<*mut f32, { [TILE] }> = base_33.offset_tile(offsets_29);
+            let (gathered_36, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_33,
+                    pointers_34,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_29),
-                    Some(padding_34),
+                    Some(mask_30),
+                    Some(padding_35),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f32, { [TILE] }> = gathered_35;
-            let index64_36: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_41: Tile<u64, { [TILE] }> = bitcast(index64_36);
-            let in_bounds_43: Tile<bool, { [TILE] }> = lt_tile(index_u_41, bound_u_42);
-            let offsets_45: Tile<i64, { [TILE] }> = index64_36 * unit_stride_44;
-            let base_46: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
-            let base_47: PointerTile<*mut f32, { [1] }> = base_46.reshape(const_shape![1]);
-            let base_48: PointerTile<*mut f32, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
-            let pointers_49: PointerTile<*mut f32, { [TILE] }> = base_48.offset_tile(offsets_45);
-            let (gathered_51, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f32, { [TILE] }> = gathered_36;
+            let index64_37: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
+            let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
+            let offsets_46: Tile<i64, { [TILE] }> = index64_37 * unit_stride_45;
+            let base_47: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
+            let base_48: PointerTile<*mut f32, { [1] }> = base_47.reshape(const_shape![1]);
+            let base_49: PointerTile<*mut f32, { [TILE] }> = base_48.broadcast(const_shape![TILE]);
+            let pointers_50: PointerTile<*mut f32, { [TILE] }> = base_49.offset_tile(offsets_46);
+            let (gathered_52, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_49,
+                    pointers_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_43),
-                    Some(padding_50),
+                    Some(in_bounds_44),
+                    Some(padding_51),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f32, { [TILE] }> = gathered_51;
-            let out: Tile<f32, { [TILE] }> = xj * (bcast_84 + wj);
-            let index64_67: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_72: Tile<u64, { [TILE] }> = bitcast(index64_67);
-            let in_bounds_74: Tile<bool, { [TILE] }> = lt_tile(index_u_72, bound_u_73);
-            let offsets_76: Tile<i64, { [TILE] }> = index64_67 * unit_stride_75;
-            let offsets_77: Tile<i64, { [TILE] }> = offsets_66 + offsets_76;
-            let mask_78: Tile<bool, { [TILE] }> = in_bounds_62 & in_bounds_74;
-            let base_79: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_80: PointerTile<*mut E, { [1] }> = base_79.reshape(const_shape![1]);
-            let base_81: PointerTile<*mut E, { [TILE] }> = base_80.broadcast(const_shape![TILE]);
-            let pointers_82: PointerTile<*mut E, { [TILE] }> = base_81.offset_tile(offsets_77);
-            let conv_83: Tile<E, { [TILE] }> = convert_tile(out);
+            let wj: Tile<f32, { [TILE] }> = gathered_52;
+            let out: Tile<f32, { [TILE] }> = xj * (bcast_86 + wj);
+            let index64_68: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_73: Tile<u64, { [TILE] }> = bitcast(index64_68);
+            let in_bounds_75: Tile<bool, { [TILE] }> = lt_tile(index_u_73, bound_u_74);
+            let offsets_77: Tile<i64, { [TILE] }> = index64_68 * unit_stride_76;
+            let offsets_78: Tile<i64, { [TILE] }> = offsets_67 + offsets_77;
+            let mask_79: Tile<bool, { [TILE] }> = in_bounds_63 & in_bounds_75;
+            let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_81: PointerTile<*mut E, { [1] }> = base_80.reshape(const_shape![1]);
+            let base_82: PointerTile<*mut E, { [TILE] }> = base_81.broadcast(const_shape![TILE]);
+            let pointers_83: PointerTile<*mut E, { [TILE] }> = base_82.offset_tile(offsets_78);
+            let conv_84: Tile<E, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
-                    pointers_82,
-                    conv_83,
+                    pointers_83,
+                    conv_84,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_78),
+                    Some(mask_79),
                     Some(y_token),
                     Latency::<0>,
                 )
@@ -189,139 +190,140 @@ pub mod row_scale_ragged {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-        let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
-        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
-        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
-        let bound_10: Tile<i64, { [TILE] }> = bound64_9
+        let index_tile_4: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_5: Tile<i64, { [] }> = exti(index_tile_4);
+        let index64_6: Tile<i64, { [1] }> = index64_5.reshape(const_shape![1]);
+        let index64_7: Tile<i64, { [TILE] }> = index64_6.broadcast(const_shape![TILE]);
+        let extent_8: i32 = get_shape_dim(x.shape(), 0i32);
+        let bound_tile_9: Tile<i32, { [] }> = scalar_to_tile(extent_8);
+        let bound64_10: Tile<i64, { [] }> = exti(bound_tile_9);
+        let bound_11: Tile<i64, { [TILE] }> = bound64_10
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
-        let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
-        let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
-        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
-        let stride_16: Tile<i64, { [TILE] }> = stride64_15
+        let index_u_12: Tile<u64, { [TILE] }> = bitcast(index64_7);
+        let bound_u_13: Tile<u64, { [TILE] }> = bitcast(bound_11);
+        let in_bounds_14: Tile<bool, { [TILE] }> = lt_tile(index_u_12, bound_u_13);
+        let stride_tile_15: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_16: Tile<i64, { [] }> = exti(stride_tile_15);
+        let stride_17: Tile<i64, { [TILE] }> = stride64_16
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
-        let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+        let offsets_18: Tile<i64, { [TILE] }> = index64_7 * stride_17;
+        let extent_20: i32 = get_shape_dim(x.shape(), 1i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TILE] }> = bound64_22
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
-        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_34: f32 = 0.0f32;
-        let padding_35: f16 = convert_scalar(padding_34);
-        let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
-        let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
-        let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
-        let bound_41: Tile<i64, { [TILE] }> = bound64_40
+        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
+        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_35: f32 = 0.0f32;
+        let padding_36: f16 = convert_scalar(padding_35);
+        let extent_39: i32 = get_shape_dim(w.shape(), 0i32);
+        let bound_tile_40: Tile<i32, { [] }> = scalar_to_tile(extent_39);
+        let bound64_41: Tile<i64, { [] }> = exti(bound_tile_40);
+        let bound_42: Tile<i64, { [TILE] }> = bound64_41
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
-        let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_51: f32 = 0.0f32;
-        let padding_52: f16 = convert_scalar(padding_51);
-        let bcast_88: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
-        let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
-        let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
-        let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
-        let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
-        let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
-        let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
-        let bound_63: Tile<i64, { [TILE] }> = bound64_62
+        let bound_u_44: Tile<u64, { [TILE] }> = bitcast(bound_42);
+        let unit_stride_46: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_52: f32 = 0.0f32;
+        let padding_53: f16 = convert_scalar(padding_52);
+        let arg_57: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let arg_90: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index_tile_58: Tile<i32, { [] }> = arg_90;
+        let index64_59: Tile<i64, { [] }> = exti(index_tile_58);
+        let index64_60: Tile<i64, { [1] }> = index64_59.reshape(const_shape![1]);
+        let index64_61: Tile<i64, { [TILE] }> = index64_60.broadcast(const_shape![TILE]);
+        let extent_62: i32 = get_shape_dim(y.shape(), 0i32);
+        let bound_tile_63: Tile<i32, { [] }> = scalar_to_tile(extent_62);
+        let bound64_64: Tile<i64, { [] }> = exti(bound_tile_63);
+        let bound_65: Tile<i64, { [TILE] }> = bound64_64
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
-        let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
-        let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
-        let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-        let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
-        let stride_69: Tile<i64, { [TILE] }> = stride64_68
+        let index_u_66: Tile<u64, { [TILE] }> = bitcast(index64_61);
+        let bound_u_67: Tile<u64, { [TILE] }> = bitcast(bound_65);
+        let in_bounds_68: Tile<bool, { [TILE] }> = lt_tile(index_u_66, bound_u_67);
+        let stride_tile_69: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_70: Tile<i64, { [] }> = exti(stride_tile_69);
+        let stride_71: Tile<i64, { [TILE] }> = stride64_70
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
-        let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
-        let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
-        let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
-        let bound_75: Tile<i64, { [TILE] }> = bound64_74
+        let offsets_72: Tile<i64, { [TILE] }> = index64_61 * stride_71;
+        let extent_74: i32 = get_shape_dim(y.shape(), 1i32);
+        let bound_tile_75: Tile<i32, { [] }> = scalar_to_tile(extent_74);
+        let bound64_76: Tile<i64, { [] }> = exti(bound_tile_75);
+        let bound_77: Tile<i64, { [TILE] }> = bound64_76
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
-        let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let bound_u_79: Tile<u64, { [TILE] }> = bitcast(bound_77);
+        let unit_stride_81: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index64_18: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-            let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-            let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
-            let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
-            let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
-            let base_30: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
-            let base_31: PointerTile<*mut f16, { [1] }> = base_30.reshape(const_shape![1]);
-            let base_32: PointerTile<*mut f16, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
-            let pointers_33: PointerTile<*mut f16, { [TILE] }> = base_32.offset_tile(offsets_28);
-            let (gathered_36, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let arg_3: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+            let cols: Tile<i32, { [TILE] }> = arg_3 + iota_2;
+            let index64_19: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
+            let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
+            let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
+            let offsets_29: Tile<i64, { [TILE] }> = offsets_18 + offsets_28;
+            let mask_30: Tile<bool, { [TILE] }> = in_bounds_14 & in_bounds_26;
+            let base_31: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
+            let base_32: PointerTile<*mut f16, { [1] }> = base_31.reshape(const_shape![1]);
+            let base_33: PointerTile<*mut f16, { [TILE] }> = base_32.broadcast(const_shape![TILE]);
+            let pointers_34: PointerTile<*mut f16, { [TILE] }> = base_33.offset_tile(offsets_29);
+            let (gathered_37, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_33,
+                    pointers_34,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_29),
-                    Some(padding_35),
+                    Some(mask_30),
+                    Some(padding_36),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f16, { [TILE] }> = gathered_36;
-            let index64_37: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
-            let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
-            let offsets_46: Tile<i64, { [TILE] }> = index64_37 * unit_stride_45;
-            let base_47: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
-            let base_48: PointerTile<*mut f16, { [1] }> = base_47.reshape(const_shape![1]);
-            let base_49: PointerTile<*mut f16, { [TILE] }> = base_48.broadcast(const_shape![TILE]);
-            let pointers_50: PointerTile<*mut f16, { [TILE] }> = base_49.offset_tile(offsets_46);
-            let (gathered_53, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f16, { [TILE] }> = gathered_37;
+            let index64_38: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_43: Tile<u64, { [TILE] }> = bitcast(index64_38);
+            let in_bounds_45: Tile<bool, { [TILE] }> = lt_tile(index_u_43, bound_u_44);
+            let offsets_47: Tile<i64, { [TILE] }> = index64_38 * unit_stride_46;
+            let base_48: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
+            let base_49: PointerTile<*mut f16, { [1] }> = base_48.reshape(const_shape![1]);
+            let base_50: PointerTile<*mut f16, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
+            let pointers_51: PointerTile<*mut f16, { [TILE] }> = base_50.offset_tile(offsets_47);
+            let (gathered_54, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_50,
+                    pointers_51,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_44),
-                    Some(padding_52),
+                    Some(in_bounds_45),
+                    Some(padding_53),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f16, { [TILE] }> = gathered_53;
-            let conv_54: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_55: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> = conv_54 * (bcast_88 + conv_55);
-            let index64_71: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
-            let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
-            let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
-            let offsets_81: Tile<i64, { [TILE] }> = offsets_70 + offsets_80;
-            let mask_82: Tile<bool, { [TILE] }> = in_bounds_66 & in_bounds_78;
-            let base_83: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_84: PointerTile<*mut E, { [1] }> = base_83.reshape(const_shape![1]);
-            let base_85: PointerTile<*mut E, { [TILE] }> = base_84.broadcast(const_shape![TILE]);
-            let pointers_86: PointerTile<*mut E, { [TILE] }> = base_85.offset_tile(offsets_81);
-            let conv_87: Tile<E, { [TILE] }> = convert_tile(out);
+            let wj: Tile<f16, { [TILE] }> = gathered_54;
+            let conv_55: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_56: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let out: Tile<f32, { [TILE] }> = conv_55 * (arg_57 + conv_56);
+            let index64_73: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_78: Tile<u64, { [TILE] }> = bitcast(index64_73);
+            let in_bounds_80: Tile<bool, { [TILE] }> = lt_tile(index_u_78, bound_u_79);
+            let offsets_82: Tile<i64, { [TILE] }> = index64_73 * unit_stride_81;
+            let offsets_83: Tile<i64, { [TILE] }> = offsets_72 + offsets_82;
+            let mask_84: Tile<bool, { [TILE] }> = in_bounds_68 & in_bounds_80;
+            let base_85: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_86: PointerTile<*mut E, { [1] }> = base_85.reshape(const_shape![1]);
+            let base_87: PointerTile<*mut E, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
+            let pointers_88: PointerTile<*mut E, { [TILE] }> = base_87.offset_tile(offsets_83);
+            let conv_89: Tile<E, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
-                    pointers_86,
-                    conv_87,
+                    pointers_88,
+                    conv_89,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_82),
+                    Some(mask_84),
                     Some(y_token),
                     Latency::<0>,
                 )
@@ -350,139 +352,140 @@ pub mod row_scale_ragged {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-        let extent_7: i32 = get_shape_dim(x.shape(), 0i32);
-        let bound_tile_8: Tile<i32, { [] }> = scalar_to_tile(extent_7);
-        let bound64_9: Tile<i64, { [] }> = exti(bound_tile_8);
-        let bound_10: Tile<i64, { [TILE] }> = bound64_9
+        let index_tile_4: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_5: Tile<i64, { [] }> = exti(index_tile_4);
+        let index64_6: Tile<i64, { [1] }> = index64_5.reshape(const_shape![1]);
+        let index64_7: Tile<i64, { [TILE] }> = index64_6.broadcast(const_shape![TILE]);
+        let extent_8: i32 = get_shape_dim(x.shape(), 0i32);
+        let bound_tile_9: Tile<i32, { [] }> = scalar_to_tile(extent_8);
+        let bound64_10: Tile<i64, { [] }> = exti(bound_tile_9);
+        let bound_11: Tile<i64, { [TILE] }> = bound64_10
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_11: Tile<u64, { [TILE] }> = bitcast(index64_6);
-        let bound_u_12: Tile<u64, { [TILE] }> = bitcast(bound_10);
-        let in_bounds_13: Tile<bool, { [TILE] }> = lt_tile(index_u_11, bound_u_12);
-        let stride_tile_14: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-        let stride64_15: Tile<i64, { [] }> = exti(stride_tile_14);
-        let stride_16: Tile<i64, { [TILE] }> = stride64_15
+        let index_u_12: Tile<u64, { [TILE] }> = bitcast(index64_7);
+        let bound_u_13: Tile<u64, { [TILE] }> = bitcast(bound_11);
+        let in_bounds_14: Tile<bool, { [TILE] }> = lt_tile(index_u_12, bound_u_13);
+        let stride_tile_15: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_16: Tile<i64, { [] }> = exti(stride_tile_15);
+        let stride_17: Tile<i64, { [TILE] }> = stride64_16
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_17: Tile<i64, { [TILE] }> = index64_6 * stride_16;
-        let extent_19: i32 = get_shape_dim(x.shape(), 1i32);
-        let bound_tile_20: Tile<i32, { [] }> = scalar_to_tile(extent_19);
-        let bound64_21: Tile<i64, { [] }> = exti(bound_tile_20);
-        let bound_22: Tile<i64, { [TILE] }> = bound64_21
+        let offsets_18: Tile<i64, { [TILE] }> = index64_7 * stride_17;
+        let extent_20: i32 = get_shape_dim(x.shape(), 1i32);
+        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
+        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
+        let bound_23: Tile<i64, { [TILE] }> = bound64_22
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_24: Tile<u64, { [TILE] }> = bitcast(bound_22);
-        let unit_stride_26: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_34: f32 = 0.0f32;
-        let padding_35: bf16 = convert_scalar(padding_34);
-        let extent_38: i32 = get_shape_dim(w.shape(), 0i32);
-        let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
-        let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
-        let bound_41: Tile<i64, { [TILE] }> = bound64_40
+        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
+        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_35: f32 = 0.0f32;
+        let padding_36: bf16 = convert_scalar(padding_35);
+        let extent_39: i32 = get_shape_dim(w.shape(), 0i32);
+        let bound_tile_40: Tile<i32, { [] }> = scalar_to_tile(extent_39);
+        let bound64_41: Tile<i64, { [] }> = exti(bound_tile_40);
+        let bound_42: Tile<i64, { [TILE] }> = bound64_41
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
-        let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_51: f32 = 0.0f32;
-        let padding_52: bf16 = convert_scalar(padding_51);
-        let bcast_88: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
-        let index_tile_56: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_57: Tile<i64, { [] }> = exti(index_tile_56);
-        let index64_58: Tile<i64, { [1] }> = index64_57.reshape(const_shape![1]);
-        let index64_59: Tile<i64, { [TILE] }> = index64_58.broadcast(const_shape![TILE]);
-        let extent_60: i32 = get_shape_dim(y.shape(), 0i32);
-        let bound_tile_61: Tile<i32, { [] }> = scalar_to_tile(extent_60);
-        let bound64_62: Tile<i64, { [] }> = exti(bound_tile_61);
-        let bound_63: Tile<i64, { [TILE] }> = bound64_62
+        let bound_u_44: Tile<u64, { [TILE] }> = bitcast(bound_42);
+        let unit_stride_46: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_52: f32 = 0.0f32;
+        let padding_53: bf16 = convert_scalar(padding_52);
+        let arg_57: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let arg_90: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index_tile_58: Tile<i32, { [] }> = arg_90;
+        let index64_59: Tile<i64, { [] }> = exti(index_tile_58);
+        let index64_60: Tile<i64, { [1] }> = index64_59.reshape(const_shape![1]);
+        let index64_61: Tile<i64, { [TILE] }> = index64_60.broadcast(const_shape![TILE]);
+        let extent_62: i32 = get_shape_dim(y.shape(), 0i32);
+        let bound_tile_63: Tile<i32, { [] }> = scalar_to_tile(extent_62);
+        let bound64_64: Tile<i64, { [] }> = exti(bound_tile_63);
+        let bound_65: Tile<i64, { [TILE] }> = bound64_64
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_64: Tile<u64, { [TILE] }> = bitcast(index64_59);
-        let bound_u_65: Tile<u64, { [TILE] }> = bitcast(bound_63);
-        let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
-        let stride_tile_67: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-        let stride64_68: Tile<i64, { [] }> = exti(stride_tile_67);
-        let stride_69: Tile<i64, { [TILE] }> = stride64_68
+        let index_u_66: Tile<u64, { [TILE] }> = bitcast(index64_61);
+        let bound_u_67: Tile<u64, { [TILE] }> = bitcast(bound_65);
+        let in_bounds_68: Tile<bool, { [TILE] }> = lt_tile(index_u_66, bound_u_67);
+        let stride_tile_69: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_70: Tile<i64, { [] }> = exti(stride_tile_69);
+        let stride_71: Tile<i64, { [TILE] }> = stride64_70
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_70: Tile<i64, { [TILE] }> = index64_59 * stride_69;
-        let extent_72: i32 = get_shape_dim(y.shape(), 1i32);
-        let bound_tile_73: Tile<i32, { [] }> = scalar_to_tile(extent_72);
-        let bound64_74: Tile<i64, { [] }> = exti(bound_tile_73);
-        let bound_75: Tile<i64, { [TILE] }> = bound64_74
+        let offsets_72: Tile<i64, { [TILE] }> = index64_61 * stride_71;
+        let extent_74: i32 = get_shape_dim(y.shape(), 1i32);
+        let bound_tile_75: Tile<i32, { [] }> = scalar_to_tile(extent_74);
+        let bound64_76: Tile<i64, { [] }> = exti(bound_tile_75);
+        let bound_77: Tile<i64, { [TILE] }> = bound64_76
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let bound_u_77: Tile<u64, { [TILE] }> = bitcast(bound_75);
-        let unit_stride_79: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let bound_u_79: Tile<u64, { [TILE] }> = bitcast(bound_77);
+        let unit_stride_81: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index64_18: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_23: Tile<u64, { [TILE] }> = bitcast(index64_18);
-            let in_bounds_25: Tile<bool, { [TILE] }> = lt_tile(index_u_23, bound_u_24);
-            let offsets_27: Tile<i64, { [TILE] }> = index64_18 * unit_stride_26;
-            let offsets_28: Tile<i64, { [TILE] }> = offsets_17 + offsets_27;
-            let mask_29: Tile<bool, { [TILE] }> = in_bounds_13 & in_bounds_25;
-            let base_30: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
-            let base_31: PointerTile<*mut bf16, { [1] }> = base_30.reshape(const_shape![1]);
-            let base_32: PointerTile<*mut bf16, { [TILE] }> = base_31.broadcast(const_shape![TILE]);
-            let pointers_33: PointerTile<*mut bf16, { [TILE] }> = base_32.offset_tile(offsets_28);
-            let (gathered_36, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let arg_3: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+            let cols: Tile<i32, { [TILE] }> = arg_3 + iota_2;
+            let index64_19: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
+            let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
+            let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
+            let offsets_29: Tile<i64, { [TILE] }> = offsets_18 + offsets_28;
+            let mask_30: Tile<bool, { [TILE] }> = in_bounds_14 & in_bounds_26;
+            let base_31: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
+            let base_32: PointerTile<*mut bf16, { [1] }> = base_31.reshape(const_shape![1]);
+            let base_33: PointerTile<*mut bf16, { [TILE] }> = base_32.broadcast(const_shape![TILE]);
+            let pointers_34: PointerTile<*mut bf16, { [TILE] }> = base_33.offset_tile(offsets_29);
+            let (gathered_37, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_33,
+                    pointers_34,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_29),
-                    Some(padding_35),
+                    Some(mask_30),
+                    Some(padding_36),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<bf16, { [TILE] }> = gathered_36;
-            let index64_37: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
-            let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
-            let offsets_46: Tile<i64, { [TILE] }> = index64_37 * unit_stride_45;
-            let base_47: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
-            let base_48: PointerTile<*mut bf16, { [1] }> = base_47.reshape(const_shape![1]);
-            let base_49: PointerTile<*mut bf16, { [TILE] }> = base_48.broadcast(const_shape![TILE]);
-            let pointers_50: PointerTile<*mut bf16, { [TILE] }> = base_49.offset_tile(offsets_46);
-            let (gathered_53, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<bf16, { [TILE] }> = gathered_37;
+            let index64_38: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_43: Tile<u64, { [TILE] }> = bitcast(index64_38);
+            let in_bounds_45: Tile<bool, { [TILE] }> = lt_tile(index_u_43, bound_u_44);
+            let offsets_47: Tile<i64, { [TILE] }> = index64_38 * unit_stride_46;
+            let base_48: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
+            let base_49: PointerTile<*mut bf16, { [1] }> = base_48.reshape(const_shape![1]);
+            let base_50: PointerTile<*mut bf16, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
+            let pointers_51: PointerTile<*mut bf16, { [TILE] }> = base_50.offset_tile(offsets_47);
+            let (gathered_54, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_50,
+                    pointers_51,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(in_bounds_44),
-                    Some(padding_52),
+                    Some(in_bounds_45),
+                    Some(padding_53),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<bf16, { [TILE] }> = gathered_53;
-            let conv_54: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_55: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> = conv_54 * (bcast_88 + conv_55);
-            let index64_71: Tile<i64, { [TILE] }> = exti(cols);
-            let index_u_76: Tile<u64, { [TILE] }> = bitcast(index64_71);
-            let in_bounds_78: Tile<bool, { [TILE] }> = lt_tile(index_u_76, bound_u_77);
-            let offsets_80: Tile<i64, { [TILE] }> = index64_71 * unit_stride_79;
-            let offsets_81: Tile<i64, { [TILE] }> = offsets_70 + offsets_80;
-            let mask_82: Tile<bool, { [TILE] }> = in_bounds_66 & in_bounds_78;
-            let base_83: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_84: PointerTile<*mut E, { [1] }> = base_83.reshape(const_shape![1]);
-            let base_85: PointerTile<*mut E, { [TILE] }> = base_84.broadcast(const_shape![TILE]);
-            let pointers_86: PointerTile<*mut E, { [TILE] }> = base_85.offset_tile(offsets_81);
-            let conv_87: Tile<E, { [TILE] }> = convert_tile(out);
+            let wj: Tile<bf16, { [TILE] }> = gathered_54;
+            let conv_55: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_56: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let out: Tile<f32, { [TILE] }> = conv_55 * (arg_57 + conv_56);
+            let index64_73: Tile<i64, { [TILE] }> = exti(cols);
+            let index_u_78: Tile<u64, { [TILE] }> = bitcast(index64_73);
+            let in_bounds_80: Tile<bool, { [TILE] }> = lt_tile(index_u_78, bound_u_79);
+            let offsets_82: Tile<i64, { [TILE] }> = index64_73 * unit_stride_81;
+            let offsets_83: Tile<i64, { [TILE] }> = offsets_72 + offsets_82;
+            let mask_84: Tile<bool, { [TILE] }> = in_bounds_68 & in_bounds_80;
+            let base_85: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_86: PointerTile<*mut E, { [1] }> = base_85.reshape(const_shape![1]);
+            let base_87: PointerTile<*mut E, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
+            let pointers_88: PointerTile<*mut E, { [TILE] }> = base_87.offset_tile(offsets_83);
+            let conv_89: Tile<E, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
-                    pointers_86,
-                    conv_87,
+                    pointers_88,
+                    conv_89,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_82),
+                    Some(mask_84),
                     Some(y_token),
                     Latency::<0>,
                 )
@@ -515,85 +518,86 @@ pub mod row_scale_ragged {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-        let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-        let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
-        let stride_9: Tile<i64, { [TILE] }> = stride64_8
+        let index_tile_4: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_5: Tile<i64, { [] }> = exti(index_tile_4);
+        let index64_6: Tile<i64, { [1] }> = index64_5.reshape(const_shape![1]);
+        let index64_7: Tile<i64, { [TILE] }> = index64_6.broadcast(const_shape![TILE]);
+        let stride_tile_8: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_9: Tile<i64, { [] }> = exti(stride_tile_8);
+        let stride_10: Tile<i64, { [TILE] }> = stride64_9
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
-        let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_19: f32 = 0.0f32;
-        let unit_stride_22: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_28: f32 = 0.0f32;
-        let bcast_47: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
-        let index_tile_30: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_31: Tile<i64, { [] }> = exti(index_tile_30);
-        let index64_32: Tile<i64, { [1] }> = index64_31.reshape(const_shape![1]);
-        let index64_33: Tile<i64, { [TILE] }> = index64_32.broadcast(const_shape![TILE]);
-        let stride_tile_34: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-        let stride64_35: Tile<i64, { [] }> = exti(stride_tile_34);
-        let stride_36: Tile<i64, { [TILE] }> = stride64_35
+        let offsets_11: Tile<i64, { [TILE] }> = index64_7 * stride_10;
+        let unit_stride_13: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_20: f32 = 0.0f32;
+        let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_29: f32 = 0.0f32;
+        let bcast_49: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let arg_48: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index_tile_31: Tile<i32, { [] }> = arg_48;
+        let index64_32: Tile<i64, { [] }> = exti(index_tile_31);
+        let index64_33: Tile<i64, { [1] }> = index64_32.reshape(const_shape![1]);
+        let index64_34: Tile<i64, { [TILE] }> = index64_33.broadcast(const_shape![TILE]);
+        let stride_tile_35: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_36: Tile<i64, { [] }> = exti(stride_tile_35);
+        let stride_37: Tile<i64, { [TILE] }> = stride64_36
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_37: Tile<i64, { [TILE] }> = index64_33 * stride_36;
-        let unit_stride_39: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_38: Tile<i64, { [TILE] }> = index64_34 * stride_37;
+        let unit_stride_40: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index64_11: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
-            let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
-            let base_15: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
-            let base_16: PointerTile<*mut f32, { [1] }> = base_15.reshape(const_shape![1]);
-            let base_17: PointerTile<*mut f32, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
-            let pointers_18: PointerTile<*mut f32, { [TILE] }> = base_17.offset_tile(offsets_14);
-            let (gathered_20, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let arg_3: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+            let cols: Tile<i32, { [TILE] }> = arg_3 + iota_2;
+            let index64_12: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_14: Tile<i64, { [TILE] }> = index64_12 * unit_stride_13;
+            let offsets_15: Tile<i64, { [TILE] }> = offsets_11 + offsets_14;
+            let base_16: PointerTile<*mut f32, { [] }> = get_tensor_base(x);
+            let base_17: PointerTile<*mut f32, { [1] }> = base_16.reshape(const_shape![1]);
+            let base_18: PointerTile<*mut f32, { [TILE] }> = base_17.broadcast(const_shape![TILE]);
+            let pointers_19: PointerTile<*mut f32, { [TILE] }> = base_18.offset_tile(offsets_15);
+            let (gathered_21, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_18,
+                    pointers_19,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_19),
+                    Some(padding_20),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f32, { [TILE] }> = gathered_20;
-            let index64_21: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_23: Tile<i64, { [TILE] }> = index64_21 * unit_stride_22;
-            let base_24: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
-            let base_25: PointerTile<*mut f32, { [1] }> = base_24.reshape(const_shape![1]);
-            let base_26: PointerTile<*mut f32, { [TILE] }> = base_25.broadcast(const_shape![TILE]);
-            let pointers_27: PointerTile<*mut f32, { [TILE] }> = base_26.offset_tile(offsets_23);
-            let (gathered_29, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f32, { [TILE] }> = gathered_21;
+            let index64_22: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_24: Tile<i64, { [TILE] }> = index64_22 * unit_stride_23;
+            let base_25: PointerTile<*mut f32, { [] }> = get_tensor_base(w);
+            let base_26: PointerTile<*mut f32, { [1] }> = base_25.reshape(const_shape![1]);
+            let base_27: PointerTile<*mut f32, { [TILE] }> = base_26.broadcast(const_shape![TILE]);
+            let pointers_28: PointerTile<*mut f32, { [TILE] }> = base_27.offset_tile(offsets_24);
+            let (gathered_30, _): (Tile<f32, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_27,
+                    pointers_28,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_28),
+                    Some(padding_29),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f32, { [TILE] }> = gathered_29;
-            let out: Tile<f32, { [TILE] }> = xj * (bcast_47 + wj);
-            let index64_38: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_40: Tile<i64, { [TILE] }> = index64_38 * unit_stride_39;
-            let offsets_41: Tile<i64, { [TILE] }> = offsets_37 + offsets_40;
-            let base_42: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_43: PointerTile<*mut E, { [1] }> = base_42.reshape(const_shape![1]);
-            let base_44: PointerTile<*mut E, { [TILE] }> = base_43.broadcast(const_shape![TILE]);
-            let pointers_45: PointerTile<*mut E, { [TILE] }> = base_44.offset_tile(offsets_41);
-            let conv_46: Tile<E, { [TILE] }> = convert_tile(out);
+            let wj: Tile<f32, { [TILE] }> = gathered_30;
+            let out: Tile<f32, { [TILE] }> = xj * (bcast_49 + wj);
+            let index64_39: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_41: Tile<i64, { [TILE] }> = index64_39 * unit_stride_40;
+            let offsets_42: Tile<i64, { [TILE] }> = offsets_38 + offsets_41;
+            let base_43: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_44: PointerTile<*mut E, { [1] }> = base_43.reshape(const_shape![1]);
+            let base_45: PointerTile<*mut E, { [TILE] }> = base_44.broadcast(const_shape![TILE]);
+            let pointers_46: PointerTile<*mut E, { [TILE] }> = base_45.offset_tile(offsets_42);
+            let conv_47: Tile<E, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
-                    pointers_45,
-                    conv_46,
+                    pointers_46,
+                    conv_47,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
@@ -629,89 +633,90 @@ pub mod row_scale_ragged {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-        let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-        let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
-        let stride_9: Tile<i64, { [TILE] }> = stride64_8
+        let index_tile_4: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_5: Tile<i64, { [] }> = exti(index_tile_4);
+        let index64_6: Tile<i64, { [1] }> = index64_5.reshape(const_shape![1]);
+        let index64_7: Tile<i64, { [TILE] }> = index64_6.broadcast(const_shape![TILE]);
+        let stride_tile_8: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_9: Tile<i64, { [] }> = exti(stride_tile_8);
+        let stride_10: Tile<i64, { [TILE] }> = stride64_9
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
-        let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_19: f32 = 0.0f32;
-        let padding_20: f16 = convert_scalar(padding_19);
-        let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_29: f32 = 0.0f32;
-        let padding_30: f16 = convert_scalar(padding_29);
-        let bcast_51: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
-        let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
-        let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
-        let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
-        let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-        let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
-        let stride_40: Tile<i64, { [TILE] }> = stride64_39
+        let offsets_11: Tile<i64, { [TILE] }> = index64_7 * stride_10;
+        let unit_stride_13: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_20: f32 = 0.0f32;
+        let padding_21: f16 = convert_scalar(padding_20);
+        let unit_stride_24: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_30: f32 = 0.0f32;
+        let padding_31: f16 = convert_scalar(padding_30);
+        let arg_35: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let arg_53: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index_tile_36: Tile<i32, { [] }> = arg_53;
+        let index64_37: Tile<i64, { [] }> = exti(index_tile_36);
+        let index64_38: Tile<i64, { [1] }> = index64_37.reshape(const_shape![1]);
+        let index64_39: Tile<i64, { [TILE] }> = index64_38.broadcast(const_shape![TILE]);
+        let stride_tile_40: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_41: Tile<i64, { [] }> = exti(stride_tile_40);
+        let stride_42: Tile<i64, { [TILE] }> = stride64_41
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
-        let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_43: Tile<i64, { [TILE] }> = index64_39 * stride_42;
+        let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index64_11: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
-            let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
-            let base_15: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
-            let base_16: PointerTile<*mut f16, { [1] }> = base_15.reshape(const_shape![1]);
-            let base_17: PointerTile<*mut f16, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
-            let pointers_18: PointerTile<*mut f16, { [TILE] }> = base_17.offset_tile(offsets_14);
-            let (gathered_21, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let arg_3: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+            let cols: Tile<i32, { [TILE] }> = arg_3 + iota_2;
+            let index64_12: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_14: Tile<i64, { [TILE] }> = index64_12 * unit_stride_13;
+            let offsets_15: Tile<i64, { [TILE] }> = offsets_11 + offsets_14;
+            let base_16: PointerTile<*mut f16, { [] }> = get_tensor_base(x);
+            let base_17: PointerTile<*mut f16, { [1] }> = base_16.reshape(const_shape![1]);
+            let base_18: PointerTile<*mut f16, { [TILE] }> = base_17.broadcast(const_shape![TILE]);
+            let pointers_19: PointerTile<*mut f16, { [TILE] }> = base_18.offset_tile(offsets_15);
+            let (gathered_22, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_18,
+                    pointers_19,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_20),
+                    Some(padding_21),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<f16, { [TILE] }> = gathered_21;
-            let index64_22: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_24: Tile<i64, { [TILE] }> = index64_22 * unit_stride_23;
-            let base_25: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
-            let base_26: PointerTile<*mut f16, { [1] }> = base_25.reshape(const_shape![1]);
-            let base_27: PointerTile<*mut f16, { [TILE] }> = base_26.broadcast(const_shape![TILE]);
-            let pointers_28: PointerTile<*mut f16, { [TILE] }> = base_27.offset_tile(offsets_24);
-            let (gathered_31, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<f16, { [TILE] }> = gathered_22;
+            let index64_23: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_25: Tile<i64, { [TILE] }> = index64_23 * unit_stride_24;
+            let base_26: PointerTile<*mut f16, { [] }> = get_tensor_base(w);
+            let base_27: PointerTile<*mut f16, { [1] }> = base_26.reshape(const_shape![1]);
+            let base_28: PointerTile<*mut f16, { [TILE] }> = base_27.broadcast(const_shape![TILE]);
+            let pointers_29: PointerTile<*mut f16, { [TILE] }> = base_28.offset_tile(offsets_25);
+            let (gathered_32, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_28,
+                    pointers_29,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_30),
+                    Some(padding_31),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<f16, { [TILE] }> = gathered_31;
-            let conv_32: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_33: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> = conv_32 * (bcast_51 + conv_33);
-            let index64_42: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_44: Tile<i64, { [TILE] }> = index64_42 * unit_stride_43;
-            let offsets_45: Tile<i64, { [TILE] }> = offsets_41 + offsets_44;
-            let base_46: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_47: PointerTile<*mut E, { [1] }> = base_46.reshape(const_shape![1]);
-            let base_48: PointerTile<*mut E, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
-            let pointers_49: PointerTile<*mut E, { [TILE] }> = base_48.offset_tile(offsets_45);
-            let conv_50: Tile<E, { [TILE] }> = convert_tile(out);
+            let wj: Tile<f16, { [TILE] }> = gathered_32;
+            let conv_33: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_34: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let out: Tile<f32, { [TILE] }> = conv_33 * (arg_35 + conv_34);
+            let index64_44: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_46: Tile<i64, { [TILE] }> = index64_44 * unit_stride_45;
+            let offsets_47: Tile<i64, { [TILE] }> = offsets_43 + offsets_46;
+            let base_48: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_49: PointerTile<*mut E, { [1] }> = base_48.reshape(const_shape![1]);
+            let base_50: PointerTile<*mut E, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
+            let pointers_51: PointerTile<*mut E, { [TILE] }> = base_50.offset_tile(offsets_47);
+            let conv_52: Tile<E, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
-                    pointers_49,
-                    conv_50,
+                    pointers_51,
+                    conv_52,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
@@ -747,89 +752,90 @@ pub mod row_scale_ragged {
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
         let iota_2: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let index_tile_3: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_4: Tile<i64, { [] }> = exti(index_tile_3);
-        let index64_5: Tile<i64, { [1] }> = index64_4.reshape(const_shape![1]);
-        let index64_6: Tile<i64, { [TILE] }> = index64_5.broadcast(const_shape![TILE]);
-        let stride_tile_7: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
-        let stride64_8: Tile<i64, { [] }> = exti(stride_tile_7);
-        let stride_9: Tile<i64, { [TILE] }> = stride64_8
+        let index_tile_4: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index64_5: Tile<i64, { [] }> = exti(index_tile_4);
+        let index64_6: Tile<i64, { [1] }> = index64_5.reshape(const_shape![1]);
+        let index64_7: Tile<i64, { [TILE] }> = index64_6.broadcast(const_shape![TILE]);
+        let stride_tile_8: Tile<i32, { [] }> = scalar_to_tile(x_stride_0);
+        let stride64_9: Tile<i64, { [] }> = exti(stride_tile_8);
+        let stride_10: Tile<i64, { [TILE] }> = stride64_9
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_10: Tile<i64, { [TILE] }> = index64_6 * stride_9;
-        let unit_stride_12: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_19: f32 = 0.0f32;
-        let padding_20: bf16 = convert_scalar(padding_19);
-        let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let padding_29: f32 = 0.0f32;
-        let padding_30: bf16 = convert_scalar(padding_29);
-        let bcast_51: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
-        let index_tile_34: Tile<i32, { [] }> = scalar_to_tile(row);
-        let index64_35: Tile<i64, { [] }> = exti(index_tile_34);
-        let index64_36: Tile<i64, { [1] }> = index64_35.reshape(const_shape![1]);
-        let index64_37: Tile<i64, { [TILE] }> = index64_36.broadcast(const_shape![TILE]);
-        let stride_tile_38: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
-        let stride64_39: Tile<i64, { [] }> = exti(stride_tile_38);
-        let stride_40: Tile<i64, { [TILE] }> = stride64_39
+        let offsets_11: Tile<i64, { [TILE] }> = index64_7 * stride_10;
+        let unit_stride_13: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_20: f32 = 0.0f32;
+        let padding_21: bf16 = convert_scalar(padding_20);
+        let unit_stride_24: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let padding_30: f32 = 0.0f32;
+        let padding_31: bf16 = convert_scalar(padding_30);
+        let arg_35: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let arg_53: Tile<i32, { [] }> = scalar_to_tile(row);
+        let index_tile_36: Tile<i32, { [] }> = arg_53;
+        let index64_37: Tile<i64, { [] }> = exti(index_tile_36);
+        let index64_38: Tile<i64, { [1] }> = index64_37.reshape(const_shape![1]);
+        let index64_39: Tile<i64, { [TILE] }> = index64_38.broadcast(const_shape![TILE]);
+        let stride_tile_40: Tile<i32, { [] }> = scalar_to_tile(y_stride_0);
+        let stride64_41: Tile<i64, { [] }> = exti(stride_tile_40);
+        let stride_42: Tile<i64, { [TILE] }> = stride64_41
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_41: Tile<i64, { [TILE] }> = index64_37 * stride_40;
-        let unit_stride_43: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_43: Tile<i64, { [TILE] }> = index64_39 * stride_42;
+        let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         for j in 0i32..dim_1 {
-            let cols: Tile<i32, { [TILE] }> =
-                broadcast_scalar(j * TILE, const_shape![TILE]) + iota_2;
-            let index64_11: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_13: Tile<i64, { [TILE] }> = index64_11 * unit_stride_12;
-            let offsets_14: Tile<i64, { [TILE] }> = offsets_10 + offsets_13;
-            let base_15: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
-            let base_16: PointerTile<*mut bf16, { [1] }> = base_15.reshape(const_shape![1]);
-            let base_17: PointerTile<*mut bf16, { [TILE] }> = base_16.broadcast(const_shape![TILE]);
-            let pointers_18: PointerTile<*mut bf16, { [TILE] }> = base_17.offset_tile(offsets_14);
-            let (gathered_21, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let arg_3: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+            let cols: Tile<i32, { [TILE] }> = arg_3 + iota_2;
+            let index64_12: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_14: Tile<i64, { [TILE] }> = index64_12 * unit_stride_13;
+            let offsets_15: Tile<i64, { [TILE] }> = offsets_11 + offsets_14;
+            let base_16: PointerTile<*mut bf16, { [] }> = get_tensor_base(x);
+            let base_17: PointerTile<*mut bf16, { [1] }> = base_16.reshape(const_shape![1]);
+            let base_18: PointerTile<*mut bf16, { [TILE] }> = base_17.broadcast(const_shape![TILE]);
+            let pointers_19: PointerTile<*mut bf16, { [TILE] }> = base_18.offset_tile(offsets_15);
+            let (gathered_22, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_18,
+                    pointers_19,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_20),
+                    Some(padding_21),
                     None,
                     Latency::<0>,
                 )
             };
-            let xj: Tile<bf16, { [TILE] }> = gathered_21;
-            let index64_22: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_24: Tile<i64, { [TILE] }> = index64_22 * unit_stride_23;
-            let base_25: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
-            let base_26: PointerTile<*mut bf16, { [1] }> = base_25.reshape(const_shape![1]);
-            let base_27: PointerTile<*mut bf16, { [TILE] }> = base_26.broadcast(const_shape![TILE]);
-            let pointers_28: PointerTile<*mut bf16, { [TILE] }> = base_27.offset_tile(offsets_24);
-            let (gathered_31, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
+            let xj: Tile<bf16, { [TILE] }> = gathered_22;
+            let index64_23: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_25: Tile<i64, { [TILE] }> = index64_23 * unit_stride_24;
+            let base_26: PointerTile<*mut bf16, { [] }> = get_tensor_base(w);
+            let base_27: PointerTile<*mut bf16, { [1] }> = base_26.reshape(const_shape![1]);
+            let base_28: PointerTile<*mut bf16, { [TILE] }> = base_27.broadcast(const_shape![TILE]);
+            let pointers_29: PointerTile<*mut bf16, { [TILE] }> = base_28.offset_tile(offsets_25);
+            let (gathered_32, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_28,
+                    pointers_29,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,
-                    Some(padding_30),
+                    Some(padding_31),
                     None,
                     Latency::<0>,
                 )
             };
-            let wj: Tile<bf16, { [TILE] }> = gathered_31;
-            let conv_32: Tile<f32, { [TILE] }> = convert_tile(xj);
-            let conv_33: Tile<f32, { [TILE] }> = convert_tile(wj);
-            let out: Tile<f32, { [TILE] }> = conv_32 * (bcast_51 + conv_33);
-            let index64_42: Tile<i64, { [TILE] }> = exti(cols);
-            let offsets_44: Tile<i64, { [TILE] }> = index64_42 * unit_stride_43;
-            let offsets_45: Tile<i64, { [TILE] }> = offsets_41 + offsets_44;
-            let base_46: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_47: PointerTile<*mut E, { [1] }> = base_46.reshape(const_shape![1]);
-            let base_48: PointerTile<*mut E, { [TILE] }> = base_47.broadcast(const_shape![TILE]);
-            let pointers_49: PointerTile<*mut E, { [TILE] }> = base_48.offset_tile(offsets_45);
-            let conv_50: Tile<E, { [TILE] }> = convert_tile(out);
+            let wj: Tile<bf16, { [TILE] }> = gathered_32;
+            let conv_33: Tile<f32, { [TILE] }> = convert_tile(xj);
+            let conv_34: Tile<f32, { [TILE] }> = convert_tile(wj);
+            let out: Tile<f32, { [TILE] }> = conv_33 * (arg_35 + conv_34);
+            let index64_44: Tile<i64, { [TILE] }> = exti(cols);
+            let offsets_46: Tile<i64, { [TILE] }> = index64_44 * unit_stride_45;
+            let offsets_47: Tile<i64, { [TILE] }> = offsets_43 + offsets_46;
+            let base_48: PointerTile<*mut E, { [] }> = get_tensor_base(y);
+            let base_49: PointerTile<*mut E, { [1] }> = base_48.reshape(const_shape![1]);
+            let base_50: PointerTile<*mut E, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
+            let pointers_51: PointerTile<*mut E, { [TILE] }> = base_50.offset_tile(offsets_47);
+            let conv_52: Tile<E, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
-                    pointers_49,
-                    conv_50,
+                    pointers_51,
+                    conv_52,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     None,

@@ -38,7 +38,7 @@ pub mod saxpy {
                 get_tensor_token(y),
             )
         };
-        let mut y_out_4 = unsafe { y.partition_full_mut(const_shape![TILE]) };
+        let mut y_out_5 = unsafe { y.partition_full_mut(const_shape![TILE]) };
         let block: i32 = get_tile_block_id().0;
         let xt: Tile<E, { [TILE] }> = load_view_tko(
             &x_view_1,
@@ -56,17 +56,13 @@ pub mod saxpy {
             None,
             tma::Enabled,
         );
+        let arg_4: Tile<f32, { [TILE] }> = broadcast_scalar(alpha, const_shape![TILE]);
         let conv_3: Tile<f32, { [TILE] }> = convert_tile(xt);
-        let out: Tile<f32, { [TILE] }> = fma(
-            broadcast_scalar(alpha, const_shape![TILE]),
-            conv_3,
-            yt,
-            rounding::NearestEven,
-            ftz::Disabled,
-        );
+        let out: Tile<f32, { [TILE] }> =
+            fma(arg_4, conv_3, yt, rounding::NearestEven, ftz::Disabled);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_4,
+                &mut y_out_5,
                 out,
                 [block],
                 ordering::Weak,

@@ -53,12 +53,13 @@ pub mod sharpen_rows {
             / red_2
                 .reshape(const_shape![1, 1])
                 .broadcast(const_shape![1, TILE]);
+        let arg_5: Tile<f32, { [1, TILE] }> = p + sharp;
         let t_4: Tile<f32, { [1, TILE] }> = constant(0.5f32, const_shape![1, TILE]);
-        let conv_5: Tile<EY, { [1, TILE] }> = convert_tile((p + sharp) * t_4);
+        let conv_6: Tile<EY, { [1, TILE] }> = convert_tile(arg_5 * t_4);
         unsafe {
             store_view_tko_mut(
                 &mut y_out_3,
-                conv_5,
+                conv_6,
                 [row, 0i32],
                 ordering::Weak,
                 scope::TileBlock,

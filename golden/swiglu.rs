@@ -29,7 +29,7 @@ pub mod swiglu {
                 get_tensor_token(gate_up),
             )
         };
-        let mut out_out_5 = unsafe { out.partition_full_mut(const_shape![1, BLOCK_H]) };
+        let mut out_out_6 = unsafe { out.partition_full_mut(const_shape![1, BLOCK_H]) };
         let row: i32 = get_tile_block_id().0;
         let col_block: i32 = get_tile_block_id().1;
         let n_col_blocks: i32 = ceil_div(hidden, BLOCK_H);
@@ -52,14 +52,15 @@ pub mod swiglu {
         let g: Tile<f32, { [1, BLOCK_H] }> = convert_tile(gate);
         let t_2: Tile<f32, { [1, BLOCK_H] }> = constant(1.0f32, const_shape![1, BLOCK_H]);
         let t_3: Tile<f32, { [1, BLOCK_H] }> = constant(1.0f32, const_shape![1, BLOCK_H]);
+        let arg_5: Tile<f32, { [1, BLOCK_H] }> =
+            g * divf(t_2, t_3 + exp(negf(g)), rounding::Approx, ftz::Enabled);
         let conv_4: Tile<f32, { [1, BLOCK_H] }> = convert_tile(up);
-        let act: Tile<f32, { [1, BLOCK_H] }> =
-            g * divf(t_2, t_3 + exp(negf(g)), rounding::Approx, ftz::Enabled) * conv_4;
-        let conv_6: Tile<EOut, { [1, BLOCK_H] }> = convert_tile(act);
+        let act: Tile<f32, { [1, BLOCK_H] }> = arg_5 * conv_4;
+        let conv_7: Tile<EOut, { [1, BLOCK_H] }> = convert_tile(act);
         unsafe {
             store_view_tko_mut(
-                &mut out_out_5,
-                conv_6,
+                &mut out_out_6,
+                conv_7,
                 [row, col_block],
                 ordering::Weak,
                 scope::TileBlock,

@@ -20,7 +20,7 @@ pub mod wrapped_scatter {
         out: &Tensor<EOut, { [-1, -1] }>,
         out_stride_0: i32,
     ) {
-        let values_view_6: Partition<E, { [TILE] }> = unsafe {
+        let values_view_7: Partition<E, { [TILE] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TILE],
@@ -30,119 +30,119 @@ pub mod wrapped_scatter {
             )
         };
         let block: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(block * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-        let flat: Tile<i32, { [TILE] }> =
-            broadcast_scalar(block * TILE, const_shape![TILE]) + iota_1;
-        let divisor_2: Tile<i32, { [TILE] }> = broadcast_scalar(N, const_shape![TILE]);
-        let rem_3: Tile<i32, { [TILE] }> = remi(flat, divisor_2);
-        let zero_4: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
-        let fix_5: Tile<bool, { [TILE] }> =
-            (lt_tile(rem_3, zero_4) ^ lt_tile(divisor_2, zero_4)) & ne_tile(rem_3, zero_4);
-        let cols: Tile<i32, { [TILE] }> = select(fix_5, rem_3 + divisor_2, rem_3);
+        let flat: Tile<i32, { [TILE] }> = arg_2 + iota_1;
+        let divisor_3: Tile<i32, { [TILE] }> = broadcast_scalar(N, const_shape![TILE]);
+        let rem_4: Tile<i32, { [TILE] }> = remi(flat, divisor_3);
+        let zero_5: Tile<i32, { [TILE] }> = constant(0i32, const_shape![TILE]);
+        let fix_6: Tile<bool, { [TILE] }> =
+            (lt_tile(rem_4, zero_5) ^ lt_tile(divisor_3, zero_5)) & ne_tile(rem_4, zero_5);
+        let cols: Tile<i32, { [TILE] }> = select(fix_6, rem_4 + divisor_3, rem_4);
         let rows: Tile<i32, { [TILE] }> = divi(
             flat,
             broadcast_scalar(N, const_shape![TILE]),
             rounding::NegativeInf,
         );
         let v: Tile<E, { [TILE] }> = load_view_tko(
-            &values_view_6,
+            &values_view_7,
             [block],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let index64_7: Tile<i64, { [TILE] }> = exti(rows);
-        let extent_8: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_9: Tile<i32, { [] }> = scalar_to_tile(extent_8);
-        let bound64_10: Tile<i64, { [] }> = exti(bound_tile_9);
-        let bound_11: Tile<i64, { [TILE] }> = bound64_10
+        let index64_8: Tile<i64, { [TILE] }> = exti(rows);
+        let extent_9: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_10: Tile<i32, { [] }> = scalar_to_tile(extent_9);
+        let bound64_11: Tile<i64, { [] }> = exti(bound_tile_10);
+        let bound_12: Tile<i64, { [TILE] }> = bound64_11
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_12: Tile<u64, { [TILE] }> = bitcast(index64_7);
-        let bound_u_13: Tile<u64, { [TILE] }> = bitcast(bound_11);
-        let in_bounds_14: Tile<bool, { [TILE] }> = lt_tile(index_u_12, bound_u_13);
-        let stride_tile_15: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_16: Tile<i64, { [] }> = exti(stride_tile_15);
-        let stride_17: Tile<i64, { [TILE] }> = stride64_16
+        let index_u_13: Tile<u64, { [TILE] }> = bitcast(index64_8);
+        let bound_u_14: Tile<u64, { [TILE] }> = bitcast(bound_12);
+        let in_bounds_15: Tile<bool, { [TILE] }> = lt_tile(index_u_13, bound_u_14);
+        let stride_tile_16: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_17: Tile<i64, { [] }> = exti(stride_tile_16);
+        let stride_18: Tile<i64, { [TILE] }> = stride64_17
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_18: Tile<i64, { [TILE] }> = index64_7 * stride_17;
-        let index64_19: Tile<i64, { [TILE] }> = exti(cols);
-        let extent_20: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_21: Tile<i32, { [] }> = scalar_to_tile(extent_20);
-        let bound64_22: Tile<i64, { [] }> = exti(bound_tile_21);
-        let bound_23: Tile<i64, { [TILE] }> = bound64_22
+        let offsets_19: Tile<i64, { [TILE] }> = index64_8 * stride_18;
+        let index64_20: Tile<i64, { [TILE] }> = exti(cols);
+        let extent_21: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_22: Tile<i32, { [] }> = scalar_to_tile(extent_21);
+        let bound64_23: Tile<i64, { [] }> = exti(bound_tile_22);
+        let bound_24: Tile<i64, { [TILE] }> = bound64_23
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_24: Tile<u64, { [TILE] }> = bitcast(index64_19);
-        let bound_u_25: Tile<u64, { [TILE] }> = bitcast(bound_23);
-        let in_bounds_26: Tile<bool, { [TILE] }> = lt_tile(index_u_24, bound_u_25);
-        let unit_stride_27: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_28: Tile<i64, { [TILE] }> = index64_19 * unit_stride_27;
-        let offsets_29: Tile<i64, { [TILE] }> = offsets_18 + offsets_28;
-        let mask_30: Tile<bool, { [TILE] }> = in_bounds_14 & in_bounds_26;
-        let base_31: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
-        let base_32: PointerTile<*mut EOut, { [1] }> = base_31.reshape(const_shape![1]);
-        let base_33: PointerTile<*mut EOut, { [TILE] }> = base_32.broadcast(const_shape![TILE]);
-        let pointers_34: PointerTile<*mut EOut, { [TILE] }> = base_33.offset_tile(offsets_29);
-        let conv_35: Tile<EOut, { [TILE] }> = convert_tile(v);
-        let token_36: Token = unsafe {
+        let index_u_25: Tile<u64, { [TILE] }> = bitcast(index64_20);
+        let bound_u_26: Tile<u64, { [TILE] }> = bitcast(bound_24);
+        let in_bounds_27: Tile<bool, { [TILE] }> = lt_tile(index_u_25, bound_u_26);
+        let unit_stride_28: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_29: Tile<i64, { [TILE] }> = index64_20 * unit_stride_28;
+        let offsets_30: Tile<i64, { [TILE] }> = offsets_19 + offsets_29;
+        let mask_31: Tile<bool, { [TILE] }> = in_bounds_15 & in_bounds_27;
+        let base_32: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
+        let base_33: PointerTile<*mut EOut, { [1] }> = base_32.reshape(const_shape![1]);
+        let base_34: PointerTile<*mut EOut, { [TILE] }> = base_33.broadcast(const_shape![TILE]);
+        let pointers_35: PointerTile<*mut EOut, { [TILE] }> = base_34.offset_tile(offsets_30);
+        let conv_36: Tile<EOut, { [TILE] }> = convert_tile(v);
+        let token_37: Token = unsafe {
             store_ptr_tko(
-                pointers_34,
-                conv_35,
+                pointers_35,
+                conv_36,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_30),
+                Some(mask_31),
                 None,
                 Latency::<0>,
             )
         };
-        let index64_37: Tile<i64, { [TILE] }> = exti(rows);
-        let extent_38: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
-        let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
-        let bound_41: Tile<i64, { [TILE] }> = bound64_40
+        let index64_38: Tile<i64, { [TILE] }> = exti(rows);
+        let extent_39: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_40: Tile<i32, { [] }> = scalar_to_tile(extent_39);
+        let bound64_41: Tile<i64, { [] }> = exti(bound_tile_40);
+        let bound_42: Tile<i64, { [TILE] }> = bound64_41
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
-        let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
-        let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
-        let stride_tile_45: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_46: Tile<i64, { [] }> = exti(stride_tile_45);
-        let stride_47: Tile<i64, { [TILE] }> = stride64_46
+        let index_u_43: Tile<u64, { [TILE] }> = bitcast(index64_38);
+        let bound_u_44: Tile<u64, { [TILE] }> = bitcast(bound_42);
+        let in_bounds_45: Tile<bool, { [TILE] }> = lt_tile(index_u_43, bound_u_44);
+        let stride_tile_46: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_47: Tile<i64, { [] }> = exti(stride_tile_46);
+        let stride_48: Tile<i64, { [TILE] }> = stride64_47
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_48: Tile<i64, { [TILE] }> = index64_37 * stride_47;
-        let index64_49: Tile<i64, { [TILE] }> = exti(cols);
-        let extent_50: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_51: Tile<i32, { [] }> = scalar_to_tile(extent_50);
-        let bound64_52: Tile<i64, { [] }> = exti(bound_tile_51);
-        let bound_53: Tile<i64, { [TILE] }> = bound64_52
+        let offsets_49: Tile<i64, { [TILE] }> = index64_38 * stride_48;
+        let index64_50: Tile<i64, { [TILE] }> = exti(cols);
+        let extent_51: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_52: Tile<i32, { [] }> = scalar_to_tile(extent_51);
+        let bound64_53: Tile<i64, { [] }> = exti(bound_tile_52);
+        let bound_54: Tile<i64, { [TILE] }> = bound64_53
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_54: Tile<u64, { [TILE] }> = bitcast(index64_49);
-        let bound_u_55: Tile<u64, { [TILE] }> = bitcast(bound_53);
-        let in_bounds_56: Tile<bool, { [TILE] }> = lt_tile(index_u_54, bound_u_55);
-        let unit_stride_57: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_58: Tile<i64, { [TILE] }> = index64_49 * unit_stride_57;
-        let offsets_59: Tile<i64, { [TILE] }> = offsets_48 + offsets_58;
-        let mask_60: Tile<bool, { [TILE] }> = in_bounds_44 & in_bounds_56;
-        let base_61: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
-        let base_62: PointerTile<*mut EOut, { [1] }> = base_61.reshape(const_shape![1]);
-        let base_63: PointerTile<*mut EOut, { [TILE] }> = base_62.broadcast(const_shape![TILE]);
-        let pointers_64: PointerTile<*mut EOut, { [TILE] }> = base_63.offset_tile(offsets_59);
-        let f32_const_65: Tile<f32, { [TILE] }> = constant(0.5f32, const_shape![TILE]);
-        let t_66: Tile<E, { [TILE] }> = convert_tile(f32_const_65);
-        let conv_67: Tile<EOut, { [TILE] }> = convert_tile(v * t_66);
+        let index_u_55: Tile<u64, { [TILE] }> = bitcast(index64_50);
+        let bound_u_56: Tile<u64, { [TILE] }> = bitcast(bound_54);
+        let in_bounds_57: Tile<bool, { [TILE] }> = lt_tile(index_u_55, bound_u_56);
+        let unit_stride_58: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_59: Tile<i64, { [TILE] }> = index64_50 * unit_stride_58;
+        let offsets_60: Tile<i64, { [TILE] }> = offsets_49 + offsets_59;
+        let mask_61: Tile<bool, { [TILE] }> = in_bounds_45 & in_bounds_57;
+        let base_62: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
+        let base_63: PointerTile<*mut EOut, { [1] }> = base_62.reshape(const_shape![1]);
+        let base_64: PointerTile<*mut EOut, { [TILE] }> = base_63.broadcast(const_shape![TILE]);
+        let pointers_65: PointerTile<*mut EOut, { [TILE] }> = base_64.offset_tile(offsets_60);
+        let f32_const_66: Tile<f32, { [TILE] }> = constant(0.5f32, const_shape![TILE]);
+        let t_67: Tile<E, { [TILE] }> = convert_tile(f32_const_66);
+        let conv_68: Tile<EOut, { [TILE] }> = convert_tile(v * t_67);
         unsafe {
             store_ptr_tko(
-                pointers_64,
-                conv_67,
+                pointers_65,
+                conv_68,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_60),
-                Some(token_36),
+                Some(mask_61),
+                Some(token_37),
                 Latency::<0>,
             )
         };

@@ -9,7 +9,7 @@ printer can place them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 # ---- types ---------------------------------------------------------------------------------
 
@@ -225,3 +225,35 @@ class SourceFile:
     header: tuple[str, ...]
     modules: tuple[Module, ...]
     inner_attributes: tuple[str, ...] = field(default=())
+
+
+def replace_node(node: object, target: Expr, new: Expr) -> tuple[object, int]:
+    """`node` (an expression, a statement, or a tuple of them) with every occurrence of the
+    object `target` (by identity, not by value) replaced by `new`, and how many there were."""
+    if node is target:
+        return new, 1
+    if isinstance(node, tuple):
+        items, count = [], 0
+        for item in node:
+            item, found = replace_node(item, target, new)
+            items.append(item)
+            count += found
+        return (tuple(items), count) if count else (node, 0)
+    if not isinstance(node, Expr | Stmt):
+        return node, 0
+    changes, count = {}, 0
+    for f in fields(node):  # type: ignore[arg-type]
+        value, found = replace_node(getattr(node, f.name), target, new)
+        if found:
+            changes[f.name] = value
+            count += found
+    return (replace(node, **changes), count) if count else (node, 0)  # type: ignore[type-var]
+
+
+def is_operation(e: Expr) -> bool:
+    """Worth a `let` of its own: it computes something (a name, a literal, a shape does not)."""
+    if isinstance(e, MethodCall):
+        return e.method != "shape"
+    if isinstance(e, Unary):
+        return not isinstance(e.operand, Lit)  # `-1i32` is a literal, spelled with a sign
+    return isinstance(e, Call | Binary | Field)

@@ -246,15 +246,6 @@ def _is_grid_query(e: t.Field) -> bool:
     return isinstance(e.base, t.Call) and e.base.func in _GRID_QUERIES and not e.base.args
 
 
-def _is_operation(e: t.Expr) -> bool:
-    """Worth a `let` of its own: it computes something (a name, a literal, a shape does not)."""
-    if isinstance(e, t.MethodCall):
-        return e.method != "shape"
-    if isinstance(e, t.Unary):
-        return not isinstance(e.operand, t.Lit)  # `-1i32` is a literal, spelled with a sign
-    return isinstance(e, t.Call | t.Binary | t.Field)
-
-
 # ---- types ---------------------------------------------------------------------------------
 
 Env = dict[str, str | None]
@@ -598,7 +589,7 @@ class _Hoister:
 
     def expr(self, e: t.Expr, variant: set[str], env: Env, lets: list[t.Stmt]) -> t.Expr:
         """`e` with its largest pure invariant operations replaced by fresh `let`s."""
-        if _is_operation(e) and _is_pure(e) and not _reads(e) & variant:
+        if t.is_operation(e) and _is_pure(e) and not _reads(e) & variant:
             ty = _infer(e, env)
             name = self.fresh_for(_hint(e), ty) if ty else None
             if ty and name:

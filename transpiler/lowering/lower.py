@@ -75,6 +75,19 @@ class _View:
 
 
 @dataclass
+class _Lowered:
+    """One operand lowered while its operation was being lowered: where its statements
+    begin and end in its block (the block's last statement then, None while empty) and the
+    expression it came to."""
+
+    stmts: list[t.Stmt]
+    start: t.Stmt | None
+    end: t.Stmt | None
+    value: t.Expr
+    source: TExpr
+
+
+@dataclass
 class _Anchor:
     """Where the views over a slice go: after its `let` (then after the views already
     placed), in the block that declares it; `serial` tells two declarations apart."""
@@ -119,6 +132,8 @@ class KernelLowerer:
         # its last store; and, for those the kernel also loads, its last access.
         self.store_tokens: dict[str, str] = {}
         self.access_tokens: dict[str, str] = {}
+        # The operands lowered so far for the operation being lowered (see `in_order`).
+        self.operands: list[_Lowered] | None = None
 
     # ---- errors and types --------------------------------------------------------------
 
@@ -421,24 +436,90 @@ class KernelLowerer:
         rule = RULES.get(e.op)
         if rule is None:
             raise self.error("E0101", f"no Rust lowering for the operation `{e.op}`", e.span)
-        lowered = rule(self, e, ctx)
+        start = ctx.stmts[-1] if ctx.stmts else None
+        lowered = self.in_order(ctx, lambda: rule(self, e, ctx))
         if not top and e.op in _NEEDS_OWN_LET:
             ty = self.rust_type(e.type, e.span)
             name = self.temp(_TEMP_HINT.get(e.op, "t"))
             ctx.stmts.append(t.Let(name, lowered, t.RType(ty) if ty else None))
-            return t.Path(name)
+            lowered = t.Path(name)
+        if self.operands is not None:
+            self.operands.append(_Lowered(ctx.stmts, start, ctx.stmts[-1] if ctx.stmts
+                                          else None, lowered, e))
         return lowered
 
     def effect(self, e: TExpr, ctx: _Context) -> t.Expr:
         if e.op == "store":
-            return lower_store(self, e, ctx)
+            return self.in_order(ctx, lambda: lower_store(self, e, ctx))
         if e.op == "scatter":
-            return lower_scatter(self, e, ctx)
+            return self.in_order(ctx, lambda: lower_scatter(self, e, ctx))
         if e.op == "view_atomic":
-            return lower_view_atomic(self, e, ctx)
+            return self.in_order(ctx, lambda: lower_view_atomic(self, e, ctx))
         if e.op == "atomic":
-            return _emit_atomic(self, e, ctx, keep_old=False)
+            return self.in_order(ctx, lambda: _emit_atomic(self, e, ctx, keep_old=False))
         return self.expr(e, ctx, top=True)
+
+    def in_order(self, ctx: _Context, lower: Callable[[], t.Expr]) -> t.Expr:
+        """Run one operation's rule, then keep its operands in source order.
+
+        cuTile Python emits an operation's operands left to right, each with all of its own
+        operations; the cuTile Rust compiler emits the `let`s of a block first and the
+        expression after them. An operand the rule left inline (`x.reshape(..)`) whose
+        later sibling needed statements (a conversion's `let`) would run after that sibling:
+        the same operations in another order, which tileiras schedules differently (a
+        conversion of a whole tile ahead of the value it multiplies can cost registers and
+        spill). Such an operand gets its own `let` where its own statements end."""
+        outer, self.operands = self.operands, []
+        try:
+            lowered = lower()
+            operands = self.operands
+        finally:
+            self.operands = outer
+        return self.sequence_operands(operands, lowered, ctx)
+
+    def sequence_operands(self, operands: list[_Lowered], lowered: t.Expr,
+                          ctx: _Context) -> t.Expr:
+        mine = [o for o in operands if o.stmts is ctx.stmts]
+        late = [i for i, o in enumerate(mine)
+                if any(later.end is not later.start for later in mine[i + 1:])
+                and t.is_operation(o.value)]
+        # A statement rewritten below (an operand's use became its name) is a new object:
+        # `moved` maps the old one to it, so later operands still find where they end.
+        moved: dict[int, t.Stmt] = {}
+        last_after: dict[int, t.Stmt] = {}
+        for i in late:
+            operand = mine[i]
+            ty = self.rust_type(operand.source.type, operand.source.span)
+            end = operand.end
+            while end is not None and id(end) in moved:
+                end = moved[id(end)]
+            at = self.statement_index(ctx.stmts, end)
+            if ty is None or at is None:
+                continue
+            uses = t.replace_node((lowered, *ctx.stmts[at:]), operand.value, operand.value)[1]
+            if not uses:
+                continue
+            name = t.Path(self.temp(_TEMP_HINT.get(operand.source.op, "arg")))
+            lowered = t.replace_node(lowered, operand.value, name)[0]
+            for k in range(at, len(ctx.stmts)):
+                new, found = t.replace_node(ctx.stmts[k], operand.value, name)
+                if found:
+                    moved[id(ctx.stmts[k])] = new
+                    ctx.stmts[k] = new  # type: ignore[assignment]
+            # Operands that end at the same statement keep their order.
+            anchor = last_after.get(id(end), end)
+            let = t.Let(name.text, operand.value, t.RType(ty))
+            ctx.stmts.insert(self.statement_index(ctx.stmts, anchor) or 0, let)
+            last_after[id(end)] = let
+        return lowered
+
+    @staticmethod
+    def statement_index(stmts: list[t.Stmt], after: t.Stmt | None) -> int | None:
+        """The index just after the statement `after` (0 for None; None when it is not in
+        `stmts`)."""
+        if after is None:
+            return 0
+        return next((i + 1 for i, s in enumerate(stmts) if s is after), None)
 
     def let(self, ctx: _Context, hint: str, value: t.Expr, ty: str) -> t.Path:
         """Bind `value` to a fresh annotated local and return its path."""
