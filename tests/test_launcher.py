@@ -317,6 +317,9 @@ def test_pywrapper_fast_path_text() -> None:
     assert "_tl_pack_0 = _tl_struct.Struct('<QiQiqqQiqqQiqqi').pack" in text
     assert "_TL_FAST = {'vector_add_kernel': {0: _tl_fast_0}}" in text
     assert "_tl_packed('tl_vector_add__vector_add__vector_add_kernel')" in text
+    # The native twin's layout: three rank-1 arrays and the i32 constant.
+    assert "_tl_fast_0.native = ('A1,A1,A1,i', 'tl_vector_add__vector_add__vector_add_kernel')" \
+        in text
 
 
 def test_cli_emit_writes_suffixed_files(tmp_path: Path) -> None:
@@ -547,16 +550,21 @@ def test_wrapper_marshals_and_checks_the_grid(library: Path,
         wrapper.vector_add(a, a)
 
 
-def test_wrapper_fast_path_makes_one_packed_call(library: Path,
+@pytest.mark.parametrize("native", [True, False])
+def test_wrapper_fast_path_makes_one_packed_call(library: Path, native: bool,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     torch = _fake_torch()
     monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setenv("TRANSPILER_LAUNCHER_PYFAST", "1" if native else "0")
     path = library.parent / "vector_add_wrapper.py"
     spec = importlib.util.spec_from_file_location("vector_add_wrapper_fast", path)
     assert spec is not None and spec.loader is not None
     wrapper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(wrapper)
     wrapper.load_library(library)
+    # The library's native packing stands in for the Python one unless turned off.
+    fast = wrapper._TL_FAST["vector_add_kernel"][0]
+    assert hasattr(fast, "__code__") is not native
     a = _FakeTensor((3000,), torch.float32)
     wrapper._tl_dtype_codes()
     calls: list[str] = []

@@ -1447,6 +1447,15 @@ def packed_format(sig: KernelSig, grid_param: bool) -> str:
     return "".join(parts)
 
 
+def native_layout(sig: KernelSig, grid_param: bool) -> str:
+    """The record layout `tl_py_fast` (launcher/template/src/pyfast.rs) packs for `sig`: per
+    parameter `A<rank>` or the `struct` character of `packed_format`, then `G` for a grid
+    parameter."""
+    parts = [f"A{p.ndim}" if p.kind == "array" else _PACKET_TYPES[p.c_type]
+             for p in sig.params]
+    return ",".join(parts + (["G"] if grid_param else []))
+
+
 def _generic_values(entry: KernelSig, types: dict[str, str]) -> list[str]:
     out = []
     for generic in entry.generics:
@@ -1802,7 +1811,38 @@ def load_library(path=None):
     _tl_state["lib"] = lib
     _tl_state["funcs"] = {}
     _TL_PACKED.clear()
+    _tl_install_native(path)
     return lib
+
+
+def _tl_install_native(path):
+    """Puts the library's native twin (`tl_py_fast`) of each `_tl_fast_N` in its place: the
+    same packing done in native code. Python's stays where the library has no such twin or
+    $TRANSPILER_LAUNCHER_PYFAST is 0."""
+    for kernel, sites in _TL_FAST_PYTHON.items():
+        _TL_FAST[kernel].update(sites)
+    if _tl_os.environ.get("TRANSPILER_LAUNCHER_PYFAST", "1") == "0":
+        return
+    try:
+        make = _tl_ctypes.PyDLL(str(path)).tl_py_fast
+    except (OSError, AttributeError):
+        return
+    make.argtypes = [_tl_ctypes.py_object]
+    make.restype = _tl_ctypes.py_object
+    last_error = _tl_ctypes.cast(_tl_state["lib"].tl_last_error, _tl_ctypes.c_void_p).value
+    codes = _tl_dtype_codes()
+    dtypes = [None] * (max(codes.values(), default=-1) + 1)
+    for dtype, code in codes.items():
+        dtypes[code] = dtype
+    for kernel, sites in _TL_FAST_PYTHON.items():
+        for site, fn in sites.items():
+            layout, symbol = fn.native
+            address = _tl_ctypes.cast(_tl_packed(symbol), _tl_ctypes.c_void_p).value
+            try:
+                _TL_FAST[kernel][site] = make((layout.encode(), address, last_error, symbol,
+                                                tuple(dtypes)))
+            except Exception:  # noqa: BLE001 - keep the Python packing
+                pass
 
 
 def _tl_packed(symbol):
@@ -1998,7 +2038,8 @@ def _py_tables(plan: LaunchPlan) -> str:
             f"_TL_SITES = {sites!r}\n"
             f"_TL_SKIPPED = {skipped!r}\n"
             + fast_text
-            + f"_TL_FAST = {{{by_kernel}}}\n")
+            + f"_TL_FAST = {{{by_kernel}}}\n"
+            + "_TL_FAST_PYTHON = {kernel: dict(sites) for kernel, sites in _TL_FAST.items()}\n")
 
 
 def _py_fast(plan: LaunchPlan) -> tuple[str, dict[str, dict[int, str]]]:
@@ -2044,7 +2085,8 @@ def _py_fast(plan: LaunchPlan) -> tuple[str, dict[str, dict[int, str]]]:
             "    except Exception:  # anything unusual: the checked path reports it\n"
             "        return False\n"
             f"    _tl_check(_fn(_packet), {symbol!r})\n"
-            "    return True\n\n\n")
+            "    return True\n\n\n"
+            f"{fn}.native = ({native_layout(sig, launch.grid is None)!r}, {symbol!r})\n\n\n")
         table.setdefault(sig.name, {})[launch.site_index] = fn
     return "".join(parts), table
 

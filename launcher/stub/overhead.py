@@ -8,6 +8,8 @@ on their first launch, so `CUTILE_TILEIRAS_PATH` must name a `tileiras` (the too
 of each layer (median of several rounds of many calls) and the library's fast-path counters:
 
 - `wrapper`: the drop-in host function (fake `torch.empty_like` + the launch glue);
+- `wrapper_python_fast`: the same with the argument packing in Python (`_tl_fast_N`) instead
+  of the library's native twin (`tl_py_fast`; `native_fast_path` says whether it was in use);
 - `wrapper_checked`: the same with the wrapper's fast path off (a descriptor per array, every
   argument checked in Python: what every call did before the fast path);
 - `c_packed_prebuilt`: `<symbol>__packed` with a prebuilt record (the Rust side alone, plus
@@ -156,6 +158,15 @@ def measure_case(wrapper: Any, host: Callable[..., Any], args: list[FakeTensor],
     row["wrapper_checked"] = per_call_us(lambda: host(*args))
     for kernel, fast in saved:
         kernel.fast = fast
+    native = {kernel: dict(sites) for kernel, sites in getattr(wrapper, "_TL_FAST", {}).items()}
+    row["native_fast_path"] = any(not hasattr(fn, "__code__")
+                                  for sites in native.values() for fn in sites.values())
+    if row["native_fast_path"]:
+        for kernel, sites in wrapper._TL_FAST_PYTHON.items():
+            wrapper._TL_FAST[kernel].update(sites)
+        row["wrapper_python_fast"] = per_call_us(lambda: host(*args))
+        for kernel, sites in native.items():
+            wrapper._TL_FAST[kernel].update(sites)
     symbol, names, specs, grid_param = next(iter(wrapper._TL_SITES[0].values()))
     site_args = _site_args(wrapper, host, args)
     if hasattr(wrapper, "_tl_pack_0"):
