@@ -63,6 +63,24 @@ pub mod banded_stream {
             )
         };
         let pairs_out_15 = unsafe { pairs.partition_full_mut(const_shape![1, TILE]) };
+        let x_view_18: Partition<E, { [1, TILE] }> = unsafe {
+            make_partition_view(
+                x,
+                const_shape![1, TILE],
+                padding::None,
+                dim_map::Identity,
+                get_tensor_token(x),
+            )
+        };
+        let x_view_22: Partition<E, { [1, TILE] }> = unsafe {
+            make_partition_view(
+                x,
+                const_shape![1, TILE],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(x),
+            )
+        };
         let mut band_token: Token = get_tensor_token(band);
         let mut pairs_token: Token = get_tensor_token(pairs);
         let row: i32 = get_tile_block_id().0;
@@ -133,22 +151,22 @@ pub mod banded_stream {
                 )
             };
         }
-        let f32_const_18: Tile<f32, { [1, TILE] }> = constant(2.0f32, const_shape![1, TILE]);
-        let t_19: Tile<E, { [1, TILE] }> = convert_tile(f32_const_18);
+        let f32_const_19: Tile<f32, { [1, TILE] }> = constant(2.0f32, const_shape![1, TILE]);
+        let t_20: Tile<E, { [1, TILE] }> = convert_tile(f32_const_19);
         for j in tile_to_scalar(max_7)..n {
             let t: Tile<E, { [1, TILE] }> = load_view_tko(
-                &x_view_8,
+                &x_view_18,
                 [row, j],
                 ordering::Weak,
                 scope::TileBlock,
                 None,
                 tma::Enabled,
             );
-            let out_20: Tile<E, { [1, TILE] }> = t * t_19;
+            let out_21: Tile<E, { [1, TILE] }> = t * t_20;
             unsafe {
                 store_view_tko_mut(
                     &mut y_out_9,
-                    out_20,
+                    out_21,
                     [row, j],
                     ordering::Weak,
                     scope::TileBlock,
@@ -157,20 +175,20 @@ pub mod banded_stream {
                 )
             };
             let nxt: Tile<E, { [1, TILE] }> = load_view_tko(
-                &x_view_14,
+                &x_view_22,
                 [row, j + 1i32],
                 ordering::Weak,
                 scope::TileBlock,
                 None,
                 tma::Enabled,
             );
-            let out_21: Tile<E, { [1, TILE] }> = t + nxt;
-            let index_22: i32 = py_floordiv_i32(j, 2i32);
+            let out_23: Tile<E, { [1, TILE] }> = t + nxt;
+            let index_24: i32 = py_floordiv_i32(j, 2i32);
             pairs_token = unsafe {
                 store_view_raw(
                     &pairs_out_15,
-                    out_21,
-                    [row, index_22],
+                    out_23,
+                    [row, index_24],
                     Some(pairs_token),
                     ordering::Weak,
                     scope::TileBlock,

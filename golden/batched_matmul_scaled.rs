@@ -114,15 +114,14 @@ pub mod batched_matmul_scaled {
                 get_tensor_token(B),
             )
         };
-        let mut c_out_7 = unsafe { C.partition_full_mut(const_shape![1, BLOCK_M, BLOCK_N]) };
+        let mut c_out_6 = unsafe { C.partition_full_mut(const_shape![1, BLOCK_M, BLOCK_N]) };
         let b: i32 = get_tile_block_id().0;
         let i: i32 = get_tile_block_id().1;
         let j: i32 = get_tile_block_id().2;
         let mut acc: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
-        let f32_const_3: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
-            constant(0.0f32, const_shape![1, BLOCK_M, BLOCK_N]);
-        let t_4: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(f32_const_3);
+        let t_3: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> =
+            constant(f16::ZERO, const_shape![1, BLOCK_M, BLOCK_N]);
         for kk in 0i32..ceil_div(get_shape_dim(A.shape(), 2i32), BLOCK_K) {
             let a_t: Tile<f16, { [1, BLOCK_M, BLOCK_K] }> = load_view_tko(
                 &a_view_1,
@@ -140,16 +139,16 @@ pub mod batched_matmul_scaled {
                 None,
                 tma::Enabled,
             );
-            let prod_5: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = mmaf(a_t, b_t, t_4);
-            let conv_6: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(prod_5);
-            acc = acc + conv_6;
+            let prod_4: Tile<f16, { [1, BLOCK_M, BLOCK_N] }> = mmaf(a_t, b_t, t_3);
+            let conv_5: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> = convert_tile(prod_4);
+            acc = acc + conv_5;
         }
-        let out_8: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
+        let out_7: Tile<f32, { [1, BLOCK_M, BLOCK_N] }> =
             acc * broadcast_scalar(scale, const_shape![1, BLOCK_M, BLOCK_N]);
         unsafe {
             store_view_tko_mut(
-                &mut c_out_7,
-                out_8,
+                &mut c_out_6,
+                out_7,
                 [b, i, j],
                 ordering::Weak,
                 scope::TileBlock,

@@ -554,8 +554,8 @@ pub mod bucket_scatter {
         let base_30: PointerTile<*mut f16, { [1] }> = base_29.reshape(const_shape![1]);
         let base_31: PointerTile<*mut f16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
         let pointers_32: PointerTile<*mut f16, { [TILE] }> = base_31.offset_tile(offsets_28);
-        let padding_33: f32 = 0.0f32;
-        let padding_34: f16 = convert_scalar(padding_33);
+        let padding_33: Tile<f16, { [] }> = constant(f16::ZERO, const_shape![]);
+        let padding_34: f16 = tile_to_scalar(padding_33);
         let (gathered_35, _): (Tile<f16, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_32,
@@ -791,8 +791,8 @@ pub mod bucket_scatter {
         let base_30: PointerTile<*mut bf16, { [1] }> = base_29.reshape(const_shape![1]);
         let base_31: PointerTile<*mut bf16, { [TILE] }> = base_30.broadcast(const_shape![TILE]);
         let pointers_32: PointerTile<*mut bf16, { [TILE] }> = base_31.offset_tile(offsets_28);
-        let padding_33: f32 = 0.0f32;
-        let padding_34: bf16 = convert_scalar(padding_33);
+        let padding_33: Tile<bf16, { [] }> = constant(bf16::ZERO, const_shape![]);
+        let padding_34: bf16 = tile_to_scalar(padding_33);
         let (gathered_35, _): (Tile<bf16, { [TILE] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_32,

@@ -38,7 +38,25 @@ pub mod causal_block_sum {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_20 = unsafe { y.partition_full_mut(const_shape![TILE]) };
+        let x_view_14: Partition<E, { [TILE] }> = unsafe {
+            make_partition_view(
+                x,
+                const_shape![TILE],
+                padding::None,
+                dim_map::Identity,
+                get_tensor_token(x),
+            )
+        };
+        let x_view_20: Partition<E, { [TILE] }> = unsafe {
+            make_partition_view(
+                x,
+                const_shape![TILE],
+                padding::None,
+                dim_map::Identity,
+                get_tensor_token(x),
+            )
+        };
+        let mut y_out_22 = unsafe { y.partition_full_mut(const_shape![TILE]) };
         let pid: i32 = get_tile_block_id().0;
         let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(pid * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -68,45 +86,45 @@ pub mod causal_block_sum {
                 let t: Tile<f32, { [TILE] }> = t;
                 acc = acc + t;
             }
-            let iota_15: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
-            let t_17: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
+            let iota_16: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
+            let t_18: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
             for j in tile_to_scalar(max_11)..end {
-                let t_14: Tile<E, { [TILE] }> = load_view_tko(
-                    &x_view_12,
+                let t_15: Tile<E, { [TILE] }> = load_view_tko(
+                    &x_view_14,
                     [j],
                     ordering::Weak,
                     scope::TileBlock,
                     None,
                     tma::Enabled,
                 );
-                let t: Tile<f32, { [TILE] }> = convert_tile(t_14);
-                let arg_16: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
-                let cols: Tile<i32, { [TILE] }> = arg_16 + iota_15;
-                let arg_18: Tile<bool, { [TILE] }> = le_tile(cols, rows);
-                let t: Tile<f32, { [TILE] }> = select(arg_18, t, t_17);
+                let t: Tile<f32, { [TILE] }> = convert_tile(t_15);
+                let arg_17: Tile<i32, { [TILE] }> = broadcast_scalar(j * TILE, const_shape![TILE]);
+                let cols: Tile<i32, { [TILE] }> = arg_17 + iota_16;
+                let arg_19: Tile<bool, { [TILE] }> = le_tile(cols, rows);
+                let t: Tile<f32, { [TILE] }> = select(arg_19, t, t_18);
                 let t: Tile<f32, { [TILE] }> = t;
                 acc = acc + t;
             }
         } else {
             for j in 0i32..end {
-                let t_19: Tile<E, { [TILE] }> = load_view_tko(
-                    &x_view_12,
+                let t_21: Tile<E, { [TILE] }> = load_view_tko(
+                    &x_view_20,
                     [j],
                     ordering::Weak,
                     scope::TileBlock,
                     None,
                     tma::Enabled,
                 );
-                let t: Tile<f32, { [TILE] }> = convert_tile(t_19);
+                let t: Tile<f32, { [TILE] }> = convert_tile(t_21);
                 let t: Tile<f32, { [TILE] }> = t;
                 acc = acc + t;
             }
         }
-        let conv_21: Tile<EY, { [TILE] }> = convert_tile(acc);
+        let conv_23: Tile<EY, { [TILE] }> = convert_tile(acc);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_20,
-                conv_21,
+                &mut y_out_22,
+                conv_23,
                 [pid],
                 ordering::Weak,
                 scope::TileBlock,

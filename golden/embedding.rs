@@ -15,12 +15,18 @@ pub mod embedding {
     // generic E: ElementType <- dtype(out)
     // generic BLOCK_T: i32 <- const(BLOCK_T)
     // generic DIM: i32 <- const(DIM)
+    // generic BLOCK_T_TIMES_DIM: i32 <- derived((BLOCK_T * DIM))
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float32"},"entry":"embedding_fwd_kernel_f32","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f32","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float32"},"entry":"embedding_fwd_kernel_f32","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f32","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn embedding_fwd_kernel_f32<E: ElementType, const BLOCK_T: i32, const DIM: i32>(
+    fn embedding_fwd_kernel_f32<
+        E: ElementType,
+        const BLOCK_T: i32,
+        const DIM: i32,
+        const BLOCK_T_TIMES_DIM: i32,
+    >(
         ids: &Tensor<i32, { [-1] }>,
         table: &Tensor<f32, { [-1, -1] }>,
         out: &Tensor<E, { [-1, -1] }>,
@@ -106,20 +112,22 @@ pub mod embedding {
         let pointers_48: PointerTile<*mut f32, { [BLOCK_T, DIM] }> =
             base_47.offset_tile(offsets_43);
         let padding_49: f32 = 0.0f32;
-        let (unpadded_51, _): (Tile<f32, { [BLOCK_T, DIM] }>, Token) = unsafe {
+        let flat_pointers_51: PointerTile<*mut f32, { [BLOCK_T_TIMES_DIM] }> =
+            pointers_48.reshape(const_shape![BLOCK_T_TIMES_DIM]);
+        let flat_mask_52: Tile<bool, { [BLOCK_T_TIMES_DIM] }> =
+            mask_44.reshape(const_shape![BLOCK_T_TIMES_DIM]);
+        let (gathered_50, _): (Tile<f32, { [BLOCK_T_TIMES_DIM] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_48,
+                flat_pointers_51,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_44),
-                None,
+                Some(flat_mask_52),
+                Some(padding_49),
                 None,
                 Latency::<0>,
             )
         };
-        let padding_tile_52: Tile<f32, { [BLOCK_T, DIM] }> =
-            broadcast_scalar(padding_49, const_shape![BLOCK_T, DIM]);
-        let vecs: Tile<f32, { [BLOCK_T, DIM] }> = select(mask_44, unpadded_51, padding_tile_52);
+        let vecs: Tile<f32, { [BLOCK_T, DIM] }> = gathered_50.reshape(const_shape![BLOCK_T, DIM]);
         let arg_84: Tile<i32, { [BLOCK_T, 1] }> = tok.reshape(const_shape![BLOCK_T, 1]);
         let index64_53: Tile<i64, { [BLOCK_T, 1] }> = exti(arg_84);
         let index64_54: Tile<i64, { [BLOCK_T, DIM] }> =
@@ -180,12 +188,18 @@ pub mod embedding {
     // generic E: ElementType <- dtype(out)
     // generic BLOCK_T: i32 <- const(BLOCK_T)
     // generic DIM: i32 <- const(DIM)
+    // generic BLOCK_T_TIMES_DIM: i32 <- derived((BLOCK_T * DIM))
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float16"},"entry":"embedding_fwd_kernel_f16","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f16","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float16"},"entry":"embedding_fwd_kernel_f16","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f16","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn embedding_fwd_kernel_f16<E: ElementType, const BLOCK_T: i32, const DIM: i32>(
+    fn embedding_fwd_kernel_f16<
+        E: ElementType,
+        const BLOCK_T: i32,
+        const DIM: i32,
+        const BLOCK_T_TIMES_DIM: i32,
+    >(
         ids: &Tensor<i32, { [-1] }>,
         table: &Tensor<f16, { [-1, -1] }>,
         out: &Tensor<E, { [-1, -1] }>,
@@ -270,22 +284,24 @@ pub mod embedding {
             base_46.broadcast(const_shape![BLOCK_T, DIM]);
         let pointers_48: PointerTile<*mut f16, { [BLOCK_T, DIM] }> =
             base_47.offset_tile(offsets_43);
-        let padding_49: f32 = 0.0f32;
-        let padding_50: f16 = convert_scalar(padding_49);
-        let (unpadded_52, _): (Tile<f16, { [BLOCK_T, DIM] }>, Token) = unsafe {
+        let padding_49: Tile<f16, { [] }> = constant(f16::ZERO, const_shape![]);
+        let padding_50: f16 = tile_to_scalar(padding_49);
+        let flat_pointers_52: PointerTile<*mut f16, { [BLOCK_T_TIMES_DIM] }> =
+            pointers_48.reshape(const_shape![BLOCK_T_TIMES_DIM]);
+        let flat_mask_53: Tile<bool, { [BLOCK_T_TIMES_DIM] }> =
+            mask_44.reshape(const_shape![BLOCK_T_TIMES_DIM]);
+        let (gathered_51, _): (Tile<f16, { [BLOCK_T_TIMES_DIM] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_48,
+                flat_pointers_52,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_44),
-                None,
+                Some(flat_mask_53),
+                Some(padding_50),
                 None,
                 Latency::<0>,
             )
         };
-        let padding_tile_53: Tile<f16, { [BLOCK_T, DIM] }> =
-            broadcast_scalar(padding_50, const_shape![BLOCK_T, DIM]);
-        let vecs: Tile<f16, { [BLOCK_T, DIM] }> = select(mask_44, unpadded_52, padding_tile_53);
+        let vecs: Tile<f16, { [BLOCK_T, DIM] }> = gathered_51.reshape(const_shape![BLOCK_T, DIM]);
         let arg_85: Tile<i32, { [BLOCK_T, 1] }> = tok.reshape(const_shape![BLOCK_T, 1]);
         let index64_54: Tile<i64, { [BLOCK_T, 1] }> = exti(arg_85);
         let index64_55: Tile<i64, { [BLOCK_T, DIM] }> =
@@ -346,12 +362,18 @@ pub mod embedding {
     // generic E: ElementType <- dtype(out)
     // generic BLOCK_T: i32 <- const(BLOCK_T)
     // generic DIM: i32 <- const(DIM)
+    // generic BLOCK_T_TIMES_DIM: i32 <- derived((BLOCK_T * DIM))
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"bfloat16"},"entry":"embedding_fwd_kernel_bf16","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"bfloat16"},"entry":"embedding_fwd_kernel_bf16","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn embedding_fwd_kernel_bf16<E: ElementType, const BLOCK_T: i32, const DIM: i32>(
+    fn embedding_fwd_kernel_bf16<
+        E: ElementType,
+        const BLOCK_T: i32,
+        const DIM: i32,
+        const BLOCK_T_TIMES_DIM: i32,
+    >(
         ids: &Tensor<i32, { [-1] }>,
         table: &Tensor<bf16, { [-1, -1] }>,
         out: &Tensor<E, { [-1, -1] }>,
@@ -436,22 +458,24 @@ pub mod embedding {
             base_46.broadcast(const_shape![BLOCK_T, DIM]);
         let pointers_48: PointerTile<*mut bf16, { [BLOCK_T, DIM] }> =
             base_47.offset_tile(offsets_43);
-        let padding_49: f32 = 0.0f32;
-        let padding_50: bf16 = convert_scalar(padding_49);
-        let (unpadded_52, _): (Tile<bf16, { [BLOCK_T, DIM] }>, Token) = unsafe {
+        let padding_49: Tile<bf16, { [] }> = constant(bf16::ZERO, const_shape![]);
+        let padding_50: bf16 = tile_to_scalar(padding_49);
+        let flat_pointers_52: PointerTile<*mut bf16, { [BLOCK_T_TIMES_DIM] }> =
+            pointers_48.reshape(const_shape![BLOCK_T_TIMES_DIM]);
+        let flat_mask_53: Tile<bool, { [BLOCK_T_TIMES_DIM] }> =
+            mask_44.reshape(const_shape![BLOCK_T_TIMES_DIM]);
+        let (gathered_51, _): (Tile<bf16, { [BLOCK_T_TIMES_DIM] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_48,
+                flat_pointers_52,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_44),
-                None,
+                Some(flat_mask_53),
+                Some(padding_50),
                 None,
                 Latency::<0>,
             )
         };
-        let padding_tile_53: Tile<bf16, { [BLOCK_T, DIM] }> =
-            broadcast_scalar(padding_50, const_shape![BLOCK_T, DIM]);
-        let vecs: Tile<bf16, { [BLOCK_T, DIM] }> = select(mask_44, unpadded_52, padding_tile_53);
+        let vecs: Tile<bf16, { [BLOCK_T, DIM] }> = gathered_51.reshape(const_shape![BLOCK_T, DIM]);
         let arg_85: Tile<i32, { [BLOCK_T, 1] }> = tok.reshape(const_shape![BLOCK_T, 1]);
         let index64_54: Tile<i64, { [BLOCK_T, 1] }> = exti(arg_85);
         let index64_55: Tile<i64, { [BLOCK_T, DIM] }> =

@@ -16,13 +16,15 @@ pub mod fp8_block_scaled_matmul {
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // generic BLOCK_M_TIMES_BLOCK_K: i32 <- derived((BLOCK_M * BLOCK_K))
+    // generic BLOCK_N_TIMES_BLOCK_K: i32 <- derived((BLOCK_N * BLOCK_K))
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
     // note: `A_stride_0` is the stride of `A` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `B_stride_0` is the stride of `B` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `A_scale_stride_0` is the stride of `A_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `B_scale_stride_0` is the stride of `B_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `C_stride_0` is the stride of `C` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"fp8_block_matmul_kernel","generics":[{"kind":"type","name":"E","params":["C"],"source":"dtype(C)"},{"kind":"type","name":"EAScale","params":["A_scale","B_scale"],"source":"dtype(A_scale), dtype(B_scale)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"fp8_block_matmul_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","`A_stride_0` is the stride of `A` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_stride_0` is the stride of `B` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`A_scale_stride_0` is the stride of `A_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_scale_stride_0` is the stride of `B_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`C_stride_0` is the stride of `C` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f8e4m3fn","kind":"array","name":"A","ndim":2,"written":false},{"element":"f8e4m3fn","kind":"array","name":"B","ndim":2,"written":false},{"element":"E","kind":"array","name":"C","ndim":2,"written":true},{"element":"EAScale","kind":"array","name":"A_scale","ndim":2,"written":false},{"element":"EAScale","kind":"array","name":"B_scale","ndim":2,"written":false},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"array":"A","dim":0,"element":"i32","kind":"stride","name":"A_stride_0"},{"array":"B","dim":0,"element":"i32","kind":"stride","name":"B_stride_0"},{"array":"A_scale","dim":0,"element":"i32","kind":"stride","name":"A_scale_stride_0"},{"array":"B_scale","dim":0,"element":"i32","kind":"stride","name":"B_scale_stride_0"},{"array":"C","dim":0,"element":"i32","kind":"stride","name":"C_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"fp8_block_matmul_kernel","generics":[{"kind":"type","name":"E","params":["C"],"source":"dtype(C)"},{"kind":"type","name":"EAScale","params":["A_scale","B_scale"],"source":"dtype(A_scale), dtype(B_scale)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_N_TIMES_BLOCK_K","params":["BLOCK_N","BLOCK_K"],"source":"derived((BLOCK_N * BLOCK_K))","tree":["*",["param","BLOCK_N"],["param","BLOCK_K"]]}],"kernel":"fp8_block_matmul_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","`A_stride_0` is the stride of `A` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_stride_0` is the stride of `B` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`A_scale_stride_0` is the stride of `A_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_scale_stride_0` is the stride of `B_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`C_stride_0` is the stride of `C` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f8e4m3fn","kind":"array","name":"A","ndim":2,"written":false},{"element":"f8e4m3fn","kind":"array","name":"B","ndim":2,"written":false},{"element":"E","kind":"array","name":"C","ndim":2,"written":true},{"element":"EAScale","kind":"array","name":"A_scale","ndim":2,"written":false},{"element":"EAScale","kind":"array","name":"B_scale","ndim":2,"written":false},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"array":"A","dim":0,"element":"i32","kind":"stride","name":"A_stride_0"},{"array":"B","dim":0,"element":"i32","kind":"stride","name":"B_stride_0"},{"array":"A_scale","dim":0,"element":"i32","kind":"stride","name":"A_scale_stride_0"},{"array":"B_scale","dim":0,"element":"i32","kind":"stride","name":"B_scale_stride_0"},{"array":"C","dim":0,"element":"i32","kind":"stride","name":"C_stride_0"}],"version":1}
     #[cutile::entry()]
     fn fp8_block_matmul_kernel<
         E: ElementType,
@@ -30,6 +32,8 @@ pub mod fp8_block_scaled_matmul {
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
+        const BLOCK_M_TIMES_BLOCK_K: i32,
+        const BLOCK_N_TIMES_BLOCK_K: i32,
     >(
         A: &Tensor<f8e4m3fn, { [-1, -1] }>,
         B: &Tensor<f8e4m3fn, { [-1, -1] }>,
@@ -82,10 +86,8 @@ pub mod fp8_block_scaled_matmul {
         let bound_u_27: Tile<u64, { [BLOCK_M, BLOCK_K] }> = bitcast(bound_25);
         let unit_stride_29: Tile<i64, { [BLOCK_M, BLOCK_K] }> =
             constant(1i64, const_shape![BLOCK_M, BLOCK_K]);
-        let padding_37: f32 = 0.0f32;
-        let padding_38: f8e4m3fn = convert_scalar(padding_37);
-        let padding_tile_41: Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
-            broadcast_scalar(padding_38, const_shape![BLOCK_M, BLOCK_K]);
+        let padding_37: Tile<f8e4m3fn, { [] }> = constant(f8e4m3fn::ZERO, const_shape![]);
+        let padding_38: f8e4m3fn = tile_to_scalar(padding_37);
         let index64_42: Tile<i64, { [BLOCK_N, 1] }> = exti(cols.reshape(const_shape![BLOCK_N, 1]));
         let index64_43: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
             index64_42.broadcast(const_shape![BLOCK_N, BLOCK_K]);
@@ -113,10 +115,8 @@ pub mod fp8_block_scaled_matmul {
         let bound_u_62: Tile<u64, { [BLOCK_N, BLOCK_K] }> = bitcast(bound_60);
         let unit_stride_64: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
             constant(1i64, const_shape![BLOCK_N, BLOCK_K]);
-        let padding_72: f32 = 0.0f32;
-        let padding_73: f8e4m3fn = convert_scalar(padding_72);
-        let padding_tile_76: Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
-            broadcast_scalar(padding_73, const_shape![BLOCK_N, BLOCK_K]);
+        let padding_72: Tile<f8e4m3fn, { [] }> = constant(f8e4m3fn::ZERO, const_shape![]);
+        let padding_73: f8e4m3fn = tile_to_scalar(padding_72);
         let index64_77: Tile<i64, { [BLOCK_M] }> = exti(rows);
         let extent_78: i32 = get_shape_dim(A_scale.shape(), 0i32);
         let bound_tile_79: Tile<i32, { [] }> = scalar_to_tile(extent_78);
@@ -192,19 +192,23 @@ pub mod fp8_block_scaled_matmul {
                 base_34.broadcast(const_shape![BLOCK_M, BLOCK_K]);
             let pointers_36: PointerTile<*mut f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
                 base_35.offset_tile(offsets_31);
-            let (unpadded_40, _): (Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+            let flat_pointers_40: PointerTile<*mut f8e4m3fn, { [BLOCK_M_TIMES_BLOCK_K] }> =
+                pointers_36.reshape(const_shape![BLOCK_M_TIMES_BLOCK_K]);
+            let flat_mask_41: Tile<bool, { [BLOCK_M_TIMES_BLOCK_K] }> =
+                mask_32.reshape(const_shape![BLOCK_M_TIMES_BLOCK_K]);
+            let (gathered_39, _): (Tile<f8e4m3fn, { [BLOCK_M_TIMES_BLOCK_K] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_36,
+                    flat_pointers_40,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_32),
-                    None,
+                    Some(flat_mask_41),
+                    Some(padding_38),
                     None,
                     Latency::<0>,
                 )
             };
             let a: Tile<f8e4m3fn, { [BLOCK_M, BLOCK_K] }> =
-                select(mask_32, unpadded_40, padding_tile_41);
+                gathered_39.reshape(const_shape![BLOCK_M, BLOCK_K]);
             let index64_55: Tile<i64, { [1, BLOCK_K] }> =
                 exti(ks.reshape(const_shape![1, BLOCK_K]));
             let index64_56: Tile<i64, { [BLOCK_N, BLOCK_K] }> =
@@ -221,19 +225,23 @@ pub mod fp8_block_scaled_matmul {
                 base_69.broadcast(const_shape![BLOCK_N, BLOCK_K]);
             let pointers_71: PointerTile<*mut f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
                 base_70.offset_tile(offsets_66);
-            let (unpadded_75, _): (Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }>, Token) = unsafe {
+            let flat_pointers_75: PointerTile<*mut f8e4m3fn, { [BLOCK_N_TIMES_BLOCK_K] }> =
+                pointers_71.reshape(const_shape![BLOCK_N_TIMES_BLOCK_K]);
+            let flat_mask_76: Tile<bool, { [BLOCK_N_TIMES_BLOCK_K] }> =
+                mask_67.reshape(const_shape![BLOCK_N_TIMES_BLOCK_K]);
+            let (gathered_74, _): (Tile<f8e4m3fn, { [BLOCK_N_TIMES_BLOCK_K] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_71,
+                    flat_pointers_75,
                     ordering::Weak,
                     None::<scope::TileBlock>,
-                    Some(mask_67),
-                    None,
+                    Some(flat_mask_76),
+                    Some(padding_73),
                     None,
                     Latency::<0>,
                 )
             };
             let b: Tile<f8e4m3fn, { [BLOCK_N, BLOCK_K] }> =
-                select(mask_67, unpadded_75, padding_tile_76);
+                gathered_74.reshape(const_shape![BLOCK_N, BLOCK_K]);
             let index_tile_89: Tile<i32, { [] }> = scalar_to_tile(kb);
             let index64_90: Tile<i64, { [] }> = exti(index_tile_89);
             let index64_91: Tile<i64, { [1] }> = index64_90.reshape(const_shape![1]);

@@ -29,12 +29,21 @@ pub mod gram_matrix {
                 get_tensor_token(X),
             )
         };
-        let mut g_out_5 = unsafe { G.partition_full_mut(const_shape![TD, TD]) };
+        let x_view_2: Partition<f32, { [TS, TD] }> = unsafe {
+            make_partition_view(
+                X,
+                const_shape![TS, TD],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(X),
+            )
+        };
+        let mut g_out_6 = unsafe { G.partition_full_mut(const_shape![TD, TD]) };
         let ti: i32 = get_tile_block_id().0;
         let tj: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
-        let inv_6: bool = ti == tj;
-        let t_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        let inv_7: bool = ti == tj;
+        let t_4: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
         for s in 0i32..ceil_div(n_samples, TS) {
             let xi: Tile<f32, { [TS, TD] }> = load_view_tko(
                 &x_view_1,
@@ -44,12 +53,12 @@ pub mod gram_matrix {
                 None,
                 tma::Enabled,
             );
-            let xj: Tile<f32, { [TS, TD] }> = if inv_6 {
+            let xj: Tile<f32, { [TS, TD] }> = if inv_7 {
                 let xj: Tile<f32, { [TS, TD] }> = xi;
                 xj
             } else {
                 let xj: Tile<f32, { [TS, TD] }> = load_view_tko(
-                    &x_view_1,
+                    &x_view_2,
                     [s, tj],
                     ordering::Weak,
                     scope::TileBlock,
@@ -58,13 +67,13 @@ pub mod gram_matrix {
                 );
                 xj
             };
-            let perm_2: Tile<f32, { [TD, TS] }> = permute(xi, const_array![1, 0]);
-            let prod_4: Tile<f32, { [TD, TD] }> = mma(perm_2, xj, t_3);
-            acc = acc + prod_4;
+            let perm_3: Tile<f32, { [TD, TS] }> = permute(xi, const_array![1, 0]);
+            let prod_5: Tile<f32, { [TD, TD] }> = mma(perm_3, xj, t_4);
+            acc = acc + prod_5;
         }
         unsafe {
             store_view_tko_mut(
-                &mut g_out_5,
+                &mut g_out_6,
                 acc,
                 [ti, tj],
                 ordering::Weak,
@@ -94,13 +103,21 @@ pub mod gram_matrix {
                 get_tensor_token(X),
             )
         };
+        let x_view_2: Partition<f16, { [TS, TD] }> = unsafe {
+            make_partition_view(
+                X,
+                const_shape![TS, TD],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(X),
+            )
+        };
         let mut g_out_7 = unsafe { G.partition_full_mut(const_shape![TD, TD]) };
         let ti: i32 = get_tile_block_id().0;
         let tj: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
         let inv_8: bool = ti == tj;
-        let f32_const_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
-        let t_4: Tile<f16, { [TD, TD] }> = convert_tile(f32_const_3);
+        let t_4: Tile<f16, { [TD, TD] }> = constant(f16::ZERO, const_shape![TD, TD]);
         for s in 0i32..ceil_div(n_samples, TS) {
             let xi: Tile<f16, { [TS, TD] }> = load_view_tko(
                 &x_view_1,
@@ -115,7 +132,7 @@ pub mod gram_matrix {
                 xj
             } else {
                 let xj: Tile<f16, { [TS, TD] }> = load_view_tko(
-                    &x_view_1,
+                    &x_view_2,
                     [s, tj],
                     ordering::Weak,
                     scope::TileBlock,
@@ -124,8 +141,8 @@ pub mod gram_matrix {
                 );
                 xj
             };
-            let perm_2: Tile<f16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
-            let prod_5: Tile<f16, { [TD, TD] }> = mma(perm_2, xj, t_4);
+            let perm_3: Tile<f16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
+            let prod_5: Tile<f16, { [TD, TD] }> = mma(perm_3, xj, t_4);
             let conv_6: Tile<f32, { [TD, TD] }> = convert_tile(prod_5);
             acc = acc + conv_6;
         }
@@ -161,12 +178,21 @@ pub mod gram_matrix {
                 get_tensor_token(X),
             )
         };
-        let mut g_out_7 = unsafe { G.partition_full_mut(const_shape![TD, TD]) };
+        let x_view_2: Partition<bf16, { [TS, TD] }> = unsafe {
+            make_partition_view(
+                X,
+                const_shape![TS, TD],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(X),
+            )
+        };
+        let mut g_out_8 = unsafe { G.partition_full_mut(const_shape![TD, TD]) };
         let ti: i32 = get_tile_block_id().0;
         let tj: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
-        let inv_8: bool = ti == tj;
-        let t_3: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
+        let inv_9: bool = ti == tj;
+        let t_4: Tile<f32, { [TD, TD] }> = constant(0.0f32, const_shape![TD, TD]);
         for s in 0i32..ceil_div(n_samples, TS) {
             let xi: Tile<bf16, { [TS, TD] }> = load_view_tko(
                 &x_view_1,
@@ -176,12 +202,12 @@ pub mod gram_matrix {
                 None,
                 tma::Enabled,
             );
-            let xj: Tile<bf16, { [TS, TD] }> = if inv_8 {
+            let xj: Tile<bf16, { [TS, TD] }> = if inv_9 {
                 let xj: Tile<bf16, { [TS, TD] }> = xi;
                 xj
             } else {
                 let xj: Tile<bf16, { [TS, TD] }> = load_view_tko(
-                    &x_view_1,
+                    &x_view_2,
                     [s, tj],
                     ordering::Weak,
                     scope::TileBlock,
@@ -190,15 +216,15 @@ pub mod gram_matrix {
                 );
                 xj
             };
-            let perm_2: Tile<bf16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
-            let prod_4: Tile<f32, { [TD, TD] }> = mma(perm_2, xj, t_3);
-            let conv_5: Tile<bf16, { [TD, TD] }> = convert_tile(prod_4);
-            let conv_6: Tile<f32, { [TD, TD] }> = convert_tile(conv_5);
-            acc = acc + conv_6;
+            let perm_3: Tile<bf16, { [TD, TS] }> = permute(xi, const_array![1, 0]);
+            let prod_5: Tile<f32, { [TD, TD] }> = mma(perm_3, xj, t_4);
+            let conv_6: Tile<bf16, { [TD, TD] }> = convert_tile(prod_5);
+            let conv_7: Tile<f32, { [TD, TD] }> = convert_tile(conv_6);
+            acc = acc + conv_7;
         }
         unsafe {
             store_view_tko_mut(
-                &mut g_out_7,
+                &mut g_out_8,
                 acc,
                 [ti, tj],
                 ordering::Weak,

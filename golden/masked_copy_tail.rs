@@ -36,7 +36,8 @@ pub mod masked_copy_tail {
                 get_tensor_token(src),
             )
         };
-        let mut dst_out_2 = unsafe { dst.partition_full_mut(const_shape![TILE_SIZE]) };
+        let dst_out_2 = unsafe { dst.partition_full_mut(const_shape![TILE_SIZE]) };
+        let mut dst_token: Token = get_tensor_token(dst);
         let pid: i32 = get_tile_block_id().0;
         let full_tiles: i32 = py_floordiv_i32(n, TILE_SIZE);
         if pid < full_tiles {
@@ -50,15 +51,17 @@ pub mod masked_copy_tail {
             );
             let conv_3: Tile<E, { [TILE_SIZE] }> =
                 convert_tile(t * broadcast_scalar(scale, const_shape![TILE_SIZE]));
-            unsafe {
-                store_view_tko_mut(
-                    &mut dst_out_2,
+            dst_token = unsafe {
+                store_view_raw(
+                    &dst_out_2,
                     conv_3,
                     [pid],
+                    Some(dst_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    None,
                     tma::Enabled,
+                    None,
+                    [false],
                 )
             };
         } else {
@@ -101,14 +104,14 @@ pub mod masked_copy_tail {
             let base_20: PointerTile<*mut E, { [TILE_SIZE] }> =
                 base_19.broadcast(const_shape![TILE_SIZE]);
             let pointers_21: PointerTile<*mut E, { [TILE_SIZE] }> = base_20.offset_tile(offsets_17);
-            unsafe {
+            dst_token = unsafe {
                 store_ptr_tko(
                     pointers_21,
                     out,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(in_range),
-                    None,
+                    Some(dst_token),
                     Latency::<0>,
                 )
             };
@@ -135,7 +138,8 @@ pub mod masked_copy_tail {
                 get_tensor_token(src),
             )
         };
-        let mut dst_out_2 = unsafe { dst.partition_full_mut(const_shape![TILE_SIZE]) };
+        let dst_out_2 = unsafe { dst.partition_full_mut(const_shape![TILE_SIZE]) };
+        let mut dst_token: Token = get_tensor_token(dst);
         let pid: i32 = get_tile_block_id().0;
         let full_tiles: i32 = py_floordiv_i32(n, TILE_SIZE);
         if pid < full_tiles {
@@ -150,15 +154,17 @@ pub mod masked_copy_tail {
             let conv_3: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
             let conv_4: Tile<E, { [TILE_SIZE] }> =
                 convert_tile(conv_3 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
-            unsafe {
-                store_view_tko_mut(
-                    &mut dst_out_2,
+            dst_token = unsafe {
+                store_view_raw(
+                    &dst_out_2,
                     conv_4,
                     [pid],
+                    Some(dst_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    None,
                     tma::Enabled,
+                    None,
+                    [false],
                 )
             };
         } else {
@@ -177,8 +183,8 @@ pub mod masked_copy_tail {
                 base_11.broadcast(const_shape![TILE_SIZE]);
             let pointers_13: PointerTile<*mut f16, { [TILE_SIZE] }> =
                 base_12.offset_tile(offsets_9);
-            let padding_14: f32 = 0.0f32;
-            let padding_15: f16 = convert_scalar(padding_14);
+            let padding_14: Tile<f16, { [] }> = constant(f16::ZERO, const_shape![]);
+            let padding_15: f16 = tile_to_scalar(padding_14);
             let (gathered_16, _): (Tile<f16, { [TILE_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_13,
@@ -203,14 +209,14 @@ pub mod masked_copy_tail {
             let base_23: PointerTile<*mut E, { [TILE_SIZE] }> =
                 base_22.broadcast(const_shape![TILE_SIZE]);
             let pointers_24: PointerTile<*mut E, { [TILE_SIZE] }> = base_23.offset_tile(offsets_20);
-            unsafe {
+            dst_token = unsafe {
                 store_ptr_tko(
                     pointers_24,
                     out,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(in_range),
-                    None,
+                    Some(dst_token),
                     Latency::<0>,
                 )
             };
@@ -237,7 +243,8 @@ pub mod masked_copy_tail {
                 get_tensor_token(src),
             )
         };
-        let mut dst_out_2 = unsafe { dst.partition_full_mut(const_shape![TILE_SIZE]) };
+        let dst_out_2 = unsafe { dst.partition_full_mut(const_shape![TILE_SIZE]) };
+        let mut dst_token: Token = get_tensor_token(dst);
         let pid: i32 = get_tile_block_id().0;
         let full_tiles: i32 = py_floordiv_i32(n, TILE_SIZE);
         if pid < full_tiles {
@@ -252,15 +259,17 @@ pub mod masked_copy_tail {
             let conv_3: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
             let conv_4: Tile<E, { [TILE_SIZE] }> =
                 convert_tile(conv_3 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
-            unsafe {
-                store_view_tko_mut(
-                    &mut dst_out_2,
+            dst_token = unsafe {
+                store_view_raw(
+                    &dst_out_2,
                     conv_4,
                     [pid],
+                    Some(dst_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    None,
                     tma::Enabled,
+                    None,
+                    [false],
                 )
             };
         } else {
@@ -279,8 +288,8 @@ pub mod masked_copy_tail {
                 base_11.broadcast(const_shape![TILE_SIZE]);
             let pointers_13: PointerTile<*mut bf16, { [TILE_SIZE] }> =
                 base_12.offset_tile(offsets_9);
-            let padding_14: f32 = 0.0f32;
-            let padding_15: bf16 = convert_scalar(padding_14);
+            let padding_14: Tile<bf16, { [] }> = constant(bf16::ZERO, const_shape![]);
+            let padding_15: bf16 = tile_to_scalar(padding_14);
             let (gathered_16, _): (Tile<bf16, { [TILE_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_13,
@@ -305,14 +314,14 @@ pub mod masked_copy_tail {
             let base_23: PointerTile<*mut E, { [TILE_SIZE] }> =
                 base_22.broadcast(const_shape![TILE_SIZE]);
             let pointers_24: PointerTile<*mut E, { [TILE_SIZE] }> = base_23.offset_tile(offsets_20);
-            unsafe {
+            dst_token = unsafe {
                 store_ptr_tko(
                     pointers_24,
                     out,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(in_range),
-                    None,
+                    Some(dst_token),
                     Latency::<0>,
                 )
             };

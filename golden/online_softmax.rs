@@ -30,7 +30,16 @@ pub mod online_softmax {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_9 = unsafe { y.partition_full_mut(const_shape![1, TILE_N]) };
+        let x_view_7: Partition<E, { [1, TILE_N] }> = unsafe {
+            make_partition_view(
+                x,
+                const_shape![1, TILE_N],
+                padding::NegInf,
+                dim_map::Identity,
+                get_tensor_token(x),
+            )
+        };
+        let mut y_out_10 = unsafe { y.partition_full_mut(const_shape![1, TILE_N]) };
         let row: i32 = get_tile_block_id().0;
         let num_chunks: i32 = ceil_div(n_cols, TILE_N);
         let mut running_max: Tile<f32, { [1, 1] }> =
@@ -71,30 +80,30 @@ pub mod online_softmax {
         }
         let t_6: Tile<f32, { [1, 1] }> = constant(1.0f32, const_shape![1, 1]);
         let inv_sum: Tile<f32, { [1, 1] }> = divf(t_6, running_sum, rounding::Approx, ftz::Enabled);
-        let t_8: Tile<f32, { [1, TILE_N] }> =
+        let t_9: Tile<f32, { [1, TILE_N] }> =
             constant(1.4426950408889634f32, const_shape![1, TILE_N]);
-        let inv_11: Tile<f32, { [1, TILE_N] }> =
+        let inv_12: Tile<f32, { [1, TILE_N] }> =
             negf(running_max.broadcast(const_shape![1, TILE_N]));
-        let bcast_12: Tile<f32, { [1, TILE_N] }> = inv_sum.broadcast(const_shape![1, TILE_N]);
+        let bcast_13: Tile<f32, { [1, TILE_N] }> = inv_sum.broadcast(const_shape![1, TILE_N]);
         for chunk in 0i32..num_chunks {
             let t: Tile<E, { [1, TILE_N] }> = load_view_tko(
-                &x_view_1,
+                &x_view_7,
                 [row, chunk],
                 ordering::Weak,
                 scope::TileBlock,
                 Some(4),
                 tma::Enabled,
             );
-            let conv_7: Tile<f32, { [1, TILE_N] }> = convert_tile(t);
+            let conv_8: Tile<f32, { [1, TILE_N] }> = convert_tile(t);
             let p: Tile<f32, { [1, TILE_N] }> = exp2(
-                fma(conv_7, t_8, inv_11, rounding::NearestEven, ftz::Disabled),
+                fma(conv_8, t_9, inv_12, rounding::NearestEven, ftz::Disabled),
                 ftz::Enabled,
             );
-            let conv_10: Tile<EY, { [1, TILE_N] }> = convert_tile(p * bcast_12);
+            let conv_11: Tile<EY, { [1, TILE_N] }> = convert_tile(p * bcast_13);
             unsafe {
                 store_view_tko_mut(
-                    &mut y_out_9,
-                    conv_10,
+                    &mut y_out_10,
+                    conv_11,
                     [row, chunk],
                     ordering::Weak,
                     scope::TileBlock,

@@ -45,7 +45,7 @@ pub mod ragged_window {
                 get_tensor_token(lens),
             )
         };
-        let mut out_out_3 = unsafe { out.partition_full_mut(const_shape![1, TILE]) };
+        let out_out_3 = unsafe { out.partition_full_mut(const_shape![1, TILE]) };
         let x_view_18: Partition<E, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
@@ -55,6 +55,7 @@ pub mod ragged_window {
                 get_tensor_token(x),
             )
         };
+        let mut out_token: Token = get_tensor_token(out);
         let row: i32 = get_tile_block_id().0;
         let length: i32 = if USE_LENS {
             let t_2: Tile<i32, { [1] }> = load_view_tko(
@@ -75,15 +76,17 @@ pub mod ragged_window {
         };
         if length <= 0i32 {
             let t_4: Tile<EOut, { [1, TILE] }> = constant(EOut::ZERO, const_shape![1, TILE]);
-            unsafe {
-                store_view_tko_mut(
-                    &mut out_out_3,
+            out_token = unsafe {
+                store_view_raw(
+                    &out_out_3,
                     t_4,
                     [row, 0i32],
+                    Some(out_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    None,
                     tma::Enabled,
+                    None,
+                    [false, false],
                 )
             };
         } else {
@@ -170,15 +173,17 @@ pub mod ragged_window {
                 acc = acc + select(keep, t, t_23);
             }
             let conv_24: Tile<EOut, { [1, TILE] }> = convert_tile(acc);
-            unsafe {
-                store_view_tko_mut(
-                    &mut out_out_3,
+            out_token = unsafe {
+                store_view_raw(
+                    &out_out_3,
                     conv_24,
                     [row, 0i32],
+                    Some(out_token),
                     ordering::Weak,
                     scope::TileBlock,
-                    None,
                     tma::Enabled,
+                    None,
+                    [false, false],
                 )
             };
         }

@@ -39,7 +39,7 @@ pub mod rope {
                 get_tensor_token(x),
             )
         };
-        let cos__view_2: Partition<ECos, { [1, HALF] }> = unsafe {
+        let cos__view_6: Partition<ECos, { [1, HALF] }> = unsafe {
             make_partition_view(
                 cos_,
                 const_shape![1, HALF],
@@ -48,7 +48,7 @@ pub mod rope {
                 get_tensor_token(cos_),
             )
         };
-        let sin__view_4: Partition<ESin, { [1, HALF] }> = unsafe {
+        let sin__view_8: Partition<ESin, { [1, HALF] }> = unsafe {
             make_partition_view(
                 sin_,
                 const_shape![1, HALF],
@@ -57,43 +57,59 @@ pub mod rope {
                 get_tensor_token(sin_),
             )
         };
-        let mut x_out_6 = unsafe { x.partition_full_mut(const_shape![1, HEADS, HALF]) };
+        let x_out_10 = unsafe { x.partition_full_mut(const_shape![1, HEADS, HALF]) };
+        let mut x_token: Token = get_tensor_token(x);
+        let mut x_access: Token = x_token;
         let tok: i32 = get_tile_block_id().0;
         let hb: i32 = get_tile_block_id().1;
-        let x1: Tile<E, { [1, HEADS, HALF] }> = load_view_tko(
-            &x_view_1,
-            [tok, hb, 0i32],
-            ordering::Weak,
-            scope::TileBlock,
-            None,
-            tma::Enabled,
-        );
-        let x2: Tile<E, { [1, HEADS, HALF] }> = load_view_tko(
-            &x_view_1,
-            [tok, hb, 1i32],
-            ordering::Weak,
-            scope::TileBlock,
-            None,
-            tma::Enabled,
-        );
-        let t_3: Tile<ECos, { [1, HALF] }> = load_view_tko(
-            &cos__view_2,
+        let (loaded_3, load_token_2): (Tile<E, { [1, HEADS, HALF] }>, Token) = unsafe {
+            load_view_raw(
+                &x_view_1,
+                [tok, hb, 0i32],
+                Some(x_token),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false, false],
+                const_shape![1, HEADS, HALF],
+            )
+        };
+        x_access = join_tokens(&[x_access, load_token_2]);
+        let x1: Tile<E, { [1, HEADS, HALF] }> = loaded_3;
+        let (loaded_5, load_token_4): (Tile<E, { [1, HEADS, HALF] }>, Token) = unsafe {
+            load_view_raw(
+                &x_view_1,
+                [tok, hb, 1i32],
+                Some(x_token),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false, false],
+                const_shape![1, HEADS, HALF],
+            )
+        };
+        x_access = join_tokens(&[x_access, load_token_4]);
+        let x2: Tile<E, { [1, HEADS, HALF] }> = loaded_5;
+        let t_7: Tile<ECos, { [1, HALF] }> = load_view_tko(
+            &cos__view_6,
             [tok, 0i32],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let c: Tile<f32, { [1, HALF] }> = convert_tile(t_3);
-        let t_5: Tile<ESin, { [1, HALF] }> = load_view_tko(
-            &sin__view_4,
+        let c: Tile<f32, { [1, HALF] }> = convert_tile(t_7);
+        let t_9: Tile<ESin, { [1, HALF] }> = load_view_tko(
+            &sin__view_8,
             [tok, 0i32],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let s: Tile<f32, { [1, HALF] }> = convert_tile(t_5);
+        let s: Tile<f32, { [1, HALF] }> = convert_tile(t_9);
         let c: Tile<f32, { [1, 1, HALF] }> = c.reshape(const_shape![1, 1, HALF]);
         let s: Tile<f32, { [1, 1, HALF] }> = s.reshape(const_shape![1, 1, HALF]);
         let a: Tile<f32, { [1, HEADS, HALF] }> = convert_tile(x1);
@@ -112,29 +128,35 @@ pub mod rope {
             rounding::NearestEven,
             ftz::Disabled,
         );
-        let conv_7: Tile<E, { [1, HEADS, HALF] }> = convert_tile(out1);
-        unsafe {
-            store_view_tko_mut(
-                &mut x_out_6,
-                conv_7,
+        let conv_11: Tile<E, { [1, HEADS, HALF] }> = convert_tile(out1);
+        x_token = unsafe {
+            store_view_raw(
+                &x_out_10,
+                conv_11,
                 [tok, hb, 0i32],
+                Some(x_access),
                 ordering::Weak,
                 scope::TileBlock,
-                None,
                 tma::Enabled,
+                None,
+                [false, false, false],
             )
         };
-        let conv_8: Tile<E, { [1, HEADS, HALF] }> = convert_tile(out2);
-        unsafe {
-            store_view_tko_mut(
-                &mut x_out_6,
-                conv_8,
+        x_access = x_token;
+        let conv_12: Tile<E, { [1, HEADS, HALF] }> = convert_tile(out2);
+        x_token = unsafe {
+            store_view_raw(
+                &x_out_10,
+                conv_12,
                 [tok, hb, 1i32],
+                Some(x_access),
                 ordering::Weak,
                 scope::TileBlock,
-                None,
                 tma::Enabled,
+                None,
+                [false, false, false],
             )
         };
+        x_access = x_token;
     }
 }

@@ -38,7 +38,9 @@ pub mod saxpy {
                 get_tensor_token(y),
             )
         };
-        let mut y_out_5 = unsafe { y.partition_full_mut(const_shape![TILE]) };
+        let y_out_7 = unsafe { y.partition_full_mut(const_shape![TILE]) };
+        let mut y_token: Token = get_tensor_token(y);
+        let mut y_access: Token = y_token;
         let block: i32 = get_tile_block_id().0;
         let xt: Tile<E, { [TILE] }> = load_view_tko(
             &x_view_1,
@@ -48,28 +50,38 @@ pub mod saxpy {
             None,
             tma::Enabled,
         );
-        let yt: Tile<f32, { [TILE] }> = load_view_tko(
-            &y_view_2,
-            [block],
-            ordering::Weak,
-            scope::TileBlock,
-            None,
-            tma::Enabled,
-        );
-        let arg_4: Tile<f32, { [TILE] }> = broadcast_scalar(alpha, const_shape![TILE]);
-        let conv_3: Tile<f32, { [TILE] }> = convert_tile(xt);
-        let out: Tile<f32, { [TILE] }> =
-            fma(arg_4, conv_3, yt, rounding::NearestEven, ftz::Disabled);
-        unsafe {
-            store_view_tko_mut(
-                &mut y_out_5,
-                out,
+        let (loaded_4, load_token_3): (Tile<f32, { [TILE] }>, Token) = unsafe {
+            load_view_raw(
+                &y_view_2,
                 [block],
+                Some(y_token),
                 ordering::Weak,
                 scope::TileBlock,
-                None,
                 tma::Enabled,
+                None,
+                [false],
+                const_shape![TILE],
             )
         };
+        y_access = join_tokens(&[y_access, load_token_3]);
+        let yt: Tile<f32, { [TILE] }> = loaded_4;
+        let arg_6: Tile<f32, { [TILE] }> = broadcast_scalar(alpha, const_shape![TILE]);
+        let conv_5: Tile<f32, { [TILE] }> = convert_tile(xt);
+        let out: Tile<f32, { [TILE] }> =
+            fma(arg_6, conv_5, yt, rounding::NearestEven, ftz::Disabled);
+        y_token = unsafe {
+            store_view_raw(
+                &y_out_7,
+                out,
+                [block],
+                Some(y_access),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+        y_access = y_token;
     }
 }

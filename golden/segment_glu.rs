@@ -47,7 +47,16 @@ pub mod segment_glu {
                 get_tensor_token(offsets),
             )
         };
-        let scales_view_32: Partition<EScales, { [1] }> = unsafe {
+        let offsets_view_3: Partition<i32, { [1] }> = unsafe {
+            make_partition_view(
+                offsets,
+                const_shape![1],
+                padding::None,
+                dim_map::Identity,
+                get_tensor_token(offsets),
+            )
+        };
+        let scales_view_33: Partition<EScales, { [1] }> = unsafe {
             make_partition_view(
                 scales,
                 const_shape![1],
@@ -67,56 +76,56 @@ pub mod segment_glu {
             tma::Enabled,
         );
         let start: i32 = tile_to_scalar(t_2.reshape(const_shape![]));
-        let t_3: Tile<i32, { [1] }> = load_view_tko(
-            &offsets_view_1,
+        let t_4: Tile<i32, { [1] }> = load_view_tko(
+            &offsets_view_3,
             [seg + 1i32],
             ordering::Weak,
             scope::TileBlock,
             None,
             tma::Enabled,
         );
-        let stop: i32 = tile_to_scalar(t_3.reshape(const_shape![]));
-        let rows_offset_4: i32 = start * x_stride_0;
-        let rows_offset_5: Tile<i32, { [] }> = scalar_to_tile(rows_offset_4);
-        let rows_offset_6: Tile<i64, { [] }> = exti(rows_offset_5);
-        let rows_base_7: PointerTile<*mut E, { [] }> =
-            get_tensor_base(x).offset_tile(rows_offset_6);
-        let rows_extent_8: i32 = stop - start;
-        let rows_extent_9: i32 = unsafe { assume_bounds_lower::<_, 0>(rows_extent_8) };
-        let rows_shape_10: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
-            dims: &[rows_extent_9, get_shape_dim(x.shape(), 1i32)],
+        let stop: i32 = tile_to_scalar(t_4.reshape(const_shape![]));
+        let rows_offset_5: i32 = start * x_stride_0;
+        let rows_offset_6: Tile<i32, { [] }> = scalar_to_tile(rows_offset_5);
+        let rows_offset_7: Tile<i64, { [] }> = exti(rows_offset_6);
+        let rows_base_8: PointerTile<*mut E, { [] }> =
+            get_tensor_base(x).offset_tile(rows_offset_7);
+        let rows_extent_9: i32 = stop - start;
+        let rows_extent_10: i32 = unsafe { assume_bounds_lower::<_, 0>(rows_extent_9) };
+        let rows_shape_11: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[rows_extent_10, get_shape_dim(x.shape(), 1i32)],
         };
-        let rows_strides_11: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
+        let rows_strides_12: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[x_stride_0],
         };
         let rows: Tensor<E, { [-1, -1] }> = unsafe {
             make_tensor_view(
-                rows_base_7,
-                rows_shape_10,
-                rows_strides_11,
+                rows_base_8,
+                rows_shape_11,
+                rows_strides_12,
                 get_tensor_token(x),
             )
         };
-        let gate_offset_12: i32 = 0i32 * 1i32;
-        let gate_offset_13: Tile<i32, { [] }> = scalar_to_tile(gate_offset_12);
-        let gate_offset_14: Tile<i64, { [] }> = exti(gate_offset_13);
-        let gate_base_15: PointerTile<*mut E, { [] }> =
-            get_tensor_base(&rows).offset_tile(gate_offset_14);
-        let gate_shape_16: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
+        let gate_offset_13: i32 = 0i32 * 1i32;
+        let gate_offset_14: Tile<i32, { [] }> = scalar_to_tile(gate_offset_13);
+        let gate_offset_15: Tile<i64, { [] }> = exti(gate_offset_14);
+        let gate_base_16: PointerTile<*mut E, { [] }> =
+            get_tensor_base(&rows).offset_tile(gate_offset_15);
+        let gate_shape_17: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
             dims: &[get_shape_dim(rows.shape(), 0i32)],
         };
-        let gate_strides_17: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
+        let gate_strides_18: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[x_stride_0],
         };
         let gate: Tensor<E, { [-1, D] }> = unsafe {
             make_tensor_view(
-                gate_base_15,
-                gate_shape_16,
-                gate_strides_17,
+                gate_base_16,
+                gate_shape_17,
+                gate_strides_18,
                 get_tensor_token(&rows),
             )
         };
-        let gate_view_35: Partition<E, { [TM, TD] }> = unsafe {
+        let gate_view_36: Partition<E, { [TM, TD] }> = unsafe {
             make_partition_view(
                 &gate,
                 const_shape![TM, TD],
@@ -125,26 +134,26 @@ pub mod segment_glu {
                 get_tensor_token(&gate),
             )
         };
-        let up_offset_18: i32 = D * 1i32;
-        let up_offset_19: Tile<i32, { [] }> = scalar_to_tile(up_offset_18);
-        let up_offset_20: Tile<i64, { [] }> = exti(up_offset_19);
-        let up_base_21: PointerTile<*mut E, { [] }> =
-            get_tensor_base(&rows).offset_tile(up_offset_20);
-        let up_shape_22: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
+        let up_offset_19: i32 = D * 1i32;
+        let up_offset_20: Tile<i32, { [] }> = scalar_to_tile(up_offset_19);
+        let up_offset_21: Tile<i64, { [] }> = exti(up_offset_20);
+        let up_base_22: PointerTile<*mut E, { [] }> =
+            get_tensor_base(&rows).offset_tile(up_offset_21);
+        let up_shape_23: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
             dims: &[get_shape_dim(rows.shape(), 0i32)],
         };
-        let up_strides_23: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
+        let up_strides_24: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[x_stride_0],
         };
         let up: Tensor<E, { [-1, D] }> = unsafe {
             make_tensor_view(
-                up_base_21,
-                up_shape_22,
-                up_strides_23,
+                up_base_22,
+                up_shape_23,
+                up_strides_24,
                 get_tensor_token(&rows),
             )
         };
-        let up_view_37: Partition<E, { [TM, TD] }> = unsafe {
+        let up_view_38: Partition<E, { [TM, TD] }> = unsafe {
             make_partition_view(
                 &up,
                 const_shape![TM, TD],
@@ -153,68 +162,68 @@ pub mod segment_glu {
                 get_tensor_token(&up),
             )
         };
-        let out_offset_24: i32 = start * y_stride_0;
-        let out_offset_25: Tile<i32, { [] }> = scalar_to_tile(out_offset_24);
-        let out_offset_26: Tile<i64, { [] }> = exti(out_offset_25);
-        let out_base_27: PointerTile<*mut EY, { [] }> =
-            get_tensor_base(y).offset_tile(out_offset_26);
-        let out_extent_28: i32 = stop - start;
-        let out_extent_29: i32 = unsafe { assume_bounds_lower::<_, 0>(out_extent_28) };
-        let out_shape_30: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
-            dims: &[out_extent_29, get_shape_dim(y.shape(), 1i32)],
+        let out_offset_25: i32 = start * y_stride_0;
+        let out_offset_26: Tile<i32, { [] }> = scalar_to_tile(out_offset_25);
+        let out_offset_27: Tile<i64, { [] }> = exti(out_offset_26);
+        let out_base_28: PointerTile<*mut EY, { [] }> =
+            get_tensor_base(y).offset_tile(out_offset_27);
+        let out_extent_29: i32 = stop - start;
+        let out_extent_30: i32 = unsafe { assume_bounds_lower::<_, 0>(out_extent_29) };
+        let out_shape_31: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[out_extent_30, get_shape_dim(y.shape(), 1i32)],
         };
-        let out_strides_31: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
+        let out_strides_32: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[y_stride_0],
         };
         let out: Tensor<EY, { [-1, -1] }> = unsafe {
             make_tensor_view(
-                out_base_27,
-                out_shape_30,
-                out_strides_31,
+                out_base_28,
+                out_shape_31,
+                out_strides_32,
                 get_tensor_token(y),
             )
         };
-        let mut out_out_40 = unsafe { out.partition_full_mut(const_shape![TM, TD]) };
+        let mut out_out_41 = unsafe { out.partition_full_mut(const_shape![TM, TD]) };
         if row_tile * TM < get_shape_dim(out.shape(), 0i32) {
-            let t_33: Tile<EScales, { [1] }> = load_view_tko(
-                &scales_view_32,
+            let t_34: Tile<EScales, { [1] }> = load_view_tko(
+                &scales_view_33,
                 [seg],
                 ordering::Weak,
                 scope::TileBlock,
                 None,
                 tma::Enabled,
             );
-            let scale: Tile<f32, { [1] }> = convert_tile(t_33);
-            let dim_34: i32 = (((D + TD) - 1) / TD);
-            let t_39: Tile<f32, { [TM, TD] }> = constant(1.0f32, const_shape![TM, TD]);
-            let bcast_42: Tile<f32, { [TM, TD] }> = scale
+            let scale: Tile<f32, { [1] }> = convert_tile(t_34);
+            let dim_35: i32 = (((D + TD) - 1) / TD);
+            let t_40: Tile<f32, { [TM, TD] }> = constant(1.0f32, const_shape![TM, TD]);
+            let bcast_43: Tile<f32, { [TM, TD] }> = scale
                 .reshape(const_shape![1, 1])
                 .broadcast(const_shape![TM, TD]);
-            for j in 0i32..dim_34 {
-                let t_36: Tile<E, { [TM, TD] }> = load_view_tko(
-                    &gate_view_35,
+            for j in 0i32..dim_35 {
+                let t_37: Tile<E, { [TM, TD] }> = load_view_tko(
+                    &gate_view_36,
                     [row_tile, j],
                     ordering::Weak,
                     scope::TileBlock,
                     None,
                     tma::Enabled,
                 );
-                let g: Tile<f32, { [TM, TD] }> = convert_tile(t_36);
-                let t_38: Tile<E, { [TM, TD] }> = load_view_tko(
-                    &up_view_37,
+                let g: Tile<f32, { [TM, TD] }> = convert_tile(t_37);
+                let t_39: Tile<E, { [TM, TD] }> = load_view_tko(
+                    &up_view_38,
                     [row_tile, j],
                     ordering::Weak,
                     scope::TileBlock,
                     None,
                     tma::Enabled,
                 );
-                let v: Tile<f32, { [TM, TD] }> = convert_tile(t_38);
-                let h: Tile<f32, { [TM, TD] }> = g / (t_39 + exp(negf(g))) * v * bcast_42;
-                let conv_41: Tile<EY, { [TM, TD] }> = convert_tile(h);
+                let v: Tile<f32, { [TM, TD] }> = convert_tile(t_39);
+                let h: Tile<f32, { [TM, TD] }> = g / (t_40 + exp(negf(g))) * v * bcast_43;
+                let conv_42: Tile<EY, { [TM, TD] }> = convert_tile(h);
                 unsafe {
                     store_view_tko_mut(
-                        &mut out_out_40,
-                        conv_41,
+                        &mut out_out_41,
+                        conv_42,
                         [row_tile, j],
                         ordering::Weak,
                         scope::TileBlock,

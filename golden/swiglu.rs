@@ -29,7 +29,16 @@ pub mod swiglu {
                 get_tensor_token(gate_up),
             )
         };
-        let mut out_out_6 = unsafe { out.partition_full_mut(const_shape![1, BLOCK_H]) };
+        let gate_up_view_2: Partition<E, { [1, BLOCK_H] }> = unsafe {
+            make_partition_view(
+                gate_up,
+                const_shape![1, BLOCK_H],
+                padding::Zero,
+                dim_map::Identity,
+                get_tensor_token(gate_up),
+            )
+        };
+        let mut out_out_7 = unsafe { out.partition_full_mut(const_shape![1, BLOCK_H]) };
         let row: i32 = get_tile_block_id().0;
         let col_block: i32 = get_tile_block_id().1;
         let n_col_blocks: i32 = ceil_div(hidden, BLOCK_H);
@@ -42,7 +51,7 @@ pub mod swiglu {
             tma::Enabled,
         );
         let up: Tile<E, { [1, BLOCK_H] }> = load_view_tko(
-            &gate_up_view_1,
+            &gate_up_view_2,
             [row, col_block + n_col_blocks],
             ordering::Weak,
             scope::TileBlock,
@@ -50,17 +59,17 @@ pub mod swiglu {
             tma::Enabled,
         );
         let g: Tile<f32, { [1, BLOCK_H] }> = convert_tile(gate);
-        let t_2: Tile<f32, { [1, BLOCK_H] }> = constant(1.0f32, const_shape![1, BLOCK_H]);
         let t_3: Tile<f32, { [1, BLOCK_H] }> = constant(1.0f32, const_shape![1, BLOCK_H]);
-        let arg_5: Tile<f32, { [1, BLOCK_H] }> =
-            g * divf(t_2, t_3 + exp(negf(g)), rounding::Approx, ftz::Enabled);
-        let conv_4: Tile<f32, { [1, BLOCK_H] }> = convert_tile(up);
-        let act: Tile<f32, { [1, BLOCK_H] }> = arg_5 * conv_4;
-        let conv_7: Tile<EOut, { [1, BLOCK_H] }> = convert_tile(act);
+        let t_4: Tile<f32, { [1, BLOCK_H] }> = constant(1.0f32, const_shape![1, BLOCK_H]);
+        let arg_6: Tile<f32, { [1, BLOCK_H] }> =
+            g * divf(t_3, t_4 + exp(negf(g)), rounding::Approx, ftz::Enabled);
+        let conv_5: Tile<f32, { [1, BLOCK_H] }> = convert_tile(up);
+        let act: Tile<f32, { [1, BLOCK_H] }> = arg_6 * conv_5;
+        let conv_8: Tile<EOut, { [1, BLOCK_H] }> = convert_tile(act);
         unsafe {
             store_view_tko_mut(
-                &mut out_out_6,
-                conv_7,
+                &mut out_out_7,
+                conv_8,
                 [row, col_block],
                 ordering::Weak,
                 scope::TileBlock,

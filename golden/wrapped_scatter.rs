@@ -29,6 +29,7 @@ pub mod wrapped_scatter {
                 get_tensor_token(values),
             )
         };
+        let mut out_token: Token = get_tensor_token(out);
         let block: i32 = get_tile_block_id().0;
         let arg_2: Tile<i32, { [TILE] }> = broadcast_scalar(block * TILE, const_shape![TILE]);
         let iota_1: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
@@ -87,62 +88,62 @@ pub mod wrapped_scatter {
         let base_34: PointerTile<*mut EOut, { [TILE] }> = base_33.broadcast(const_shape![TILE]);
         let pointers_35: PointerTile<*mut EOut, { [TILE] }> = base_34.offset_tile(offsets_30);
         let conv_36: Tile<EOut, { [TILE] }> = convert_tile(v);
-        let token_37: Token = unsafe {
+        out_token = unsafe {
             store_ptr_tko(
                 pointers_35,
                 conv_36,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 Some(mask_31),
-                None,
+                Some(out_token),
                 Latency::<0>,
             )
         };
-        let index64_38: Tile<i64, { [TILE] }> = exti(rows);
-        let extent_39: i32 = get_shape_dim(out.shape(), 0i32);
-        let bound_tile_40: Tile<i32, { [] }> = scalar_to_tile(extent_39);
-        let bound64_41: Tile<i64, { [] }> = exti(bound_tile_40);
-        let bound_42: Tile<i64, { [TILE] }> = bound64_41
+        let index64_37: Tile<i64, { [TILE] }> = exti(rows);
+        let extent_38: i32 = get_shape_dim(out.shape(), 0i32);
+        let bound_tile_39: Tile<i32, { [] }> = scalar_to_tile(extent_38);
+        let bound64_40: Tile<i64, { [] }> = exti(bound_tile_39);
+        let bound_41: Tile<i64, { [TILE] }> = bound64_40
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_43: Tile<u64, { [TILE] }> = bitcast(index64_38);
-        let bound_u_44: Tile<u64, { [TILE] }> = bitcast(bound_42);
-        let in_bounds_45: Tile<bool, { [TILE] }> = lt_tile(index_u_43, bound_u_44);
-        let stride_tile_46: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
-        let stride64_47: Tile<i64, { [] }> = exti(stride_tile_46);
-        let stride_48: Tile<i64, { [TILE] }> = stride64_47
+        let index_u_42: Tile<u64, { [TILE] }> = bitcast(index64_37);
+        let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
+        let in_bounds_44: Tile<bool, { [TILE] }> = lt_tile(index_u_42, bound_u_43);
+        let stride_tile_45: Tile<i32, { [] }> = scalar_to_tile(out_stride_0);
+        let stride64_46: Tile<i64, { [] }> = exti(stride_tile_45);
+        let stride_47: Tile<i64, { [TILE] }> = stride64_46
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let offsets_49: Tile<i64, { [TILE] }> = index64_38 * stride_48;
-        let index64_50: Tile<i64, { [TILE] }> = exti(cols);
-        let extent_51: i32 = get_shape_dim(out.shape(), 1i32);
-        let bound_tile_52: Tile<i32, { [] }> = scalar_to_tile(extent_51);
-        let bound64_53: Tile<i64, { [] }> = exti(bound_tile_52);
-        let bound_54: Tile<i64, { [TILE] }> = bound64_53
+        let offsets_48: Tile<i64, { [TILE] }> = index64_37 * stride_47;
+        let index64_49: Tile<i64, { [TILE] }> = exti(cols);
+        let extent_50: i32 = get_shape_dim(out.shape(), 1i32);
+        let bound_tile_51: Tile<i32, { [] }> = scalar_to_tile(extent_50);
+        let bound64_52: Tile<i64, { [] }> = exti(bound_tile_51);
+        let bound_53: Tile<i64, { [TILE] }> = bound64_52
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let index_u_55: Tile<u64, { [TILE] }> = bitcast(index64_50);
-        let bound_u_56: Tile<u64, { [TILE] }> = bitcast(bound_54);
-        let in_bounds_57: Tile<bool, { [TILE] }> = lt_tile(index_u_55, bound_u_56);
-        let unit_stride_58: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
-        let offsets_59: Tile<i64, { [TILE] }> = index64_50 * unit_stride_58;
-        let offsets_60: Tile<i64, { [TILE] }> = offsets_49 + offsets_59;
-        let mask_61: Tile<bool, { [TILE] }> = in_bounds_45 & in_bounds_57;
-        let base_62: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
-        let base_63: PointerTile<*mut EOut, { [1] }> = base_62.reshape(const_shape![1]);
-        let base_64: PointerTile<*mut EOut, { [TILE] }> = base_63.broadcast(const_shape![TILE]);
-        let pointers_65: PointerTile<*mut EOut, { [TILE] }> = base_64.offset_tile(offsets_60);
-        let f32_const_66: Tile<f32, { [TILE] }> = constant(0.5f32, const_shape![TILE]);
-        let t_67: Tile<E, { [TILE] }> = convert_tile(f32_const_66);
-        let conv_68: Tile<EOut, { [TILE] }> = convert_tile(v * t_67);
-        unsafe {
+        let index_u_54: Tile<u64, { [TILE] }> = bitcast(index64_49);
+        let bound_u_55: Tile<u64, { [TILE] }> = bitcast(bound_53);
+        let in_bounds_56: Tile<bool, { [TILE] }> = lt_tile(index_u_54, bound_u_55);
+        let unit_stride_57: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
+        let offsets_58: Tile<i64, { [TILE] }> = index64_49 * unit_stride_57;
+        let offsets_59: Tile<i64, { [TILE] }> = offsets_48 + offsets_58;
+        let mask_60: Tile<bool, { [TILE] }> = in_bounds_44 & in_bounds_56;
+        let base_61: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
+        let base_62: PointerTile<*mut EOut, { [1] }> = base_61.reshape(const_shape![1]);
+        let base_63: PointerTile<*mut EOut, { [TILE] }> = base_62.broadcast(const_shape![TILE]);
+        let pointers_64: PointerTile<*mut EOut, { [TILE] }> = base_63.offset_tile(offsets_59);
+        let f32_const_65: Tile<f32, { [TILE] }> = constant(0.5f32, const_shape![TILE]);
+        let t_66: Tile<E, { [TILE] }> = convert_tile(f32_const_65);
+        let conv_67: Tile<EOut, { [TILE] }> = convert_tile(v * t_66);
+        out_token = unsafe {
             store_ptr_tko(
-                pointers_65,
-                conv_68,
+                pointers_64,
+                conv_67,
                 ordering::Weak,
                 None::<scope::TileBlock>,
-                Some(mask_61),
-                Some(token_37),
+                Some(mask_60),
+                Some(out_token),
                 Latency::<0>,
             )
         };

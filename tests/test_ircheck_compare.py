@@ -331,6 +331,33 @@ def test_a_scan_rust_compiles_along_dimension_zero_fails() -> None:
     _fails_with(verdict, "reduce-axis")
 
 
+def test_a_gather_flattened_to_rank_one_is_the_shaped_gather() -> None:
+    # cuTile Rust 0.5.0 cannot pad a load of rank >= 2: the translation gathers the 64x64
+    # tile flattened (pointers and mask reshaped to 4096) and reshapes the result back.
+    verdict = _gather_rows_verdict(_sample("gather_rows_rust"))
+    assert verdict.status == PASS_WITH_NOTES, format_verdict(verdict)
+    assert any("flattened-gather" in str(note) for note in verdict.notes), format_verdict(verdict)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # another padding value
+    ("%cst_0_f32 = constant <f32: 0.000000e+00>", "%cst_0_f32 = constant <f32: 1.000000e+00>"),
+    # the flat tile given back another shape than the pointers had
+    ("%reshape_113 = reshape %result_108 : tile<4096xf32> -> tile<64x64xf32>",
+     "%reshape_113 = reshape %result_108 : tile<4096xf32> -> tile<32x128xf32>"),
+])
+def test_a_flattened_gather_that_differs_fails(old: str, new: str) -> None:
+    generated = _sample("gather_rows_rust")
+    assert old in generated
+    assert not _gather_rows_verdict(generated.replace(old, new)).passed
+
+
+def _gather_rows_verdict(generated: str) -> Verdict:
+    # The launcher passes the two tables' row strides again as %arg13 and %arg14.
+    return compare_modules(parse_tileir(_sample("gather_rows_python")), parse_tileir(generated),
+                           arg_aliases={13: 6, 14: 11})
+
+
 def test_a_generated_value_with_fewer_assumed_facts_is_a_note() -> None:
     text = _sample("vadd")
     stronger = text.replace("%assume_assume_assume = assume div_by<16>, %assume_assume :",

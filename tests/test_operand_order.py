@@ -64,3 +64,19 @@ def test_left_operand_of_a_binary_op_runs_before_the_right_ones_lets() -> None:
     doubled = _index(lines, r"^let arg_\d+: .* = t \+ t;")
     reduced = _index(lines, r"reduce_sum\(t, 1i32\)")
     assert doubled < reduced
+
+
+def test_each_load_of_a_shared_view_after_the_first_has_its_own_view() -> None:
+    # cuTile Rust's `load_view_tko` leaves its token in the view: a second load through the
+    # same view would wait on the first, which cuTile Python's loads never do.
+    lines = _body("""
+    @ct.kernel
+    def halves(x, y, TILE: ct.Constant[int]):
+        a = ct.load(x, index=(0, 0), shape=(1, TILE))
+        b = ct.load(x, index=(0, 1), shape=(1, TILE))
+        ct.store(y, index=(0, 0), tile=a + b)
+    """)
+    views = [line for line in lines if re.match(r"let x_view_\d+: Partition<", line)]
+    assert len(views) == 2
+    loads = [lines[i + 1] for i, line in enumerate(lines) if line.endswith("load_view_tko(")]
+    assert sorted(loads) == sorted(f"&{v.split(':')[0][4:]}," for v in views)

@@ -117,3 +117,26 @@ def test_loads_of_an_array_never_chained_stay_plain() -> None:
             ct.store(y, index=(j,), tile=ct.load(x, index=(j,), shape=(TILE,)))
     """)
     assert "load_view_raw" not in rust and "load_view_tko(" in rust
+
+
+def test_store_after_a_load_of_the_same_array_outside_loops_is_chained() -> None:
+    # The store must not overtake the load: the stored value does not depend on it.
+    rust = _rust("""
+    @ct.kernel
+    def swap_in(x, y, TILE: ct.Constant[int]):
+        old = ct.load(x, index=(0,), shape=(TILE,))
+        ct.store(x, index=(0,), tile=ct.zeros((TILE,), dtype=x.dtype))
+        ct.store(y, index=(0,), tile=old)
+    """)
+    assert _chained(rust) == {"x"}
+    assert re.search(r"x_access = join_tokens\(&\[x_access, load_token_\d+\]\);", rust)
+    assert "Some(x_access)" in rust
+
+
+def test_the_only_access_outside_loops_stays_unordered() -> None:
+    rust = _rust("""
+    @ct.kernel
+    def fill(y, TILE: ct.Constant[int]):
+        ct.store(y, index=(ct.bid(0),), tile=ct.zeros((TILE,), dtype=y.dtype))
+    """)
+    assert _chained(rust) == set()

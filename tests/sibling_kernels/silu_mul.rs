@@ -57,13 +57,13 @@ pub mod silu_mul {
         let y: Tile<f32, { [1, TILE] }> = convert_tile(t_4);
         let t_6: Tile<f32, { [1, TILE] }> = constant(1.0f32, const_shape![1, TILE]);
         let t_7: Tile<f32, { [1, TILE] }> = constant(1.0f32, const_shape![1, TILE]);
+        let arg_9: Tile<f32, { [1, TILE] }> = x * (t_6 / (t_7 + exp(negf(x)))) * y;
         let t_8: Tile<f32, { [1, TILE] }> = constant(1.0f32, const_shape![1, TILE]);
-        let conv_9: Tile<EOut, { [1, TILE] }> =
-            convert_tile(x * (t_6 / (t_7 + exp(negf(x)))) * y * t_8);
+        let conv_10: Tile<EOut, { [1, TILE] }> = convert_tile(arg_9 * t_8);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,
-                conv_9,
+                conv_10,
                 [row, 0i32],
                 ordering::Weak,
                 scope::TileBlock,

@@ -157,8 +157,16 @@ RULES: tuple[Rule, ...] = (
     Rule("scan-axis-swap",
          "`permute` swapping axes 0 and k, `scan dim=0`, the same `permute` is the scan along "
          "k (a swap is its own inverse; cuTile Rust 0.5.0 scans along dimension 0 only)."),
+    Rule("flattened-gather",
+         "`reshape(load_ptr_tko(reshape(p), reshape(m), broadcast(reshape(c))))`, the pointer "
+         "tile and mask flattened to rank 1 and the result reshaped back, is "
+         "`load_ptr_tko(p, m, broadcast(c))` at the shaped tile: reshapes keep the row-major "
+         "element order (cuTile Rust 0.5.0 cannot pass a padding to loads of rank >= 2; see "
+         "restructure.py)."),
 )
 RULE_NAMES: frozenset[str] = frozenset(r.name for r in RULES)
+# The op each rule of restructure.py rewrites (for the notes).
+_REWRITTEN_OP = {"early-exit": "if", "scan-axis-swap": "scan", "flattened-gather": "load_ptr_tko"}
 
 # Ops known to have no side effects (region ops are judged by their bodies as well).
 PURE_OPS: frozenset[str] = frozenset({
@@ -293,7 +301,7 @@ def canonicalize(entry: TileIrEntry, interner: Interner | None = None,
     canonicalizer = _Canonicalizer(entry, interner or Interner())
     for rule, count in rewrites.items():
         if count:
-            canonicalizer.note(rule, "if" if rule == "early-exit" else "scan", count)
+            canonicalizer.note(rule, _REWRITTEN_OP.get(rule, "scan"), count)
     canonicalizer.fold_select_padding()
     args = canonicalizer.canon.args
     for index, literal in (bound_args or {}).items():

@@ -23,16 +23,25 @@ Rule scan-axis-swap. cuTile Rust 0.5.0 scans along dimension 0 only, so a scan a
 is translated as `permute(swap 0,k)`, `scan dim=0`, `permute(swap 0,k)`. Swapping two axes is
 its own inverse, so the three ops are the scan along k of the original tile; they are
 rewritten to that single `scan` when the intermediate values have no other use.
+
+Rule flattened-gather. cuTile Rust 0.5.0 reshapes a scalar load padding to rank 1 whatever
+the tile's rank, so a gather of rank >= 2 is translated flattened: the pointer tile and the
+mask reshaped to rank 1, a rank-1 `load_ptr_tko` with the padding broadcast to rank 1, the
+loaded tile reshaped back. Reshapes move no element: element i of the flat tile is element i
+of the shaped one in row-major order, on every side of the load. So the chain is the load of
+the shaped pointers under the shaped mask with the padding broadcast to that shape, and is
+rewritten to it when the flat values have no other use.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
-from transpiler.ircheck.parse import Operation, Region, TileIrEntry
+from transpiler.ircheck.parse import Operation, Region, TileIrEntry, parse_tileir
 
 
 def restructure(entry: TileIrEntry) -> tuple[TileIrEntry, dict[str, int]]:
@@ -40,8 +49,9 @@ def restructure(entry: TileIrEntry) -> tuple[TileIrEntry, dict[str, int]]:
     ops, exits = _tail_block(entry.ops)
     uses = Counter(name for op in _all_ops(ops) for name in op.operands)
     ops, scans = _fold_swapped_scans(ops, uses)
-    counts = {"early-exit": exits, "scan-axis-swap": scans}
-    return (replace(entry, ops=ops) if exits or scans else entry), counts
+    ops, gathers = _unflatten_gathers(ops)
+    counts = {"early-exit": exits, "scan-axis-swap": scans, "flattened-gather": gathers}
+    return (replace(entry, ops=ops) if exits or scans or gathers else entry), counts
 
 
 def _tail_block(ops: list[Operation]) -> tuple[list[Operation], int]:
@@ -173,3 +183,87 @@ def _scan_along(scan: Operation, first: Operation, last: Operation) -> Operation
                                     for t in scan.signature_types],
                    template=rewrite(scan.template), text=rewrite(scan.text),
                    location=last.location or scan.location)
+
+
+def _unflatten_gathers(ops: list[Operation]) -> tuple[list[Operation], int]:
+    """Rule flattened-gather in `ops` and, recursively, in their regions. Uses are counted
+    in `ops` and the regions below them: sibling regions may print the same value names."""
+    uses = Counter(name for op in _all_ops(ops) for name in op.operands)
+    count = 0
+    out: list[Operation] = []
+    defined: dict[str, Operation] = {}
+    for op in ops:
+        if op.regions:
+            regions = []
+            for region in op.regions:
+                inner, n = _unflatten_gathers(region.ops)
+                count += n
+                regions.append(Region(region.args, inner))
+            op = replace(op, regions=regions)
+        chain = _flat_gather(op, defined, uses)
+        if chain is not None:
+            load, dropped, shaped = chain
+            index = next(i for i, o in enumerate(out) if o is load)
+            out[index:index + 1] = shaped
+            out = [o for o in out if not any(o is d for d in dropped)]
+            count += 1
+            for new in shaped:
+                for name in new.results:
+                    defined[name] = new
+            continue
+        for name in op.results:
+            defined[name] = op
+        out.append(op)
+    return out, count
+
+
+def _single_def(name: str, defined: dict[str, Operation], uses: Counter[str],
+                op_name: str) -> Operation | None:
+    op = defined.get(name)
+    return op if op is not None and op.name == op_name and uses[name] == 1 else None
+
+
+def _flat_gather(reshape: Operation, defined: dict[str, Operation], uses: Counter[str]
+                 ) -> tuple[Operation, list[Operation], list[Operation]] | None:
+    """When `reshape` closes a flattened gather: (the flat load, the ops the rewrite drops,
+    the shaped ops that replace the load)."""
+    if reshape.name != "reshape" or len(reshape.operands) != 1 or not reshape.result_types:
+        return None
+    load = _single_def(reshape.operands[0], defined, uses, "load_ptr_tko")
+    if load is None or load.results[0] != reshape.operands[0]:
+        return None
+    data = [n for n, label in zip(load.operands, load.operand_labels, strict=True) if label == ""]
+    if len(data) != 3:
+        return None
+    shape = reshape.result_types[0].shape
+    flat = reshape.signature_types[0].shape if reshape.signature_types else None
+    if not shape or flat is None or len(flat) != 1 or None in shape or math.prod(shape) != flat[0]:
+        return None
+    pointers = _single_def(data[0], defined, uses, "reshape")
+    mask = _single_def(data[1], defined, uses, "reshape")
+    spread = _single_def(data[2], defined, uses, "broadcast")
+    scalar = _single_def(spread.operands[0], defined, uses, "reshape") if spread else None
+    if pointers is None or mask is None or spread is None or scalar is None:
+        return None
+    if any(o.signature_types[0].shape != shape for o in (pointers, mask)) or \
+            scalar.signature_types[0].shape != ():
+        return None
+    element = scalar.signature_types[0].element
+    ones, dims = "x".join("1" * len(shape)), "x".join(map(str, shape))
+    padding, spread_name = f"{data[2]}_shaped_1", f"{data[2]}_shaped"
+    renames = {reshape.operands[0]: reshape.results[0], data[0]: pointers.operands[0],
+               data[1]: mask.operands[0], data[2]: spread_name}
+    load_text = re.sub(rf"tile<{flat[0]}x", f"tile<{dims}x", _rename_text(load.text, renames))
+    lines = [f"{padding} = reshape {scalar.operands[0]} : {scalar.signature_types[0].text}"
+             f" -> tile<{ones}x{element}>",
+             f"{spread_name} = broadcast {padding} : tile<{ones}x{element}> -> "
+             f"tile<{dims}x{element}>",
+             load_text]
+    parsed = parse_tileir("entry @rewrite() {\n" + "\n".join(lines) + "\nreturn\n}\n")
+    shaped = [replace(o, location=load.location) for o in parsed.entry().ops[:-1]]
+    return load, [pointers, mask, spread, scalar], shaped
+
+
+def _rename_text(text: str, renames: dict[str, str]) -> str:
+    """`text` with each whole value name in `renames` replaced."""
+    return re.sub(r"%[\w.$-]+", lambda m: renames.get(m.group(0), m.group(0)), text)

@@ -11,6 +11,7 @@ permutations) get their own annotated `let`.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from transpiler.model import (
     TReturn,
     TStmt,
     ValueType,
+    dim_op,
     statement_exprs,
 )
 
@@ -132,6 +134,8 @@ class KernelLowerer:
         # its last store; and, for those the kernel also loads, its last access.
         self.store_tokens: dict[str, str] = {}
         self.access_tokens: dict[str, str] = {}
+        # Plain view loads made so far through each shared load view (see `load_view`).
+        self.view_loads: dict[tuple, int] = {}
         # The operands lowered so far for the operation being lowered (see `in_order`).
         self.operands: list[_Lowered] | None = None
 
@@ -552,10 +556,19 @@ class KernelLowerer:
         anchor.after = view.stmt
 
     def load_view(self, array: TExpr, shape: tuple[Dim, ...], padding: str | None,
-                  order: tuple[int, ...], span: Span | None) -> str:
+                  order: tuple[int, ...], span: Span | None, own: bool = False) -> str:
+        """The partition view of `array` at this shape, padding and order; `own`: a view
+        of the load's own when an earlier load already read through the shared one
+        (cuTile Rust's `load_view_tko` leaves the load's token in its view, so a second
+        load through it would wait on the first, which cuTile Python's loads never do:
+        each takes the array's last write; a view is a description, not a copy)."""
         name = array.attrs["name"]
         anchor = self.view_anchor(array)
-        key = ("load", name, shape, padding, order, anchor and anchor.serial)
+        key: tuple = ("load", name, shape, padding, order, anchor and anchor.serial)
+        if own:
+            loads = self.view_loads.get(key, 0)
+            self.view_loads[key] = loads + 1
+            key = (*key, loads) if loads else key
         if key not in self.views:
             view_name = self.temp(f"{name.lower()}_view")
             assert isinstance(array.type, ArrayType)
@@ -770,6 +783,12 @@ def literal(value: object, dtype: ElemType, lw: KernelLowerer) -> t.Expr:
     return t.Lit(_float_text(float(value)) + "f32")
 
 
+def _positive_zero(value: object) -> bool:
+    """An integer or float zero that is not -0.0 (`T::ZERO` is +0)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0 \
+        and math.copysign(1.0, float(value)) > 0
+
+
 def _float_text(value: float) -> str:
     if value == float("inf"):
         return "f32::INFINITY as "
@@ -883,7 +902,9 @@ def lower_load(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     # against the view's grid (an out-of-grid index is undefined behaviour there), and the
     # checked form adds bounds-check operations whenever the index is not a block id.
     array, *index = e.args
-    view = lw.load_view(array, e.attrs["shape"], e.attrs["padding"], e.attrs["order"], e.span)
+    plain = array.attrs["name"] not in lw.access_tokens and _view_token(ctx, e) is None
+    view = lw.load_view(array, e.attrs["shape"], e.attrs["padding"], e.attrs["order"], e.span,
+                        own=plain)
     if array.attrs["name"] in lw.access_tokens:
         return lower_ordered_load(lw, e, view, ctx)
     idx = t.ArrayExpr(tuple(lw.expr(i, ctx) for i in index))
@@ -1156,6 +1177,16 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
             holder = lw.let(ctx, "padding", t.Call("convert_tile", (holder,)),
                             f"Tile<{elem}, {{ [] }}>")
         pad = lw.let(ctx, "padding", t.Call("tile_to_scalar", (holder,)), elem)
+    elif _positive_zero(padding) and isinstance(dtype, DType) and elem in NO_LITERAL_ELEMS:
+        # A zero of the element type itself (`T::ZERO`, through a 0-d constant: a DSL
+        # operation's argument is where cuTile Rust accepts it), as cuTile Python writes
+        # it: tileiras does not always fold the `ftof` of a converted f32 zero, and a
+        # padding it cannot see is zero costs a select per element (float8: several).
+        # Not for a launch-time element type: cuTile Rust 0.5.0 cannot take `E::ZERO`'s
+        # 0-d tile back to a scalar.
+        holder = lw.let(ctx, "padding", t.Call("constant", (
+            t.Path(f"{elem}::ZERO"), t.MacroCall("const_shape", ()))), f"Tile<{elem}, {{ [] }}>")
+        pad = lw.let(ctx, "padding", t.Call("tile_to_scalar", (holder,)), elem)
     elif elem in ("f16", "bf16") or (isinstance(padding, float) and (
             isinstance(dtype, DTypeVar) or elem in NO_LITERAL_ELEMS)):
         # No literal of the type: an `f32` constant converted (for a launch-time element
@@ -1171,16 +1202,25 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     latency = _latency_type(lw, e.attrs.get("latency"), e.span)
     if len(e.attrs["shape"]) >= 2 and isinstance(mask, t.Call):
         # cuTile Rust 0.5.0 reshapes a scalar padding to rank 1 whatever the tile's rank:
-        # load without it and select the padding for the masked-off lanes (the same values;
-        # the IR check's select-padding rule).
+        # gather the tile flattened to rank 1, where the padding fits, and reshape it back
+        # (tileiras makes the same code of it as of cuTile Python's rank-2 gather; a
+        # `select` of the padding after an unpadded load cost a third more instructions,
+        # three times more for float8). The IR check's flattened-gather rule.
+        flat = (functools.reduce(lambda a, b: dim_op("*", a, b), e.attrs["shape"]),)
+        flat_ty = lw.shape_type(flat, e.span)
+        flat_shape = lw.const_shape(flat, e.span)
+        flat_pointers = lw.let(ctx, "flat_pointers", t.MethodCall(
+            pointers, "reshape", (flat_shape,)), f"PointerTile<*mut {elem}, {flat_ty}>")
+        flat_mask = lw.let(ctx, "flat_mask", t.MethodCall(mask.args[0], "reshape", (
+            flat_shape,)), f"Tile<bool, {flat_ty}>")
         loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
-            pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
-            t.Path("None"), _after(ctx, e.args[0].attrs["name"], lw), latency)), unsafe=True)
-        raw = lw.temp("unpadded")
-        ctx.stmts.append(t.Let(f"({raw}, _)", loaded, t.RType(tile_ty)))
-        pad_tile = lw.let(ctx, "padding_tile", t.Call("broadcast_scalar", (
-            pad, lw.const_shape(e.attrs["shape"], e.span))), f"Tile<{elem}, {shape_ty}>")
-        return t.Call("select", (mask.args[0], t.Path(raw), pad_tile))
+            flat_pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"),
+            t.Call("Some", (flat_mask,)), t.Call("Some", (pad,)),
+            _after(ctx, e.args[0].attrs["name"], lw), latency)), unsafe=True)
+        ctx.stmts.append(t.Let(f"({name}, _)", loaded,
+                               t.RType(f"(Tile<{elem}, {flat_ty}>, Token)")))
+        return t.MethodCall(t.Path(name), "reshape", (lw.const_shape(e.attrs["shape"],
+                                                                      e.span),))
     loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
         pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
         t.Call("Some", (pad,)), _after(ctx, e.args[0].attrs["name"], lw), latency)), unsafe=True)
@@ -1737,7 +1777,9 @@ def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if not isinstance(dtype, DType) or rust in NO_LITERAL_ELEMS:
         # Rust has no literals of these types: an f32 constant converted (round to nearest
         # even) holds the same value cuTile Python's constant holds.
-        if value == 0 and not isinstance(dtype, DType):
+        if _positive_zero(value):
+            # `T::ZERO` is a constant of the type itself, as cuTile Python writes it; a
+            # converted f32 zero is an `ftof` that tileiras does not always fold.
             return t.Call("constant", (t.Path(f"{rust}::ZERO"), shape))
         name = lw.temp("f32_const")
         f32_value = _float_constant(value, DType("float32"), lw)

@@ -9,11 +9,13 @@ token-order pass); inside a loop that token is carried from one iteration to the
 Rust gives each tensor one entry token and orders nothing, so a loop's stores are
 independent, and tileiras then schedules the loop differently (measured on an H200
 decode kernel: a third more SASS instructions, a quarter more shared memory, 8% slower).
-Python leaves one case unordered, and so do we: a `for` loop's only access to an array is
-one store, directly in the loop body, whose index has the loop variable itself as one
-coordinate (each iteration writes its own tile: a "parallel store"). Scatters and atomic
-adds through a view are chained like stores (Python never treats them as parallel); a
-gather from a chained array waits on its last write.
+Outside loops the same holds: a write to an array the kernel also reads or writes elsewhere
+waits on the accesses before it (a load of the array that the stored value does not depend
+on could otherwise see the store). Python leaves one case unordered, and so do we: a `for`
+loop's only access to an array is one store, directly in the loop body, whose index has the
+loop variable itself as one coordinate (each iteration writes its own tile: a "parallel
+store"). Scatters and atomic adds through a view are chained like stores (Python never
+treats them as parallel); a gather from a chained array waits on its last write.
 
 A load from such an array waits on its last store (read after write, also from one
 iteration to the next), and the next store waits on the loads since (write after read):
@@ -25,6 +27,7 @@ the array it slices; the view-per-slice lowering keeps its own order).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from transpiler.model import (
@@ -46,14 +49,31 @@ MEMORY_OPS: frozenset[str] = frozenset({"load", "store", "gather", "scatter", "v
 
 
 def chained_store_arrays(body: list[TStmt]) -> set[str]:
-    """Arrays with a store inside a loop that is not a parallel store (module docstring)."""
+    """Arrays with a store inside a loop that is not a parallel store, or with a write
+    outside loops and any other access to them (module docstring)."""
     chained: set[str] = set()
     for loop in _loops(body):
         for stmt, nested in _stores(loop.body):
             name = _array_name(stmt.value)
             if nested or not _is_parallel_store(loop, stmt.value):
                 chained.add(name)
+    accesses = Counter(_array_name(e) for e in _memory_ops(body))
+    for stmt in _writes_outside_loops(body):
+        name = _array_name(stmt.value)
+        if accesses[name] > 1:
+            chained.add(name)
     return chained - _sliced_names(body)
+
+
+def _writes_outside_loops(stmts: list[TStmt]) -> Iterator[TEffect]:
+    """The writes of the kernel body and its `if` arms, not those of a loop body."""
+    for stmt in stmts:
+        if isinstance(stmt, TEffect) and stmt.value.op in WRITE_OPS and \
+                _array_name(stmt.value):
+            yield stmt
+        elif isinstance(stmt, TIf):
+            yield from _writes_outside_loops(stmt.then)
+            yield from _writes_outside_loops(stmt.orelse)
 
 
 def _loops(stmts: list[TStmt]) -> Iterator[TFor]:
