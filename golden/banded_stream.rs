@@ -52,8 +52,8 @@ pub mod banded_stream {
             )
         };
         let mut y_out_9 = unsafe { y.partition_full_mut(const_shape![1, TILE]) };
-        let band_out_13 = unsafe { band.partition_full_mut(const_shape![1, TILE]) };
-        let x_view_14: Partition<E, { [1, TILE] }> = unsafe {
+        let band_out_14 = unsafe { band.partition_full_mut(const_shape![1, TILE]) };
+        let x_view_15: Partition<E, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -62,8 +62,8 @@ pub mod banded_stream {
                 get_tensor_token(x),
             )
         };
-        let pairs_out_15 = unsafe { pairs.partition_full_mut(const_shape![1, TILE]) };
-        let x_view_18: Partition<E, { [1, TILE] }> = unsafe {
+        let pairs_out_16 = unsafe { pairs.partition_full_mut(const_shape![1, TILE]) };
+        let x_view_19: Partition<E, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -72,7 +72,7 @@ pub mod banded_stream {
                 get_tensor_token(x),
             )
         };
-        let x_view_22: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_24: Partition<E, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -91,8 +91,11 @@ pub mod banded_stream {
         let operand_5: Tile<i32, { [] }> = scalar_to_tile(0i32);
         let operand_6: Tile<i32, { [] }> = scalar_to_tile(n_band);
         let max_7: Tile<i32, { [] }> = maxi(operand_5, operand_6);
-        let f32_const_10: Tile<f32, { [1, TILE] }> = constant(2.0f32, const_shape![1, TILE]);
-        let t_11: Tile<E, { [1, TILE] }> = convert_tile(f32_const_10);
+        let f32_const_10: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_11: Tile<E, { [] }> = convert_tile(f32_const_10);
+        let t_12: Tile<E, { [1, TILE] }> = value_11
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![1, TILE]);
         for j in 0i32..tile_to_scalar(min_4) {
             let t: Tile<E, { [1, TILE] }> = load_view_tko(
                 &x_view_8,
@@ -102,11 +105,11 @@ pub mod banded_stream {
                 None,
                 tma::Enabled,
             );
-            let out_12: Tile<E, { [1, TILE] }> = t * t_11;
+            let out_13: Tile<E, { [1, TILE] }> = t * t_12;
             unsafe {
                 store_view_tko_mut(
                     &mut y_out_9,
-                    out_12,
+                    out_13,
                     [row, j],
                     ordering::Weak,
                     scope::TileBlock,
@@ -116,7 +119,7 @@ pub mod banded_stream {
             };
             band_token = unsafe {
                 store_view_raw(
-                    &band_out_13,
+                    &band_out_14,
                     t,
                     [row, j],
                     Some(band_token),
@@ -128,20 +131,20 @@ pub mod banded_stream {
                 )
             };
             let nxt: Tile<E, { [1, TILE] }> = load_view_tko(
-                &x_view_14,
+                &x_view_15,
                 [row, j + 1i32],
                 ordering::Weak,
                 scope::TileBlock,
                 None,
                 tma::Enabled,
             );
-            let out_16: Tile<E, { [1, TILE] }> = t + nxt;
-            let index_17: i32 = py_floordiv_i32(j, 2i32);
+            let out_17: Tile<E, { [1, TILE] }> = t + nxt;
+            let index_18: i32 = py_floordiv_i32(j, 2i32);
             pairs_token = unsafe {
                 store_view_raw(
-                    &pairs_out_15,
-                    out_16,
-                    [row, index_17],
+                    &pairs_out_16,
+                    out_17,
+                    [row, index_18],
                     Some(pairs_token),
                     ordering::Weak,
                     scope::TileBlock,
@@ -151,22 +154,25 @@ pub mod banded_stream {
                 )
             };
         }
-        let f32_const_19: Tile<f32, { [1, TILE] }> = constant(2.0f32, const_shape![1, TILE]);
-        let t_20: Tile<E, { [1, TILE] }> = convert_tile(f32_const_19);
+        let f32_const_20: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_21: Tile<E, { [] }> = convert_tile(f32_const_20);
+        let t_22: Tile<E, { [1, TILE] }> = value_21
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![1, TILE]);
         for j in tile_to_scalar(max_7)..n {
             let t: Tile<E, { [1, TILE] }> = load_view_tko(
-                &x_view_18,
+                &x_view_19,
                 [row, j],
                 ordering::Weak,
                 scope::TileBlock,
                 None,
                 tma::Enabled,
             );
-            let out_21: Tile<E, { [1, TILE] }> = t * t_20;
+            let out_23: Tile<E, { [1, TILE] }> = t * t_22;
             unsafe {
                 store_view_tko_mut(
                     &mut y_out_9,
-                    out_21,
+                    out_23,
                     [row, j],
                     ordering::Weak,
                     scope::TileBlock,
@@ -175,20 +181,20 @@ pub mod banded_stream {
                 )
             };
             let nxt: Tile<E, { [1, TILE] }> = load_view_tko(
-                &x_view_22,
+                &x_view_24,
                 [row, j + 1i32],
                 ordering::Weak,
                 scope::TileBlock,
                 None,
                 tma::Enabled,
             );
-            let out_23: Tile<E, { [1, TILE] }> = t + nxt;
-            let index_24: i32 = py_floordiv_i32(j, 2i32);
+            let out_25: Tile<E, { [1, TILE] }> = t + nxt;
+            let index_26: i32 = py_floordiv_i32(j, 2i32);
             pairs_token = unsafe {
                 store_view_raw(
-                    &pairs_out_15,
-                    out_23,
-                    [row, index_24],
+                    &pairs_out_16,
+                    out_25,
+                    [row, index_26],
                     Some(pairs_token),
                     ordering::Weak,
                     scope::TileBlock,

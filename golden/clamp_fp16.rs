@@ -30,7 +30,7 @@ pub mod clamp_fp16 {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_4 = unsafe { y.partition_full_mut(const_shape![TILE_M, TILE_N]) };
+        let mut y_out_6 = unsafe { y.partition_full_mut(const_shape![TILE_M, TILE_N]) };
         let i: i32 = get_tile_block_id().0;
         let j: i32 = get_tile_block_id().1;
         let t: Tile<f16, { [TILE_M, TILE_N] }> = load_view_tko(
@@ -41,12 +41,16 @@ pub mod clamp_fp16 {
             None,
             tma::Enabled,
         );
-        let f32_const_2: Tile<f32, { [TILE_M, TILE_N] }> =
-            constant(-448.0f32, const_shape![TILE_M, TILE_N]);
-        let lo: Tile<f16, { [TILE_M, TILE_N] }> = convert_tile(f32_const_2);
-        let f32_const_3: Tile<f32, { [TILE_M, TILE_N] }> =
-            constant(448.0f32, const_shape![TILE_M, TILE_N]);
-        let hi: Tile<f16, { [TILE_M, TILE_N] }> = convert_tile(f32_const_3);
+        let f32_const_2: Tile<f32, { [] }> = constant(-448.0f32, const_shape![]);
+        let value_3: Tile<f16, { [] }> = convert_tile(f32_const_2);
+        let lo: Tile<f16, { [TILE_M, TILE_N] }> = value_3
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![TILE_M, TILE_N]);
+        let f32_const_4: Tile<f32, { [] }> = constant(448.0f32, const_shape![]);
+        let value_5: Tile<f16, { [] }> = convert_tile(f32_const_4);
+        let hi: Tile<f16, { [TILE_M, TILE_N] }> = value_5
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![TILE_M, TILE_N]);
         let clipped: Tile<f16, { [TILE_M, TILE_N] }> = minf(
             maxf(t, lo, nan::Disabled, ftz::Disabled),
             hi,
@@ -55,7 +59,7 @@ pub mod clamp_fp16 {
         );
         unsafe {
             store_view_tko_mut(
-                &mut y_out_4,
+                &mut y_out_6,
                 clipped,
                 [i, j],
                 ordering::Weak,
@@ -87,7 +91,7 @@ pub mod clamp_fp16 {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_4 = unsafe { y.partition_full_mut(const_shape![TILE_M, TILE_N]) };
+        let mut y_out_6 = unsafe { y.partition_full_mut(const_shape![TILE_M, TILE_N]) };
         let i: i32 = get_tile_block_id().0;
         let j: i32 = get_tile_block_id().1;
         let t: Tile<f16, { [TILE_M, TILE_N] }> = load_view_tko(
@@ -98,23 +102,27 @@ pub mod clamp_fp16 {
             None,
             tma::Enabled,
         );
-        let f32_const_2: Tile<f32, { [TILE_M, TILE_N] }> =
-            constant(-448.0f32, const_shape![TILE_M, TILE_N]);
-        let lo: Tile<f16, { [TILE_M, TILE_N] }> = convert_tile(f32_const_2);
-        let f32_const_3: Tile<f32, { [TILE_M, TILE_N] }> =
-            constant(448.0f32, const_shape![TILE_M, TILE_N]);
-        let hi: Tile<f16, { [TILE_M, TILE_N] }> = convert_tile(f32_const_3);
+        let f32_const_2: Tile<f32, { [] }> = constant(-448.0f32, const_shape![]);
+        let value_3: Tile<f16, { [] }> = convert_tile(f32_const_2);
+        let lo: Tile<f16, { [TILE_M, TILE_N] }> = value_3
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![TILE_M, TILE_N]);
+        let f32_const_4: Tile<f32, { [] }> = constant(448.0f32, const_shape![]);
+        let value_5: Tile<f16, { [] }> = convert_tile(f32_const_4);
+        let hi: Tile<f16, { [TILE_M, TILE_N] }> = value_5
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![TILE_M, TILE_N]);
         let clipped: Tile<f16, { [TILE_M, TILE_N] }> = minf(
             maxf(t, lo, nan::Disabled, ftz::Disabled),
             hi,
             nan::Disabled,
             ftz::Disabled,
         );
-        let conv_5: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(clipped);
+        let conv_7: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(clipped);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_4,
-                conv_5,
+                &mut y_out_6,
+                conv_7,
                 [i, j],
                 ordering::Weak,
                 scope::TileBlock,

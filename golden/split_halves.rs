@@ -32,7 +32,7 @@ pub mod split_halves {
                 get_tensor_token(x),
             )
         };
-        let mut checksum_out_24 = unsafe { checksum.partition_full_mut(const_shape![TM, TD]) };
+        let mut checksum_out_25 = unsafe { checksum.partition_full_mut(const_shape![TM, TD]) };
         let bm: i32 = get_tile_block_id().0;
         let bd: i32 = get_tile_block_id().1;
         let t: Tile<E, { [TM, TD] }> = load_view_tko(
@@ -63,7 +63,7 @@ pub mod split_halves {
             )
         };
         let mut left_out_14 = unsafe { left.partition_full_mut(const_shape![TM, TD]) };
-        let left_view_22: Partition<E, { [TM, TD] }> = unsafe {
+        let left_view_23: Partition<E, { [TM, TD] }> = unsafe {
             make_partition_view(
                 &left,
                 const_shape![TM, TD],
@@ -91,14 +91,17 @@ pub mod split_halves {
                 get_tensor_token(out),
             )
         };
-        let mut right_out_19 = unsafe { right.partition_full_mut(const_shape![TM, TD]) };
-        let f32_const_15: Tile<f32, { [TM, TD] }> = constant(2.0f32, const_shape![TM, TD]);
-        let t_16: Tile<E, { [TM, TD] }> = convert_tile(f32_const_15);
-        let out_17: Tile<E, { [TM, TD] }> = t * t_16;
+        let mut right_out_20 = unsafe { right.partition_full_mut(const_shape![TM, TD]) };
+        let f32_const_15: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_16: Tile<E, { [] }> = convert_tile(f32_const_15);
+        let t_17: Tile<E, { [TM, TD] }> = value_16
+            .reshape(const_shape![1, 1])
+            .broadcast(const_shape![TM, TD]);
+        let out_18: Tile<E, { [TM, TD] }> = t * t_17;
         unsafe {
             store_view_tko_mut(
                 &mut left_out_14,
-                out_17,
+                out_18,
                 [bm, bd],
                 ordering::Weak,
                 scope::TileBlock,
@@ -106,14 +109,14 @@ pub mod split_halves {
                 tma::Enabled,
             )
         };
-        let token_18: Token = get_partition_token_mut(&left_out_14);
-        let out_20: Tile<E, { [TM, TD] }> = t * t;
-        let token_21: Token = unsafe {
+        let token_19: Token = get_partition_token_mut(&left_out_14);
+        let out_21: Tile<E, { [TM, TD] }> = t * t;
+        let token_22: Token = unsafe {
             store_view_raw(
-                &right_out_19,
-                out_20,
+                &right_out_20,
+                out_21,
                 [bm, bd],
-                Some(token_18),
+                Some(token_19),
                 ordering::Weak,
                 scope::TileBlock,
                 tma::Enabled,
@@ -121,11 +124,11 @@ pub mod split_halves {
                 [false, false],
             )
         };
-        let (loaded_23, _): (Tile<E, { [TM, TD] }>, Token) = unsafe {
+        let (loaded_24, _): (Tile<E, { [TM, TD] }>, Token) = unsafe {
             load_view_raw(
-                &left_view_22,
+                &left_view_23,
                 [bm, bd],
-                Some(token_21),
+                Some(token_22),
                 ordering::Weak,
                 scope::TileBlock,
                 tma::Enabled,
@@ -134,12 +137,12 @@ pub mod split_halves {
                 const_shape![TM, TD],
             )
         };
-        let back: Tile<E, { [TM, TD] }> = loaded_23;
-        let out_25: Tile<E, { [TM, TD] }> = back - t;
+        let back: Tile<E, { [TM, TD] }> = loaded_24;
+        let out_26: Tile<E, { [TM, TD] }> = back - t;
         unsafe {
             store_view_tko_mut(
-                &mut checksum_out_24,
-                out_25,
+                &mut checksum_out_25,
+                out_26,
                 [bm, bd],
                 ordering::Weak,
                 scope::TileBlock,

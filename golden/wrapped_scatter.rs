@@ -133,13 +133,16 @@ pub mod wrapped_scatter {
         let base_62: PointerTile<*mut EOut, { [1] }> = base_61.reshape(const_shape![1]);
         let base_63: PointerTile<*mut EOut, { [TILE] }> = base_62.broadcast(const_shape![TILE]);
         let pointers_64: PointerTile<*mut EOut, { [TILE] }> = base_63.offset_tile(offsets_59);
-        let f32_const_65: Tile<f32, { [TILE] }> = constant(0.5f32, const_shape![TILE]);
-        let t_66: Tile<E, { [TILE] }> = convert_tile(f32_const_65);
-        let conv_67: Tile<EOut, { [TILE] }> = convert_tile(v * t_66);
+        let f32_const_65: Tile<f32, { [] }> = constant(0.5f32, const_shape![]);
+        let value_66: Tile<E, { [] }> = convert_tile(f32_const_65);
+        let t_67: Tile<E, { [TILE] }> = value_66
+            .reshape(const_shape![1])
+            .broadcast(const_shape![TILE]);
+        let conv_68: Tile<EOut, { [TILE] }> = convert_tile(v * t_67);
         out_token = unsafe {
             store_ptr_tko(
                 pointers_64,
-                conv_67,
+                conv_68,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 Some(mask_60),

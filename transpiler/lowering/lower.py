@@ -1781,11 +1781,20 @@ def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
             # `T::ZERO` is a constant of the type itself, as cuTile Python writes it; a
             # converted f32 zero is an `ftof` that tileiras does not always fold.
             return t.Call("constant", (t.Path(f"{rust}::ZERO"), shape))
+        # The conversion of one 0-d constant, spread over the shape: cuTile Python splats a
+        # constant of the type itself, and tileiras folds a scalar conversion where the
+        # conversion of a whole constant tile costs an instruction per element pair.
         name = lw.temp("f32_const")
         f32_value = _float_constant(value, DType("float32"), lw)
-        ctx.stmts.append(t.Let(name, t.Call("constant", (f32_value, shape)),
-                               t.RType(f"Tile<f32, {lw.shape_type(e.attrs['shape'], e.span)}>")))
-        return t.Call("convert_tile", (t.Path(name),))
+        ctx.stmts.append(t.Let(name, t.Call("constant", (f32_value, t.MacroCall(
+            "const_shape", ()))), t.RType("Tile<f32, { [] }>")))
+        scalar = lw.let(ctx, "value", t.Call("convert_tile", (t.Path(name),)),
+                        f"Tile<{rust}, {{ [] }}>")
+        dims = e.attrs["shape"]
+        if not dims:
+            return scalar
+        ones = lw.const_shape(tuple(1 for _ in dims), e.span)
+        return t.MethodCall(t.MethodCall(scalar, "reshape", (ones,)), "broadcast", (shape,))
     if rust in ("u32", "u64") and isinstance(value, int) and value >= 2 ** (_INT_BITS[rust] - 1):
         # cuTile Rust 0.5.0 compiles an unsigned constant above the signed maximum to 0:
         # write the same bits as a signed constant and reinterpret them.
