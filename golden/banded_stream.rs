@@ -25,6 +25,7 @@ pub mod banded_stream {
     // generic E: ElementType <- dtype(x), dtype(y), dtype(band), dtype(pairs)
     // generic TILE: i32 <- const(TILE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"banded_stream_kernel","generics":[{"kind":"type","name":"E","params":["x","y","band","pairs"],"source":"dtype(x), dtype(y), dtype(band), dtype(pairs)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"banded_stream_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"element":"E","kind":"array","name":"band","ndim":2,"written":true},{"element":"E","kind":"array","name":"pairs","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_band"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn banded_stream_kernel<E: ElementType, const TILE: i32>(
         x: &Tensor<E, { [-1, -1] }>,

@@ -10,6 +10,7 @@ pub mod column_accumulate {
 
     // generic TILE: i32 <- const(TILE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"acc":"float32","x":"float32"},"entry":"column_accumulate_kernel_f32","generics":[{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"column_accumulate_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"acc","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn column_accumulate_kernel_f32<const TILE: i32>(
         x: &Tensor<f32, { [-1, -1] }>,
@@ -61,6 +62,7 @@ pub mod column_accumulate {
 
     // generic TILE: i32 <- const(TILE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"acc":"float16","x":"float16"},"entry":"column_accumulate_kernel_f16","generics":[{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"column_accumulate_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"acc","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn column_accumulate_kernel_f16<const TILE: i32>(
         x: &Tensor<f16, { [-1, -1] }>,
@@ -112,6 +114,7 @@ pub mod column_accumulate {
 
     // generic TILE: i32 <- const(TILE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"acc":"bfloat16","x":"bfloat16"},"entry":"column_accumulate_kernel_bf16","generics":[{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"column_accumulate_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"acc","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn column_accumulate_kernel_bf16<const TILE: i32>(
         x: &Tensor<bf16, { [-1, -1] }>,

@@ -17,6 +17,7 @@ pub mod inplace_prefix {
     // generic E: ElementType <- dtype(x)
     // generic TILE: i32 <- const(TILE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"inplace_prefix_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"inplace_prefix_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_tiles"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn inplace_prefix_kernel<E: ElementType, const TILE: i32>(
         x: &Tensor<E, { [-1, -1] }>,

@@ -36,6 +36,7 @@ pub mod loop_invariants {
     // generic TILE: i32 <- const(TILE)
     // generic CHUNK: i32 <- const(CHUNK)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"decayed_chunks_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EW","params":["w"],"source":"dtype(w)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"CHUNK","params":["CHUNK"],"source":"const(CHUNK)"}],"kernel":"decayed_chunks_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EW","kind":"array","name":"w","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"scale"},{"element":"i32","kind":"scalar","name":"n_chunks"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"CHUNK"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn decayed_chunks_kernel<
         E: ElementType,

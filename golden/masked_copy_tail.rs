@@ -20,6 +20,7 @@ pub mod masked_copy_tail {
     // generic E: ElementType <- dtype(dst)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"float32"},"entry":"scaled_copy_kernel_f32","generics":[{"kind":"type","name":"E","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"src","ndim":1,"written":false},{"element":"E","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn scaled_copy_kernel_f32<E: ElementType, const TILE_SIZE: i32>(
         src: &Tensor<f32, { [-1] }>,
@@ -122,6 +123,7 @@ pub mod masked_copy_tail {
     // generic E: ElementType <- dtype(dst)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"float16"},"entry":"scaled_copy_kernel_f16","generics":[{"kind":"type","name":"E","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"src","ndim":1,"written":false},{"element":"E","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn scaled_copy_kernel_f16<E: ElementType, const TILE_SIZE: i32>(
         src: &Tensor<f16, { [-1] }>,
@@ -227,6 +229,7 @@ pub mod masked_copy_tail {
     // generic E: ElementType <- dtype(dst)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"bfloat16"},"entry":"scaled_copy_kernel_bf16","generics":[{"kind":"type","name":"E","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"src","ndim":1,"written":false},{"element":"E","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn scaled_copy_kernel_bf16<E: ElementType, const TILE_SIZE: i32>(
         src: &Tensor<bf16, { [-1] }>,

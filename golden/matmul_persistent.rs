@@ -37,6 +37,7 @@ pub mod matmul_persistent {
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"persistent_matmul_kernel","generics":[{"kind":"type","name":"E","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"persistent_matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry(optimization_hints = (default = (occupancy = 1,),))]
     fn persistent_matmul_kernel<
         E: ElementType,

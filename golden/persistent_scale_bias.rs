@@ -40,6 +40,7 @@ pub mod persistent_scale_bias {
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"persistent_scale_bias_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EScale","params":["scale"],"source":"dtype(scale)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"persistent_scale_bias_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EScale","kind":"array","name":"scale","ndim":1,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn persistent_scale_bias_kernel<
         E: ElementType,

@@ -22,6 +22,7 @@ pub mod ragged_window {
     // generic USE_LENS: bool <- const(USE_LENS)
     // generic CENTERED: bool <- const(CENTERED)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"ragged_window_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"WINDOW","params":["WINDOW"],"source":"const(WINDOW)"},{"kind":"bool","name":"USE_LENS","params":["USE_LENS"],"source":"const(USE_LENS)"},{"kind":"bool","name":"CENTERED","params":["CENTERED"],"source":"const(CENTERED)"}],"kernel":"ragged_window_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"i32","kind":"array","name":"lens","ndim":1,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"WINDOW"},{"const_kind":"bool","kind":"const","name":"USE_LENS"},{"const_kind":"bool","kind":"const","name":"CENTERED"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn ragged_window_kernel<
         E: ElementType,

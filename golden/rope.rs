@@ -18,6 +18,7 @@ pub mod rope {
     // generic HEADS: i32 <- const(HEADS)
     // generic HALF: i32 <- const(HALF)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rope_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"ECos","params":["cos"],"source":"dtype(cos)"},{"kind":"type","name":"ESin","params":["sin"],"source":"dtype(sin)"},{"kind":"i32","name":"HEADS","params":["HEADS"],"source":"const(HEADS)"},{"kind":"i32","name":"HALF","params":["HALF"],"source":"const(HALF)"}],"kernel":"rope_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":3,"written":true},{"element":"ECos","kind":"array","name":"cos","ndim":2,"written":false},{"element":"ESin","kind":"array","name":"sin","ndim":2,"written":false},{"const_kind":"int","kind":"const","name":"HEADS"},{"const_kind":"int","kind":"const","name":"HALF"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn rope_kernel<
         E: ElementType,

@@ -14,6 +14,7 @@ pub mod saxpy {
     // generic TILE: i32 <- const(TILE)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"saxpy_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"scalar","name":"alpha"},{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"f32","kind":"array","name":"y","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn saxpy_kernel<E: ElementType, const TILE: i32>(
         alpha: f32,

@@ -14,6 +14,7 @@ pub mod wrapped_scatter {
     // generic TILE: i32 <- const(TILE)
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"wrapped_scatter_kernel","generics":[{"kind":"type","name":"E","params":["values"],"source":"dtype(values)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"wrapped_scatter_kernel","notes":["`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"values","ndim":1,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    #[allow(unused_assignments)]
     #[cutile::entry()]
     fn wrapped_scatter_kernel<E: ElementType, EOut: ElementType, const N: i32, const TILE: i32>(
         values: &Tensor<E, { [-1] }>,

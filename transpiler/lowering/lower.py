@@ -212,7 +212,10 @@ class KernelLowerer:
             params=params,
             body=t.BlockExpr(tuple(body)),
             generics=tuple(generics),
-            attributes=(_entry_attribute(self.spec),),
+            # A token chain's last assignment is never read (the kernel ends); rustc would
+            # warn about each such array.
+            attributes=(("allow(unused_assignments)",) if tokens else ()) + (
+                _entry_attribute(self.spec),),
             doc=_doc_lines(model.docstring),
             comments=_manifest_comment(self.spec),
         )
