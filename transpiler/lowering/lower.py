@@ -486,6 +486,8 @@ class KernelLowerer:
 
     def sequence_operands(self, operands: list[_Lowered], lowered: t.Expr,
                           ctx: _Context) -> t.Expr:
+        """`lowered` with each inline operand that a later operand's statements would
+        overtake bound to a `let` right after its own statements (see `in_order`)."""
         mine = [o for o in operands if o.stmts is ctx.stmts]
         late = [i for i, o in enumerate(mine)
                 if any(later.end is not later.start for later in mine[i + 1:])
