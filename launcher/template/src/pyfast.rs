@@ -181,7 +181,7 @@ struct Site {
     /// The library's `tl_last_error`: the message of a failed `packed` call.
     last_error: LastError,
     symbol: String,
-    /// Torch dtype objects by dtype code (borrowed: torch keeps them for the process).
+    /// Torch dtype objects by dtype code (a reference each, released with the site).
     dtypes: Vec<Obj>,
     record_len: usize,
 }
@@ -276,7 +276,10 @@ unsafe fn make_site(api: &Api, config: Obj) -> Option<Obj> {
     if count < 0 {
         return None;
     }
-    let dtypes = (0..count).map(|i| (api.tuple_item)(dtype_table, i)).collect();
+    let dtypes: Vec<Obj> = (0..count).map(|i| (api.tuple_item)(dtype_table, i)).collect();
+    for dtype in &dtypes {
+        (api.incref)(*dtype);
+    }
     let record_len = record_len(&fields);
     let site = Box::new(Site { fields, packed, last_error, symbol, dtypes, record_len });
     let capsule = (api.capsule_new)(Box::into_raw(site) as *mut c_void, CAPSULE.as_ptr(), drop_site);
@@ -292,7 +295,10 @@ unsafe extern "C" fn drop_site(capsule: Obj) {
     if let Some(api) = API.get().and_then(Option::as_ref) {
         let site = (api.capsule_pointer)(capsule, CAPSULE.as_ptr()) as *mut Site;
         if !site.is_null() {
-            drop(Box::from_raw(site));
+            let site = Box::from_raw(site);
+            for dtype in &site.dtypes {
+                (api.decref)(*dtype);
+            }
         }
     }
 }
