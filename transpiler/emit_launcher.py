@@ -1830,7 +1830,10 @@ def _tl_install_native(path):
     make.argtypes = [_tl_ctypes.py_object]
     make.restype = _tl_ctypes.py_object
     last_error = _tl_ctypes.cast(_tl_state["lib"].tl_last_error, _tl_ctypes.c_void_p).value
-    codes = _tl_dtype_codes()
+    try:
+        codes = _tl_dtype_codes()
+    except ImportError:  # no torch: nothing to launch, the Python path reports it
+        return
     dtypes = [None] * (max(codes.values(), default=-1) + 1)
     for dtype, code in codes.items():
         dtypes[code] = dtype
