@@ -22,7 +22,7 @@ import math
 import struct
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from transpiler.ircheck.parse import (
     Item,
@@ -119,10 +119,6 @@ RULES: tuple[Rule, ...] = (
          "A scalar argument that the launcher fills with another argument's value (a "
          "tensor's stride, which a cuTile Rust kernel cannot read from the tensor) is that "
          "argument."),
-    Rule("select-padding",
-         "`select(m, load_ptr_tko(p, m), pad)`, the load's value used nowhere else, is the "
-         "padded load `load_ptr_tko(p, m, pad)`: masked-off lanes take `pad` either way "
-         "(cuTile Rust 0.5.0 cannot pass a padding to loads of rank >= 2)."),
     Rule("constant-folding",
          "`cmpi` of two integer constants is the boolean constant it evaluates to, "
          "`addi`/`subi`/`muli`/signed `divi` of two integer constants is the (wrapped, "
@@ -245,8 +241,6 @@ class Node:
     live: bool = False
     key: int = -1
     template: str = ""
-    # Rule select-padding: this `select` is the padded load it was folded into.
-    folded_into: Value | None = None
 
 
 @dataclass(eq=False)
@@ -302,7 +296,6 @@ def canonicalize(entry: TileIrEntry, interner: Interner | None = None,
     for rule, count in rewrites.items():
         if count:
             canonicalizer.note(rule, _REWRITTEN_OP.get(rule, "scan"), count)
-    canonicalizer.fold_select_padding()
     args = canonicalizer.canon.args
     for index, literal in (bound_args or {}).items():
         if 0 <= index < len(args):
@@ -404,9 +397,6 @@ def alias(value: Value) -> Value:
     while value.kind == "result" and value.node is not None:
         if value.node.op.name == "assume":
             value = value.node.operands[0]
-            continue
-        if value.node.folded_into is not None:
-            value = value.node.folded_into
             continue
         if value.node.op.name in ("bitcast", "ftof", "broadcast", "reshape") and \
                 value.node.operands and \
@@ -607,29 +597,6 @@ class _Canonicalizer:
             self._node_key(node)
         self._record_dead_and_duplicates()
         return self.canon
-
-    def fold_select_padding(self) -> None:
-        """Rule select-padding: `select(m, load_ptr_tko(p, m), pad)` is the padded load
-        `load_ptr_tko(p, m, pad)`; the padded form is written into the load."""
-        uses: dict[int, int] = {}
-        for node in self.canon.nodes:
-            for v in node.operands:
-                uses[id(v)] = uses.get(id(v), 0) + 1
-        for node in self.canon.nodes:
-            if node.op.name != "select" or len(node.operands) != 3:
-                continue
-            mask, loaded, padding = node.operands
-            load = loaded.node
-            if loaded.kind != "result" or load is None or loaded.index != 0:
-                continue
-            if load.op.name != "load_ptr_tko" or uses.get(id(loaded), 0) != 1:
-                continue
-            data = [v for v in load.operands if not v.is_token]
-            if len(data) != 2 or alias(data[1]) is not alias(mask):
-                continue
-            _add_padding_operand(load, padding)
-            node.folded_into = loaded
-            self.note("select-padding", "load_ptr_tko")
 
     def replace_uses(self, old: Value, new: Value) -> None:
         for node in self.canon.nodes:
@@ -923,38 +890,6 @@ def _join_commas(parts: list[list[Item]], kind: str) -> Item:
             children.append(Item("COMMA", ","))
         children.extend(part)
     return Item(kind, render(tuple(children), kind), tuple(children))
-
-
-def _add_padding_operand(load: Node, padding: Value) -> None:
-    """Rewrite `load_ptr_tko weak %p, %m ...: P, M -> R` as `... %p, %m, %pad ...: P, M, R`."""
-    op = load.op
-    items = list(op.items)
-    values = [i for i, item in enumerate(items) if item.kind == "VALUE"]
-    colon = next(i for i, item in enumerate(items) if item.kind == "COLON")
-    arrow = next(i for i, item in enumerate(items) if item.kind == "ARROW")
-    result_type = items[arrow + 1:arrow + 3]
-    pad_type = [Item("COMMA", ","), *result_type]
-    mask_type_end = colon + 1
-    commas = 0
-    for i in range(colon + 1, arrow):
-        if items[i].kind == "COMMA":
-            commas += 1
-            if commas == 2:
-                mask_type_end = i
-                break
-    else:
-        mask_type_end = arrow
-    items[mask_type_end:mask_type_end] = pad_type
-    insert_at = values[1] + 1
-    items[insert_at:insert_at] = [Item("COMMA", ","), Item("VALUE", padding.name)]
-    token_index = next((i for i, v in enumerate(load.operands) if v.is_token),
-                       len(load.operands))
-    load.operands.insert(token_index, padding)
-    load.op = replace(op, items=tuple(items), operands=[
-        *op.operands[:token_index], padding.name, *op.operands[token_index:]],
-        operand_labels=[*op.operand_labels[:token_index], "",
-                        *op.operand_labels[token_index:]],
-        template=make_template(op.name, items, []))
 
 
 def _strip_token_keyword(items: tuple[Item, ...]) -> tuple[Item, ...]:
