@@ -788,6 +788,18 @@ def literal(value: object, dtype: ElemType, lw: KernelLowerer) -> t.Expr:
     return t.Lit(_float_text(float(value)) + "f32")
 
 
+def _element_scalar_tile(lw: KernelLowerer, ctx: _Context, value: float, elem: str,
+                         hints: tuple[str, str]) -> t.Path:
+    """A 0-d tile of `elem` holding `value`: an f32 constant (Rust has no literal of the
+    16-bit and float8 types), converted unless `elem` is f32; `hints` name the two lets."""
+    holder = lw.let(ctx, hints[0], t.Call("constant", (
+        _float_constant(value, DType("float32"), lw), t.MacroCall("const_shape", ()))),
+        "Tile<f32, { [] }>")
+    if elem == "f32":
+        return holder
+    return lw.let(ctx, hints[1], t.Call("convert_tile", (holder,)), f"Tile<{elem}, {{ [] }}>")
+
+
 def _positive_zero(value: object) -> bool:
     """An integer or float zero that is not -0.0 (`T::ZERO` is +0)."""
     return isinstance(value, int | float) and not isinstance(value, bool) and value == 0 \
@@ -1175,12 +1187,7 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     elif isinstance(padding, float) and not math.isfinite(padding):
         # `f32::NEG_INFINITY` is accepted only as a DSL operation's argument: a 0-d
         # constant tile holds it (converted for a 16-bit element type).
-        holder: t.Expr = lw.let(ctx, "padding", t.Call("constant", (
-            _float_constant(padding, DType("float32"), lw), t.MacroCall("const_shape", ()))),
-            "Tile<f32, { [] }>")
-        if elem != "f32":
-            holder = lw.let(ctx, "padding", t.Call("convert_tile", (holder,)),
-                            f"Tile<{elem}, {{ [] }}>")
+        holder = _element_scalar_tile(lw, ctx, padding, elem, ("padding", "padding"))
         pad = lw.let(ctx, "padding", t.Call("tile_to_scalar", (holder,)), elem)
     elif _positive_zero(padding) and isinstance(dtype, DType) and elem in NO_LITERAL_ELEMS:
         # A zero of the element type itself (`T::ZERO`, through a 0-d constant: a DSL
@@ -1789,12 +1796,7 @@ def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         # The conversion of one 0-d constant, spread over the shape: cuTile Python splats a
         # constant of the type itself, and tileiras folds a scalar conversion where the
         # conversion of a whole constant tile costs an instruction per element pair.
-        name = lw.temp("f32_const")
-        f32_value = _float_constant(value, DType("float32"), lw)
-        ctx.stmts.append(t.Let(name, t.Call("constant", (f32_value, t.MacroCall(
-            "const_shape", ()))), t.RType("Tile<f32, { [] }>")))
-        scalar = lw.let(ctx, "value", t.Call("convert_tile", (t.Path(name),)),
-                        f"Tile<{rust}, {{ [] }}>")
+        scalar = _element_scalar_tile(lw, ctx, value, rust, ("f32_const", "value"))
         dims = e.attrs["shape"]
         if not dims:
             return scalar
