@@ -1205,11 +1205,17 @@ def _overhead_case(case: Case, shape: tuple[int, ...], stage: Path,
     record = pack(*values) if pack else None
     packed = w._tl_packed(symbol) if pack else None
     fast = dict(kernel.fast)
+    site_name = f"_tl_site_{number}"
+    site_fn = getattr(w, site_name, None) or (
+        lambda *a: w._tl_launch_site(number, *a))  # a wrapper from before the stand-ins
     fns: dict[str, Callable[[], Any]] = {
         "python_original": lambda: pair.python(*args, **kwargs),
         "rust_wrapper": lambda: pair.rust(*args, **kwargs),
         "cutile_python_launch_only": lambda: real_launch(*launched[0]),
-        "rust_launch_site_only": lambda: w._tl_launch_site(number, stream, grid, kernel, kargs),
+        # What host code calls in place of ct.launch (native where the library makes it).
+        "rust_launch_site_only": lambda: site_fn(stream, grid, kernel, kargs),
+        "rust_launch_site_python": lambda: w._tl_launch_site(number, stream, grid, kernel,
+                                                             kargs),
         "c_launcher_prebuilt_args": lambda: launch(handle, 0, *cargs),
         "torch_empty_like": lambda: torch.empty_like(args[0]),
         "ctypes_empty_call": w._tl_state["lib"].tl_abi_version,
@@ -1219,10 +1225,17 @@ def _overhead_case(case: Case, shape: tuple[int, ...], stage: Path,
         fns["python_pack_only"] = lambda: pack(*values)
     res: dict[str, Any] = {name: _host_us(fn) for name, fn in fns.items()}
     kernel.fast = {}
+    python_sites = getattr(w, "_TL_SITE_PYTHON", {})
+    native_sites = {n: getattr(w, f"_tl_site_{n}") for n in python_sites}
+    for n, fn in python_sites.items():
+        setattr(w, f"_tl_site_{n}", fn)
     try:
         res["rust_wrapper_checked_python_path"] = _host_us(lambda: pair.rust(*args, **kwargs))
     finally:
         kernel.fast = fast
+        for n, fn in native_sites.items():
+            setattr(w, f"_tl_site_{n}", fn)
+    res["native_launch_site"] = not hasattr(site_fn, "__code__")
     res["fast_stats"] = fast_stats(w)
     res["fast_path_env"] = os.environ.get("TRANSPILER_LAUNCHER_FAST", "(unset)")
     return res

@@ -41,13 +41,13 @@ pub mod clamp_fp16 {
             None,
             tma::Enabled,
         );
-        let f32_const_2: Tile<f32, { [] }> = constant(-448.0f32, const_shape![]);
-        let value_3: Tile<f16, { [] }> = convert_tile(f32_const_2);
+        let bits_2: Tile<i16, { [] }> = constant(-8448i16, const_shape![]);
+        let value_3: Tile<f16, { [] }> = bitcast(bits_2);
         let lo: Tile<f16, { [TILE_M, TILE_N] }> = value_3
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TILE_M, TILE_N]);
-        let f32_const_4: Tile<f32, { [] }> = constant(448.0f32, const_shape![]);
-        let value_5: Tile<f16, { [] }> = convert_tile(f32_const_4);
+        let bits_4: Tile<i16, { [] }> = constant(24320i16, const_shape![]);
+        let value_5: Tile<f16, { [] }> = bitcast(bits_4);
         let hi: Tile<f16, { [TILE_M, TILE_N] }> = value_5
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TILE_M, TILE_N]);
@@ -102,13 +102,13 @@ pub mod clamp_fp16 {
             None,
             tma::Enabled,
         );
-        let f32_const_2: Tile<f32, { [] }> = constant(-448.0f32, const_shape![]);
-        let value_3: Tile<f16, { [] }> = convert_tile(f32_const_2);
+        let bits_2: Tile<i16, { [] }> = constant(-8448i16, const_shape![]);
+        let value_3: Tile<f16, { [] }> = bitcast(bits_2);
         let lo: Tile<f16, { [TILE_M, TILE_N] }> = value_3
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TILE_M, TILE_N]);
-        let f32_const_4: Tile<f32, { [] }> = constant(448.0f32, const_shape![]);
-        let value_5: Tile<f16, { [] }> = convert_tile(f32_const_4);
+        let bits_4: Tile<i16, { [] }> = constant(24320i16, const_shape![]);
+        let value_5: Tile<f16, { [] }> = bitcast(bits_4);
         let hi: Tile<f16, { [TILE_M, TILE_N] }> = value_5
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TILE_M, TILE_N]);

@@ -540,3 +540,39 @@ def test_an_atomic_with_another_order_scope_or_mode_fails(old: str, new: str) ->
     assert old in rust
     verdict = _verdict(_sample("atomic_pair_python"), rust.replace(old, new))
     assert verdict.status == FAIL, format_verdict(verdict)
+
+
+_HALF_CONSTANT = """\
+entry @half(%arg0: tile<ptr<bf16>>, %arg1: tile<i32>) {
+  %0 = make_token : token
+  %tv = make_tensor_view %arg0, shape = [%arg1], strides = [1] : tile<i32> -> tensor_view<?xbf16, strides=[1]>
+  %bx, %by, %bz = get_tile_block_id : tile<i32>
+  %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<?xbf16, strides=[1]>>
+CONSTANT
+  %t = store_view_tko weak %c, %pv[%bx] token = %0 : tile<16xbf16>, partition_view<tile=(16), tensor_view<?xbf16, strides=[1]>>, tile<i32> -> token
+  return
+}
+"""  # noqa: E501 - printer output form
+
+_HALF_BITS = """\
+  %b = constant <i16: BITS> : tile<i16>
+  %h = bitcast %b : tile<i16> -> tile<bf16>
+  %r = reshape %h : tile<bf16> -> tile<1xbf16>
+  %c = broadcast %r : tile<1xbf16> -> tile<16xbf16>"""
+
+
+@pytest.mark.parametrize(("value", "bits", "passes"), [
+    ("5.000000e-01", "16128", True),     # 0x3F00
+    ("-4.480000e+02", "-15392", True),   # 0xC3E0: a negative i16 literal
+    ("5.000000e-01", "16256", False),    # 0x3F80 is 1.0
+])
+def test_a_bitcast_integer_constant_is_the_float_constant(value: str, bits: str,
+                                                          passes: bool) -> None:
+    python = _HALF_CONSTANT.replace(
+        "CONSTANT", f"  %c = constant <bf16: {value}> : tile<16xbf16>")
+    rust = _HALF_CONSTANT.replace("CONSTANT", _HALF_BITS.replace("BITS", bits))
+    verdict = _verdict(python, rust)
+    assert verdict.passed is passes, format_verdict(verdict)
+    if passes:
+        assert any("constant-bitcast" in str(note) for note in verdict.notes), \
+            format_verdict(verdict)

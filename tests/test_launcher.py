@@ -265,9 +265,22 @@ def test_pywrapper_text() -> None:
     compile(text, "vector_add_wrapper.py", "exec")
     assert "@ct.kernel" not in text
     assert "vector_add_kernel = _TlKernel('vector_add_kernel')" in text
-    assert "_tl_launch_site(0, torch.cuda.current_stream(), grid, vector_add_kernel," in text
+    # ct.launch becomes a call of the site's stand-in, which the library makes native.
+    assert "_tl_site_0(torch.cuda.current_stream(), grid, vector_add_kernel," in text
+    assert "_tl_site_0 = _tl_python_site(0)\n" in text
     assert "LIBRARY = 'libtl_vector_add.so'" in text
     assert text == emit_pywrapper(*_translate(GOLDEN / "vector_add.py"))
+
+
+def test_launch_with_keywords_keeps_the_python_site(tmp_path: Path) -> None:
+    source = (GOLDEN / "vector_add.py").read_text()
+    call = "ct.launch(torch.cuda.current_stream(), grid, vector_add_kernel, (a, b, c, BLOCK))"
+    assert call in source
+    path = tmp_path / "vector_add.py"
+    path.write_text(source.replace(call, call.replace("(a, b, c", "kernel_args=(a, b, c")))
+    text = emit_pywrapper(*_translate(path))
+    assert ("_tl_launch_site(0, torch.cuda.current_stream(), grid, vector_add_kernel, "
+            "kernel_args=(a, b, c, BLOCK))") in text
 
 
 def test_packed_record_layout() -> None:
@@ -565,6 +578,8 @@ def test_wrapper_fast_path_makes_one_packed_call(library: Path, native: bool,
     # The library's native packing stands in for the Python one unless turned off.
     fast = wrapper._TL_FAST["vector_add_kernel"][0]
     assert hasattr(fast, "__code__") is not native
+    # So does its stand-in for `ct.launch`, which host code calls directly.
+    assert hasattr(wrapper._tl_site_0, "__code__") is not native
     a = _FakeTensor((3000,), torch.float32)
     wrapper._tl_dtype_codes()
     calls: list[str] = []
@@ -582,6 +597,11 @@ def test_wrapper_fast_path_makes_one_packed_call(library: Path, native: bool,
     with pytest.raises(TypeError, match="expected a CUDA tensor"):
         wrapper.vector_add(a, cpu)
     assert calls == ["checked"]
+    # CHECK_GRID set on the module after loading: every launch takes the checked path.
+    monkeypatch.setattr(wrapper, "CHECK_GRID", True)
+    with pytest.raises(RuntimeError, match=r"code 3\).*(CUDA driver|libcuda)"):
+        wrapper.vector_add(a, a)
+    assert calls == ["checked", "checked"]
 
 
 # ---- launches through the stub driver (launcher/stub; needs a full Tile IR toolchain) ------

@@ -12,6 +12,7 @@ import ctypes
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -57,9 +58,12 @@ def native(tmp_path_factory: pytest.TempPathFactory) -> Any:
     out = tmp_path_factory.mktemp("pyfast") / "libpyfast.so"
     subprocess.run(["rustc", "--edition", "2021", "--crate-type", "cdylib", "-O", "-o",
                     str(out), str(SOURCE)], check=True, capture_output=True, timeout=600)
-    make = ctypes.PyDLL(str(out)).tl_py_fast
-    make.argtypes = [ctypes.py_object]
-    make.restype = ctypes.py_object
+    library = ctypes.PyDLL(str(out))
+    for fn in (library.tl_py_fast, library.tl_py_dispatch):
+        fn.argtypes = [ctypes.py_object]
+        fn.restype = ctypes.py_object
+    make = library.tl_py_fast
+    make.dispatch = library.tl_py_dispatch
     return make
 
 
@@ -145,3 +149,80 @@ def test_bad_site_descriptions_are_refused(native: Any) -> None:
         native((b"A9", 1, 1, "x", DTYPES))
     with pytest.raises(TypeError):
         native((b"A1", 1, 1, "x"))
+
+
+# ---- the native `ct.launch` stand-in (`tl_py_dispatch`) ---------------------------------------
+
+
+class Module:
+    """A wrapper module's globals, with a `_tl_launch_checked` that records its calls."""
+
+    def __init__(self) -> None:
+        self.checked: list[tuple[Any, ...]] = []
+        self.globals = {"CHECK_GRID": False, "_tl_launch_checked": self._checked}
+
+    def _checked(self, *args: Any) -> str:
+        self.checked.append(args)
+        return "checked"
+
+
+def _dispatch(native: Any, site: int = 4) -> tuple[Any, Any, Recorder, Module]:
+    fast, rec = _site(native, "A1,i", "<QiQiqqi")
+    kernel, module = object(), Module()
+    return native.dispatch((site, module.globals, ((kernel, fast),))), kernel, rec, module
+
+
+def test_dispatch_launches_its_kernel_natively(native: Any) -> None:
+    launch, kernel, rec, module = _dispatch(native)
+    t = Tensor((4,))
+    assert launch(None, (1,), kernel, (t, 7)) is None  # what ct.launch returns
+    assert rec.records == [struct.pack("<QiQiqqi", 0, 0, t._ptr, 8, 4, 1, 7)]
+    assert module.checked == []
+
+
+def test_dispatch_leaves_the_rest_to_the_checked_path(native: Any) -> None:
+    launch, kernel, rec, module = _dispatch(native)
+    other, args = object(), (Tensor((4,)), 7)
+    assert launch("s", (2,), other, args) == "checked"  # a kernel it does not pack
+    assert launch("s", (2,), kernel, (Tensor((4, 4)), 7)) == "checked"  # args do not fit
+    module.globals["CHECK_GRID"] = True  # read at each call
+    assert launch("s", (2,), kernel, args) == "checked"
+    assert [(c[0], c[1], c[3]) for c in module.checked] == [(4, "s", other), (4, "s", kernel),
+                                                           (4, "s", kernel)]
+    assert rec.records == []
+    # The checked path is looked up at each call too (tests and benches replace it).
+    module.globals["_tl_launch_checked"] = lambda *args: "replaced"
+    assert launch("s", (2,), kernel, args) == "replaced"
+
+
+def test_dispatch_errors(native: Any) -> None:
+    launch, kernel, rec, module = _dispatch(native)
+    module.globals["_tl_launch_checked"] = lambda *args: 1 / 0
+    with pytest.raises(ZeroDivisionError):
+        launch(None, (1,), object(), ())
+    with pytest.raises(TypeError):
+        launch(None, (1,), kernel)
+    fast, rec = _site(native, "A1", "<QiQiqq", code=3)
+    launch = native.dispatch((0, module.globals, ((kernel, fast),)))
+    with pytest.raises(RuntimeError, match=r"^tl_demo__k failed \(code 3\)"):
+        launch(None, (1,), kernel, (Tensor((4,)),))
+    with pytest.raises(TypeError):
+        native.dispatch((0, module.globals, ((kernel, lambda *a: True),)))
+
+
+def test_dispatch_keeps_reference_counts(native: Any) -> None:
+    launch, kernel, rec, module = _dispatch(native)
+    t, stream, grid = Tensor((4,)), SimpleNamespace(cuda_stream=5), (1,)
+    args = (t, 7)
+    before = [sys.getrefcount(x) for x in (t, stream, grid, args, kernel)]
+    for _ in range(100):
+        launch(stream, grid, kernel, args)
+        launch(stream, grid, object(), args)
+    module.checked.clear()
+    assert [sys.getrefcount(x) for x in (t, stream, grid, args, kernel)] == before
+    # None's count moves with the interpreter's own work: a lost reference per launch
+    # would show as thousands.
+    none_before = sys.getrefcount(None)
+    for _ in range(2000):
+        launch(stream, grid, kernel, args)
+    assert abs(sys.getrefcount(None) - none_before) < 100

@@ -1781,6 +1781,8 @@ _TL_CTYPES = {"i32": _tl_ctypes.c_int32, "i64": _tl_ctypes.c_int64, "f32": _tl_c
               "i16": _tl_ctypes.c_int16, "i8": _tl_ctypes.c_int8, "u8": _tl_ctypes.c_uint8,
               "u16": _tl_ctypes.c_uint16}
 _tl_state = {"lib": None, "funcs": {}}
+#: The host code's kernel objects by name (`_TlKernel`).
+_TL_KERNELS = {}
 #: `<symbol>__packed` functions by symbol (the fast path's one-pointer calls).
 _TL_PACKED = {}
 
@@ -1816,19 +1818,23 @@ def load_library(path=None):
 
 
 def _tl_install_native(path):
-    """Puts the library's native twin (`tl_py_fast`) of each `_tl_fast_N` in its place: the
-    same packing done in native code. Python's stays where the library has no such twin or
+    """Puts the library's native twin (`tl_py_fast`) of each `_tl_fast_N` in its place, and
+    a native `ct.launch` stand-in (`tl_py_dispatch`) in place of each `_tl_site_N`: the same
+    work without a Python frame. Python's stay where the library lacks them or
     $TRANSPILER_LAUNCHER_PYFAST is 0."""
     for kernel, sites in _TL_FAST_PYTHON.items():
         _TL_FAST[kernel].update(sites)
+    globals().update((f"_tl_site_{site}", fn) for site, fn in _TL_SITE_PYTHON.items())
     if _tl_os.environ.get("TRANSPILER_LAUNCHER_PYFAST", "1") == "0":
         return
     try:
-        make = _tl_ctypes.PyDLL(str(path)).tl_py_fast
+        native = _tl_ctypes.PyDLL(str(path))
+        make, dispatch = native.tl_py_fast, native.tl_py_dispatch
     except (OSError, AttributeError):
         return
-    make.argtypes = [_tl_ctypes.py_object]
-    make.restype = _tl_ctypes.py_object
+    for fn in (make, dispatch):
+        fn.argtypes = [_tl_ctypes.py_object]
+        fn.restype = _tl_ctypes.py_object
     last_error = _tl_ctypes.cast(_tl_state["lib"].tl_last_error, _tl_ctypes.c_void_p).value
     try:
         codes = _tl_dtype_codes()
@@ -1846,6 +1852,14 @@ def _tl_install_native(path):
                                                 tuple(dtypes)))
             except Exception:  # noqa: BLE001 - keep the Python packing
                 pass
+    for site in _TL_SITE_PYTHON:
+        pairs = tuple((_TL_KERNELS[kernel], fns[site]) for kernel, fns in _TL_FAST.items()
+                      if kernel in _TL_KERNELS and site in fns
+                      and fns[site] is not _TL_FAST_PYTHON[kernel][site])
+        try:
+            globals()[f"_tl_site_{site}"] = dispatch((site, globals(), pairs))
+        except Exception:  # noqa: BLE001 - keep the Python stand-in
+            pass
 
 
 def _tl_packed(symbol):
@@ -1923,6 +1937,17 @@ def _tl_check(code, symbol):
         raise RuntimeError(f"{symbol} failed (code {code}): {message}")
 
 
+def _tl_python_site(site):
+    """The Python stand-in for `ct.launch` at one launch site (`_tl_site_N`; a native one
+    replaces it when the library loads)."""
+
+    def launch(stream, grid, kernel, kernel_args):
+        _tl_launch_site(site, stream, grid, kernel, kernel_args)
+
+    launch.__name__ = launch.__qualname__ = f"_tl_site_{site}"
+    return launch
+
+
 def _tl_launch_site(site, stream, grid, kernel, kernel_args):
     """Stands in for `ct.launch` at one launch site: runs the Rust translation (one packed
     call when the arguments are plain CUDA tensors and numbers, else the checked path)."""
@@ -1965,6 +1990,7 @@ class _TlKernel:
         self.name = name
         #: launch site -> its fast-path function (`_tl_fast_N`) for this kernel
         self.fast = _TL_FAST.get(name, {})
+        _TL_KERNELS[name] = self
 
     def __repr__(self):
         return f"<translated kernel {self.name}>"
@@ -2042,7 +2068,11 @@ def _py_tables(plan: LaunchPlan) -> str:
             f"_TL_SKIPPED = {skipped!r}\n"
             + fast_text
             + f"_TL_FAST = {{{by_kernel}}}\n"
-            + "_TL_FAST_PYTHON = {kernel: dict(sites) for kernel, sites in _TL_FAST.items()}\n")
+            + "_TL_FAST_PYTHON = {kernel: dict(sites) for kernel, sites in _TL_FAST.items()}\n"
+            + "".join(f"_tl_site_{site} = _tl_python_site({site})\n"
+                      for site in range(len(plan.sites)))
+            + "_TL_SITE_PYTHON = {"
+            + ", ".join(f"{site}: _tl_site_{site}" for site in range(len(plan.sites))) + "}\n")
 
 
 def _py_fast(plan: LaunchPlan) -> tuple[str, dict[str, dict[int, str]]]:
@@ -2106,7 +2136,8 @@ def _split_future(module: cst.Module) -> tuple[list[cst.CSTNode], list[cst.CSTNo
 
 class _HostRewriter(cst.CSTTransformer):
     """Host code for the wrapper: kernels become names, cuda.tile imports a shim, and each
-    `ct.launch(...)` a call of `_tl_launch_site(SITE, ...)`."""
+    `ct.launch(...)` a call of its site's stand-in `_tl_site_SITE(...)` (or, with keyword or
+    starred arguments, of `_tl_launch_site(SITE, ...)`)."""
 
     def __init__(self, source: SourceModule) -> None:
         self.source = source
@@ -2135,6 +2166,9 @@ class _HostRewriter(cst.CSTTransformer):
         site = self.sites.get((span.line, span.col)) if span else None
         if site is None:
             return updated
+        if len(updated.args) == 4 and all(not a.keyword and not a.star for a in updated.args):
+            # The common form: a module-level stand-in the library makes native.
+            return updated.with_changes(func=cst.Name(f"_tl_site_{site}"))
         return updated.with_changes(
             func=cst.Name("_tl_launch_site"),
             args=[cst.Arg(cst.Integer(str(site)), comma=cst.Comma(

@@ -8,6 +8,9 @@ on their first launch, so `CUTILE_TILEIRAS_PATH` must name a `tileiras` (the too
 of each layer (median of several rounds of many calls) and the library's fast-path counters:
 
 - `wrapper`: the drop-in host function (fake `torch.empty_like` + the launch glue);
+- `wrapper_python_site`: the same with the Python stand-in for `ct.launch` (`_tl_site_N`
+  calling `_tl_launch_site`) instead of the library's native one (`tl_py_dispatch`;
+  `native_launch_site` says whether it was in use); the layers below all use the Python one;
 - `wrapper_python_fast`: the same with the argument packing in Python (`_tl_fast_N`) instead
   of the library's native twin (`tl_py_fast`; `native_fast_path` says whether it was in use);
 - `wrapper_checked`: the same with the wrapper's fast path off (a descriptor per array, every
@@ -151,6 +154,13 @@ def measure_case(wrapper: Any, host: Callable[..., Any], args: list[FakeTensor],
     host(*args)  # compiles (tileiras), then the checked path remembers the key
     host(*args)
     row: dict[str, Any] = {"wrapper": per_call_us(lambda: host(*args))}
+    python_sites = getattr(wrapper, "_TL_SITE_PYTHON", {})
+    native_sites = {n: getattr(wrapper, f"_tl_site_{n}") for n in python_sites}
+    row["native_launch_site"] = any(not hasattr(fn, "__code__") for fn in native_sites.values())
+    for n, fn in python_sites.items():  # the layers below are the Python stand-in's
+        setattr(wrapper, f"_tl_site_{n}", fn)
+    if row["native_launch_site"]:
+        row["wrapper_python_site"] = per_call_us(lambda: host(*args))
     kernels = [v for v in vars(wrapper).values() if isinstance(v, wrapper._TlKernel)]
     saved = [(k, getattr(k, "fast", None)) for k in kernels]
     for kernel in kernels:
@@ -167,6 +177,8 @@ def measure_case(wrapper: Any, host: Callable[..., Any], args: list[FakeTensor],
         row["wrapper_python_fast"] = per_call_us(lambda: host(*args))
         for kernel, sites in native.items():
             wrapper._TL_FAST[kernel].update(sites)
+    for n, fn in native_sites.items():
+        setattr(wrapper, f"_tl_site_{n}", fn)
     symbol, names, specs, grid_param = next(iter(wrapper._TL_SITES[0].values()))
     site_args = _site_args(wrapper, host, args)
     if hasattr(wrapper, "_tl_pack_0"):

@@ -98,6 +98,10 @@ RULES: tuple[Rule, ...] = (
          "`ftof` (round to nearest even) of a float constant is the constant of the target "
          "type holding the rounded value; float constants are compared by value, not by "
          "spelling (`1.0` and `1.000000e+00`, hex and decimal)."),
+    Rule("constant-bitcast",
+         "`bitcast` of an integer constant to a float type of the same width is the float "
+         "constant with those bits (cuTile Rust has no f16/bf16 literal: the translation "
+         "writes such a constant's bits as an i16 constant)."),
     Rule("bound-scalar-argument",
          "A scalar entry argument that the launch binds to a known constant (a "
          "`ct.Constant[float]` that cuTile Rust must pass at run time) is that constant."),
@@ -743,7 +747,9 @@ class _Canonicalizer:
         assert value.node is not None
         splat = splat_literal(value)
         if splat is not None:
-            if value.node.op.name != "constant":
+            if value.node.op.name == "bitcast":
+                self.note("constant-bitcast", value.node.op.name)
+            elif value.node.op.name != "constant":
                 self.note("constant-splat", value.node.op.name)
             return ("splat", splat, type_text, facts)
         ceildiv = self._ceildiv(value)
@@ -1136,6 +1142,10 @@ def splat_literal(value: Value) -> str | None:
         folded = _fold_compare(node)
         if folded is not None:
             return folded
+    if node.op.name == "bitcast" and node.operands and node.results[0].type:
+        # Rule constant-bitcast: integer bits reinterpreted as a float of the same width.
+        return _bits_literal(_int_literal(splat_literal(node.operands[0])),
+                             node.results[0].type.element)
     if node.op.name == "ftof" and node.operands and not node.op.attributes.get("rounding"):
         # Rule constant-conversion: a float constant converted (round to nearest even) is
         # the constant of the target type with the rounded value.
@@ -1153,6 +1163,18 @@ _DIVI: dict[str, Callable[[int, int], int]] = {
     "<zero>": lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)}
 _INT_FOLDS: dict[str, Callable[[int, int], int]] = {
     "addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b}
+
+
+_FLOAT_WIDTHS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+def _bits_literal(bits: int | None, target: str | None) -> str | None:
+    """The float literal of `target` whose bits are `bits` (a signless integer constant)."""
+    width = _FLOAT_WIDTHS.get(target or "")
+    if bits is None or width is None or not -(1 << (width - 1)) <= bits < 1 << width:
+        return None
+    value = _literal_value(target or "", f"0x{bits % (1 << width):x}")
+    return None if value is None else _exact_literal(target or "", value)
 
 
 def _single_trip_index(value: Value) -> str | None:

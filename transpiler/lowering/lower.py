@@ -22,6 +22,7 @@ from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.ircheck.spec import dtype_of_rust
 from transpiler.lowering import loop_split
+from transpiler.lowering.float_bits import half_bits, signed_i16
 from transpiler.lowering.region_holes import lower_region_hole
 from transpiler.lowering.store_tokens import (
     bound_names,
@@ -790,8 +791,16 @@ def literal(value: object, dtype: ElemType, lw: KernelLowerer) -> t.Expr:
 
 def _element_scalar_tile(lw: KernelLowerer, ctx: _Context, value: float, elem: str,
                          hints: tuple[str, str]) -> t.Path:
-    """A 0-d tile of `elem` holding `value`: an f32 constant (Rust has no literal of the
-    16-bit and float8 types), converted unless `elem` is f32; `hints` name the two lets."""
+    """A 0-d tile of `elem` holding `value`. Rust has no literal of the 16-bit and float8
+    types: a 16-bit value is its bits as an `i16` constant, reinterpreted (the constant
+    cuTile Python writes, which tileiras folds); another an f32 constant, converted unless
+    `elem` is f32. `hints` name the two lets."""
+    bits = half_bits(float(value), elem)
+    if bits is not None:
+        holder = lw.let(ctx, "bits", t.Call("constant", (
+            t.Lit(f"{signed_i16(bits)}i16"), t.MacroCall("const_shape", ()))),
+            "Tile<i16, { [] }>")
+        return lw.let(ctx, hints[1], t.Call("bitcast", (holder,)), f"Tile<{elem}, {{ [] }}>")
     holder = lw.let(ctx, hints[0], t.Call("constant", (
         _float_constant(value, DType("float32"), lw), t.MacroCall("const_shape", ()))),
         "Tile<f32, { [] }>")
@@ -1186,7 +1195,7 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
             "convert_scalar", (value,)), elem)
     elif isinstance(padding, float) and not math.isfinite(padding):
         # `f32::NEG_INFINITY` is accepted only as a DSL operation's argument: a 0-d
-        # constant tile holds it (converted for a 16-bit element type).
+        # constant tile holds it (its bits reinterpreted for a 16-bit element type).
         holder = _element_scalar_tile(lw, ctx, padding, elem, ("padding", "padding"))
         pad = lw.let(ctx, "padding", t.Call("tile_to_scalar", (holder,)), elem)
     elif _positive_zero(padding) and isinstance(dtype, DType) and elem in NO_LITERAL_ELEMS:
@@ -1793,9 +1802,8 @@ def lower_full(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
             # `T::ZERO` is a constant of the type itself, as cuTile Python writes it; a
             # converted f32 zero is an `ftof` that tileiras does not always fold.
             return t.Call("constant", (t.Path(f"{rust}::ZERO"), shape))
-        # The conversion of one 0-d constant, spread over the shape: cuTile Python splats a
-        # constant of the type itself, and tileiras folds a scalar conversion where the
-        # conversion of a whole constant tile costs an instruction per element pair.
+        # One 0-d constant of the type, spread over the shape, as cuTile Python splats one
+        # (a conversion of a whole constant tile costs an instruction per element pair).
         scalar = _element_scalar_tile(lw, ctx, value, rust, ("f32_const", "value"))
         dims = e.attrs["shape"]
         if not dims:

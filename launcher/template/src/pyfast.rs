@@ -13,6 +13,12 @@
 //! of its type's range), so that the wrapper's checked path decides and reports; and raises
 //! RuntimeError when the launcher returns an error, with the message `_tl_check` gives.
 //!
+//! `tl_py_dispatch` goes one step further: the stand-in for `ct.launch` at a launch site,
+//! `g(stream, grid, kernel, args)`, which host code calls directly. It picks the site's `f`
+//! by the kernel object's identity and runs it without a Python call; whatever `f` leaves
+//! (and every call while the module's `CHECK_GRID` is true) goes to the module's
+//! `_tl_launch_checked`. So a launch from host code costs no Python frame of the wrapper's.
+//!
 //! The CPython functions are looked up with `dlsym` in the running process when the first
 //! site is made, so the library keeps no undefined symbols and still loads in a process
 //! without Python. Only stable-ABI functions are used (Python 3.10 and later), and
@@ -79,10 +85,17 @@ struct Api {
     capsule_new: unsafe extern "C" fn(*mut c_void, *const c_char, Destructor) -> Obj,
     capsule_pointer: unsafe extern "C" fn(Obj, *const c_char) -> *mut c_void,
     cfunction_new: unsafe extern "C" fn(*const PyMethodDef, Obj, Obj) -> Obj,
+    cfunction_self: unsafe extern "C" fn(Obj) -> Obj,
+    call: unsafe extern "C" fn(Obj, Obj, Obj) -> Obj,
+    tuple_new: unsafe extern "C" fn(isize) -> Obj,
+    tuple_set: unsafe extern "C" fn(Obj, isize, Obj) -> c_int,
+    dict_get: unsafe extern "C" fn(Obj, Obj) -> Obj,
+    none: Obj,
     runtime_error: Obj,
     type_error: Obj,
     names: Names,
     method: PyMethodDef,
+    dispatch_method: PyMethodDef,
 }
 
 // SAFETY: the pointers are process-wide CPython objects and functions, used with the GIL held.
@@ -97,6 +110,8 @@ struct Names {
     dtype: Obj,
     shape: Obj,
     stride: Obj,
+    check_grid: Obj,
+    launch_checked: Obj,
 }
 
 static API: OnceLock<Option<Api>> = OnceLock::new();
@@ -143,6 +158,13 @@ unsafe fn load_api() -> Option<Api> {
         capsule_new: symbol(c"PyCapsule_New")?,
         capsule_pointer: symbol(c"PyCapsule_GetPointer")?,
         cfunction_new: symbol(c"PyCFunction_NewEx")?,
+        cfunction_self: symbol(c"PyCFunction_GetSelf")?,
+        call: symbol(c"PyObject_Call")?,
+        tuple_new: symbol(c"PyTuple_New")?,
+        tuple_set: symbol(c"PyTuple_SetItem")?,
+        dict_get: symbol(c"PyDict_GetItemWithError")?,
+        // `Py_None` is the address of this object, not a variable holding one.
+        none: symbol::<Obj>(c"_Py_NoneStruct")?,
         runtime_error: data_object(c"PyExc_RuntimeError")?,
         type_error: data_object(c"PyExc_TypeError")?,
         names: Names {
@@ -152,6 +174,8 @@ unsafe fn load_api() -> Option<Api> {
             dtype: name(c"dtype"),
             shape: name(c"shape"),
             stride: name(c"stride"),
+            check_grid: name(c"CHECK_GRID"),
+            launch_checked: name(c"_tl_launch_checked"),
         },
         method: PyMethodDef {
             name: c"tl_launch_site".as_ptr(),
@@ -159,6 +183,12 @@ unsafe fn load_api() -> Option<Api> {
             flags: METH_FASTCALL,
             doc: c"f(stream, grid, args): one packed launch; False leaves it to the checked path."
                 .as_ptr(),
+        },
+        dispatch_method: PyMethodDef {
+            name: c"tl_launch".as_ptr(),
+            meth: dispatch_call,
+            flags: METH_FASTCALL,
+            doc: c"f(stream, grid, kernel, args): `ct.launch` at one launch site.".as_ptr(),
         },
     })
 }
@@ -301,6 +331,160 @@ unsafe extern "C" fn drop_site(capsule: Obj) {
             }
         }
     }
+}
+
+const DISPATCH: &CStr = c"transpiler.launch_dispatch";
+
+/// What a launch site's `ct.launch` stand-in needs (the capsule behind it owns one).
+struct Dispatch {
+    /// The site number, passed on to `_tl_launch_checked` (a reference).
+    site: Obj,
+    /// The wrapper module's globals: `CHECK_GRID` and `_tl_launch_checked` are read from
+    /// them at each call, so that setting either on the module still takes effect.
+    globals: Obj,
+    /// Per kernel object this site launches with a packed record: the kernel (a reference),
+    /// its `tl_py_fast` function (a reference, which keeps `site` alive) and that site.
+    kernels: Vec<(Obj, Obj, *const Site)>,
+}
+
+/// `tl_py_dispatch((site: int, globals: dict, ((kernel, fast), ...)))`: the stand-in for
+/// `ct.launch` at one launch site, `f(stream, grid, kernel, args)`. It packs and launches
+/// in native code when `kernel` is one of the listed objects, `CHECK_GRID` is false and the
+/// arguments fit the record; otherwise it returns `_tl_launch_checked(site, stream, grid,
+/// kernel, args)`. The `fast` functions are ones `tl_py_fast` made. Called like `tl_py_fast`.
+#[no_mangle]
+pub unsafe extern "C" fn tl_py_dispatch(config: Obj) -> Obj {
+    let Some(api) = API.get_or_init(|| load_api()).as_ref() else {
+        return std::ptr::null_mut();
+    };
+    match std::panic::catch_unwind(|| make_dispatch(api, config)) {
+        Ok(Some(function)) => function,
+        _ => {
+            // Whatever a lookup raised (a `fast` that is no `tl_py_fast` function, say), the
+            // caller gets this.
+            (api.err_clear)();
+            (api.err_set_string)(api.type_error, c"tl_py_dispatch: bad site description".as_ptr());
+            std::ptr::null_mut()
+        }
+    }
+}
+
+unsafe fn make_dispatch(api: &Api, config: Obj) -> Option<Obj> {
+    if (api.tuple_size)(config) != 3 {
+        return None;
+    }
+    let item = |i| (api.tuple_item)(config, i);
+    let (site, globals, pairs) = (item(0), item(1), item(2));
+    let count = (api.tuple_size)(pairs);
+    if count < 0 {
+        return None;
+    }
+    let mut kernels = Vec::new();
+    for i in 0..count {
+        let pair = (api.tuple_item)(pairs, i);
+        if (api.tuple_size)(pair) != 2 {
+            return None;
+        }
+        let (kernel, fast) = ((api.tuple_item)(pair, 0), (api.tuple_item)(pair, 1));
+        let capsule = (api.cfunction_self)(fast);
+        if capsule.is_null() {
+            return None;
+        }
+        let packer = (api.capsule_pointer)(capsule, CAPSULE.as_ptr()) as *const Site;
+        if packer.is_null() {
+            return None;
+        }
+        kernels.push((kernel, fast, packer));
+    }
+    for object in [site, globals] {
+        (api.incref)(object);
+    }
+    for (kernel, fast, _) in &kernels {
+        (api.incref)(*kernel);
+        (api.incref)(*fast);
+    }
+    let dispatch = Box::new(Dispatch { site, globals, kernels });
+    let capsule =
+        (api.capsule_new)(Box::into_raw(dispatch) as *mut c_void, DISPATCH.as_ptr(), drop_dispatch);
+    if capsule.is_null() {
+        return None;
+    }
+    let function = (api.cfunction_new)(&api.dispatch_method, capsule, std::ptr::null_mut());
+    (api.decref)(capsule);
+    (!function.is_null()).then_some(function)
+}
+
+unsafe extern "C" fn drop_dispatch(capsule: Obj) {
+    if let Some(api) = API.get().and_then(Option::as_ref) {
+        let dispatch = (api.capsule_pointer)(capsule, DISPATCH.as_ptr()) as *mut Dispatch;
+        if !dispatch.is_null() {
+            let dispatch = Box::from_raw(dispatch);
+            (api.decref)(dispatch.site);
+            (api.decref)(dispatch.globals);
+            for (kernel, fast, _) in &dispatch.kernels {
+                (api.decref)(*kernel);
+                (api.decref)(*fast);
+            }
+        }
+    }
+}
+
+unsafe extern "C" fn dispatch_call(capsule: Obj, args: *const Obj, nargs: isize) -> Obj {
+    let Some(api) = API.get().and_then(Option::as_ref) else {
+        return std::ptr::null_mut();
+    };
+    let dispatch = (api.capsule_pointer)(capsule, DISPATCH.as_ptr()) as *const Dispatch;
+    if dispatch.is_null() || nargs != 4 {
+        if (api.err_occurred)().is_null() {
+            (api.err_set_string)(api.type_error, c"launch(stream, grid, kernel, args)".as_ptr());
+        }
+        return std::ptr::null_mut();
+    }
+    let dispatch = &*dispatch;
+    let argv = std::slice::from_raw_parts(args, 4);
+    let check_grid = (api.dict_get)(dispatch.globals, api.names.check_grid);
+    let checking = if check_grid.is_null() { 0 } else { (api.is_true)(check_grid) };
+    if checking < 0 || !(api.err_occurred)().is_null() {
+        return std::ptr::null_mut();
+    }
+    let packer = dispatch.kernels.iter().find(|(kernel, _, _)| *kernel == argv[2]);
+    if let (0, Some((_, _, site))) = (checking, packer) {
+        let outcome =
+            std::panic::catch_unwind(|| launch(api, &**site, argv[0], argv[1], argv[3]));
+        match outcome {
+            Ok(Ok(())) => {
+                (api.incref)(api.none);
+                return api.none;
+            }
+            Ok(Err(Stop::Raised)) => return std::ptr::null_mut(),
+            Ok(Err(Stop::Fallback)) | Err(_) => (api.err_clear)(),
+        }
+    }
+    launch_checked(api, dispatch, argv)
+}
+
+/// `_tl_launch_checked(site, stream, grid, kernel, args)`, found in the module's globals.
+unsafe fn launch_checked(api: &Api, dispatch: &Dispatch, argv: &[Obj]) -> Obj {
+    let checked = (api.dict_get)(dispatch.globals, api.names.launch_checked);
+    if checked.is_null() {
+        if (api.err_occurred)().is_null() {
+            (api.err_set_string)(api.runtime_error, c"the wrapper has no _tl_launch_checked".as_ptr());
+        }
+        return std::ptr::null_mut();
+    }
+    let call_args = (api.tuple_new)(5);
+    if call_args.is_null() {
+        return std::ptr::null_mut();
+    }
+    (api.incref)(checked); // borrowed from a dict the call may change
+    for (i, value) in std::iter::once(dispatch.site).chain(argv.iter().copied()).enumerate() {
+        (api.incref)(value); // the tuple takes this reference
+        (api.tuple_set)(call_args, i as isize, value);
+    }
+    let result = (api.call)(checked, call_args, std::ptr::null_mut());
+    (api.decref)(call_args);
+    (api.decref)(checked);
+    result
 }
 
 /// Why a call is not packed here: the checked path takes it (`Fallback`), or an exception
