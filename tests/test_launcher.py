@@ -97,6 +97,16 @@ def scale(x, blocks: int):
 '''
 
 
+def test_grid_call_arguments_carry_no_redundant_parentheses(tmp_path: Path) -> None:
+    # rustc warns (unused_parens) about `floordiv((a + b), c)`.
+    path = tmp_path / "scale.py"
+    path.write_text(HOST_PARAM_GRID.replace(
+        "(blocks,), scale_kernel", "(max((x.shape[0] + 255) // 256, 1),), scale_kernel"))
+    source, rust = _translate(path)
+    (launch,) = plan_launches(source, rust).launches
+    assert launch.grid == ("floordiv(x.dim(0) + 255i64, 256i64)?.max(1i64)", "1i64", "1i64")
+
+
 def test_untranslatable_grid_becomes_parameters(tmp_path: Path) -> None:
     source, rust = _translate(tmp_path / "scale.py", HOST_PARAM_GRID)
     (launch,) = plan_launches(source, rust).launches

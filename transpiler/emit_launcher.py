@@ -1088,20 +1088,33 @@ def _rust_op(expr: Bin | Fn, parts: list[str]) -> str:
         left, right = parts
         checked = {"//": "floordiv", "%": "pymod", "<<": "shl", ">>": "shr", "**": "ipow"}
         if expr.op in checked:
-            return f"{checked[expr.op]}({left}, {right})?"
+            return f"{checked[expr.op]}({_bare(left)}, {_bare(right)})?"
         return f"({left} {expr.op} {right})"
     if expr.name == "cdiv":
-        return f"cdiv({parts[0]}, {parts[1]})?"
+        return f"cdiv({_bare(parts[0])}, {_bare(parts[1])})?"
     if expr.name in ("min", "max"):
         out = parts[0]
         for part in parts[1:]:
-            out = f"{out}.{expr.name}({part})"
+            out = f"{out}.{expr.name}({_bare(part)})"
         return out
     if expr.name == "abs":
         return f"{parts[0]}.abs()"
     if expr.name == "neg":
         return f"(-{parts[0]})"
-    return f"bit_length({parts[0]})"
+    return f"bit_length({_bare(parts[0])})"
+
+
+def _bare(text: str) -> str:
+    """`text` without the parentheses that wrap all of it (rustc warns about them around a
+    call's argument)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(text) - 1:
+            return text  # the first parenthesis closes early: `(a) + (b)`
+    return text[1:-1]
 
 
 # ---- element-type generics -----------------------------------------------------------------

@@ -260,18 +260,41 @@ fn record_len(fields: &[Field]) -> usize {
 /// `py_object` result; NULL with an exception set when the site cannot be made.
 #[no_mangle]
 pub unsafe extern "C" fn tl_py_fast(config: Obj) -> Obj {
+    entry_point(config, make_site, c"tl_py_fast: bad site description")
+}
+
+/// What `tl_py_fast` and `tl_py_dispatch` share: `make`'s function, or NULL with a
+/// TypeError saying `refusal` (whatever a lookup raised on the way, the caller gets this).
+unsafe fn entry_point(config: Obj, make: unsafe fn(&Api, Obj) -> Option<Obj>, refusal: &CStr) -> Obj {
     let Some(api) = API.get_or_init(|| load_api()).as_ref() else {
         return std::ptr::null_mut();
     };
-    match std::panic::catch_unwind(|| make_site(api, config)) {
+    match std::panic::catch_unwind(|| make(api, config)) {
         Ok(Some(function)) => function,
         _ => {
-            if (api.err_occurred)().is_null() {
-                (api.err_set_string)(api.type_error, c"tl_py_fast: bad site description".as_ptr());
-            }
+            (api.err_clear)();
+            (api.err_set_string)(api.type_error, refusal.as_ptr());
             std::ptr::null_mut()
         }
     }
+}
+
+/// A builtin function of `method` whose `self` is a capsule that owns `data` (`destructor`
+/// frees it with the function).
+unsafe fn builtin(
+    api: &Api,
+    method: &PyMethodDef,
+    data: *mut c_void,
+    name: &CStr,
+    destructor: Destructor,
+) -> Option<Obj> {
+    let capsule = (api.capsule_new)(data, name.as_ptr(), destructor);
+    if capsule.is_null() {
+        return None;
+    }
+    let function = (api.cfunction_new)(method, capsule, std::ptr::null_mut());
+    (api.decref)(capsule);
+    (!function.is_null()).then_some(function)
 }
 
 unsafe fn make_site(api: &Api, config: Obj) -> Option<Obj> {
@@ -312,13 +335,7 @@ unsafe fn make_site(api: &Api, config: Obj) -> Option<Obj> {
     }
     let record_len = record_len(&fields);
     let site = Box::new(Site { fields, packed, last_error, symbol, dtypes, record_len });
-    let capsule = (api.capsule_new)(Box::into_raw(site) as *mut c_void, CAPSULE.as_ptr(), drop_site);
-    if capsule.is_null() {
-        return None;
-    }
-    let function = (api.cfunction_new)(&api.method, capsule, std::ptr::null_mut());
-    (api.decref)(capsule);
-    (!function.is_null()).then_some(function)
+    builtin(api, &api.method, Box::into_raw(site) as *mut c_void, CAPSULE, drop_site)
 }
 
 unsafe extern "C" fn drop_site(capsule: Obj) {
@@ -354,19 +371,7 @@ struct Dispatch {
 /// kernel, args)`. The `fast` functions are ones `tl_py_fast` made. Called like `tl_py_fast`.
 #[no_mangle]
 pub unsafe extern "C" fn tl_py_dispatch(config: Obj) -> Obj {
-    let Some(api) = API.get_or_init(|| load_api()).as_ref() else {
-        return std::ptr::null_mut();
-    };
-    match std::panic::catch_unwind(|| make_dispatch(api, config)) {
-        Ok(Some(function)) => function,
-        _ => {
-            // Whatever a lookup raised (a `fast` that is no `tl_py_fast` function, say), the
-            // caller gets this.
-            (api.err_clear)();
-            (api.err_set_string)(api.type_error, c"tl_py_dispatch: bad site description".as_ptr());
-            std::ptr::null_mut()
-        }
-    }
+    entry_point(config, make_dispatch, c"tl_py_dispatch: bad site description")
 }
 
 unsafe fn make_dispatch(api: &Api, config: Obj) -> Option<Obj> {
@@ -404,14 +409,7 @@ unsafe fn make_dispatch(api: &Api, config: Obj) -> Option<Obj> {
         (api.incref)(*fast);
     }
     let dispatch = Box::new(Dispatch { site, globals, kernels });
-    let capsule =
-        (api.capsule_new)(Box::into_raw(dispatch) as *mut c_void, DISPATCH.as_ptr(), drop_dispatch);
-    if capsule.is_null() {
-        return None;
-    }
-    let function = (api.cfunction_new)(&api.dispatch_method, capsule, std::ptr::null_mut());
-    (api.decref)(capsule);
-    (!function.is_null()).then_some(function)
+    builtin(api, &api.dispatch_method, Box::into_raw(dispatch) as *mut c_void, DISPATCH, drop_dispatch)
 }
 
 unsafe extern "C" fn drop_dispatch(capsule: Obj) {
@@ -430,18 +428,12 @@ unsafe extern "C" fn drop_dispatch(capsule: Obj) {
 }
 
 unsafe extern "C" fn dispatch_call(capsule: Obj, args: *const Obj, nargs: isize) -> Obj {
-    let Some(api) = API.get().and_then(Option::as_ref) else {
+    let usage = c"launch(stream, grid, kernel, args)";
+    let Some((api, dispatch, argv)) =
+        call_parts::<Dispatch>(capsule, DISPATCH, args, nargs, 4, usage)
+    else {
         return std::ptr::null_mut();
     };
-    let dispatch = (api.capsule_pointer)(capsule, DISPATCH.as_ptr()) as *const Dispatch;
-    if dispatch.is_null() || nargs != 4 {
-        if (api.err_occurred)().is_null() {
-            (api.err_set_string)(api.type_error, c"launch(stream, grid, kernel, args)".as_ptr());
-        }
-        return std::ptr::null_mut();
-    }
-    let dispatch = &*dispatch;
-    let argv = std::slice::from_raw_parts(args, 4);
     let check_grid = (api.dict_get)(dispatch.globals, api.names.check_grid);
     let checking = if check_grid.is_null() { 0 } else { (api.is_true)(check_grid) };
     if checking < 0 || !(api.err_occurred)().is_null() {
@@ -494,19 +486,35 @@ enum Stop {
     Raised,
 }
 
+/// What a builtin's call works on: the API, the data its capsule (named `name`) owns and its
+/// `expected` positional arguments; None, with a TypeError showing `usage`, when the call
+/// does not fit.
+unsafe fn call_parts<'a, T>(
+    capsule: Obj,
+    name: &CStr,
+    args: *const Obj,
+    nargs: isize,
+    expected: usize,
+    usage: &CStr,
+) -> Option<(&'static Api, &'a T, &'a [Obj])> {
+    let api = API.get().and_then(Option::as_ref)?;
+    let data = (api.capsule_pointer)(capsule, name.as_ptr()) as *const T;
+    if data.is_null() || nargs != expected as isize {
+        if (api.err_occurred)().is_null() {
+            (api.err_set_string)(api.type_error, usage.as_ptr());
+        }
+        return None;
+    }
+    Some((api, &*data, std::slice::from_raw_parts(args, expected)))
+}
+
 unsafe extern "C" fn site_call(capsule: Obj, args: *const Obj, nargs: isize) -> Obj {
-    let Some(api) = API.get().and_then(Option::as_ref) else {
+    let usage = c"tl_launch_site(stream, grid, args)";
+    let Some((api, site, argv)) = call_parts::<Site>(capsule, CAPSULE, args, nargs, 3, usage)
+    else {
         return std::ptr::null_mut();
     };
-    let site = (api.capsule_pointer)(capsule, CAPSULE.as_ptr()) as *const Site;
-    if site.is_null() || nargs != 3 {
-        if (api.err_occurred)().is_null() {
-            (api.err_set_string)(api.type_error, c"tl_launch_site(stream, grid, args)".as_ptr());
-        }
-        return std::ptr::null_mut();
-    }
-    let argv = std::slice::from_raw_parts(args, 3);
-    let outcome = std::panic::catch_unwind(|| launch(api, &*site, argv[0], argv[1], argv[2]));
+    let outcome = std::panic::catch_unwind(|| launch(api, site, argv[0], argv[1], argv[2]));
     match outcome {
         Ok(Ok(())) => (api.bool_from)(1),
         Ok(Err(Stop::Raised)) => std::ptr::null_mut(),
