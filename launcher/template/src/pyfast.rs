@@ -357,7 +357,9 @@ struct Dispatch {
     /// The site number, passed on to `_tl_launch_checked` (a reference).
     site: Obj,
     /// The wrapper module's globals: `CHECK_GRID` and `_tl_launch_checked` are read from
-    /// them at each call, so that setting either on the module still takes effect.
+    /// them at each call, so that setting either on the module still takes effect. (A
+    /// reference cycle through the capsule, which the collector cannot see: a wrapper module
+    /// is kept until the process ends, as imported modules are.)
     globals: Obj,
     /// Per kernel object this site launches with a packed record: the kernel (a reference),
     /// its `tl_py_fast` function (a reference, which keeps `site` alive) and that site.
