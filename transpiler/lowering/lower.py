@@ -1224,9 +1224,10 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if len(e.attrs["shape"]) >= 2 and isinstance(mask, t.Call):
         # cuTile Rust 0.5.0 reshapes a scalar padding to rank 1 whatever the tile's rank:
         # gather the tile flattened to rank 1, where the padding fits, and reshape it back
-        # (tileiras makes the same code of it as of cuTile Python's rank-2 gather; a
-        # `select` of the padding after an unpadded load cost a third more instructions,
-        # three times more for float8). The IR check's flattened-gather rule.
+        # (used elementwise, tileiras makes the same code of it as of cuTile Python's rank-2
+        # gather; feeding an `mma`, the reshape costs a trip through shared memory, still
+        # less than a `select` of the padding after an unpadded load: gaps.md). The IR
+        # check's flattened-gather rule.
         flat = (functools.reduce(lambda a, b: dim_op("*", a, b), e.attrs["shape"]),)
         flat_ty = lw.shape_type(flat, e.span)
         flat_shape = lw.const_shape(flat, e.span)
