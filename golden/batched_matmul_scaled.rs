@@ -10,18 +10,26 @@ pub mod batched_matmul_scaled {
     use cutile::core::*;
 
     /// float32 in / float32 out; the matmul result dtype is the operand dtype.
+    // generic SCALE_BITS: i32 <- f32_bits(scale)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
-    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float32","B":"float32"},"entry":"scaled_bmm_kernel_f32","generics":[{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"A","ndim":3,"written":false},{"element":"f32","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `SCALE_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float32","B":"float32"},"entry":"scaled_bmm_kernel_f32","generics":[{"kind":"f32_bits","name":"SCALE_BITS","params":["scale"],"source":"f32_bits(scale)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `SCALE_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"A","ndim":3,"written":false},{"element":"f32","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
-    fn scaled_bmm_kernel_f32<const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
+    fn scaled_bmm_kernel_f32<
+        const SCALE_BITS: i32,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+    >(
         A: &Tensor<f32, { [-1, -1, -1] }>,
         B: &Tensor<f32, { [-1, -1, -1] }>,
         C: &Tensor<f32, { [-1, -1, -1] }>,
-        scale: f32,
     ) {
+        let bits_7: Tile<i32, { [] }> = scalar_to_tile(SCALE_BITS);
+        let value_8: Tile<f32, { [] }> = bitcast(bits_7);
+        let scale: f32 = tile_to_scalar(value_8);
         let a_view_1: Partition<f32, { [1, BLOCK_M, BLOCK_K] }> = unsafe {
             make_partition_view(
                 A,
@@ -84,18 +92,26 @@ pub mod batched_matmul_scaled {
     }
 
     /// float32 in / float32 out; the matmul result dtype is the operand dtype.
+    // generic SCALE_BITS: i32 <- f32_bits(scale)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
-    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float16","B":"float16"},"entry":"scaled_bmm_kernel_f16","generics":[{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"A","ndim":3,"written":false},{"element":"f16","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `SCALE_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float16","B":"float16"},"entry":"scaled_bmm_kernel_f16","generics":[{"kind":"f32_bits","name":"SCALE_BITS","params":["scale"],"source":"f32_bits(scale)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `SCALE_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"A","ndim":3,"written":false},{"element":"f16","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
-    fn scaled_bmm_kernel_f16<const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
+    fn scaled_bmm_kernel_f16<
+        const SCALE_BITS: i32,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+    >(
         A: &Tensor<f16, { [-1, -1, -1] }>,
         B: &Tensor<f16, { [-1, -1, -1] }>,
         C: &Tensor<f32, { [-1, -1, -1] }>,
-        scale: f32,
     ) {
+        let bits_8: Tile<i32, { [] }> = scalar_to_tile(SCALE_BITS);
+        let value_9: Tile<f32, { [] }> = bitcast(bits_8);
+        let scale: f32 = tile_to_scalar(value_9);
         let a_view_1: Partition<f16, { [1, BLOCK_M, BLOCK_K] }> = unsafe {
             make_partition_view(
                 A,
@@ -159,18 +175,26 @@ pub mod batched_matmul_scaled {
     }
 
     /// float32 in / float32 out; the matmul result dtype is the operand dtype.
+    // generic SCALE_BITS: i32 <- f32_bits(scale)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
-    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"bfloat16","B":"bfloat16"},"entry":"scaled_bmm_kernel_bf16","generics":[{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"A","ndim":3,"written":false},{"element":"bf16","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // note: `scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `SCALE_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"bfloat16","B":"bfloat16"},"entry":"scaled_bmm_kernel_bf16","generics":[{"kind":"f32_bits","name":"SCALE_BITS","params":["scale"],"source":"f32_bits(scale)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"scaled_bmm_kernel","notes":["`scale` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `SCALE_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"A","ndim":3,"written":false},{"element":"bf16","kind":"array","name":"B","ndim":3,"written":false},{"element":"f32","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"float","kind":"const","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
-    fn scaled_bmm_kernel_bf16<const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
+    fn scaled_bmm_kernel_bf16<
+        const SCALE_BITS: i32,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+    >(
         A: &Tensor<bf16, { [-1, -1, -1] }>,
         B: &Tensor<bf16, { [-1, -1, -1] }>,
         C: &Tensor<f32, { [-1, -1, -1] }>,
-        scale: f32,
     ) {
+        let bits_9: Tile<i32, { [] }> = scalar_to_tile(SCALE_BITS);
+        let value_10: Tile<f32, { [] }> = bitcast(bits_9);
+        let scale: f32 = tile_to_scalar(value_10);
         let a_view_1: Partition<bf16, { [1, BLOCK_M, BLOCK_K] }> = unsafe {
             make_partition_view(
                 A,

@@ -15,15 +15,17 @@ pub mod layer_norm {
     // generic EW: ElementType <- dtype(W)
     // generic EB: ElementType <- dtype(B)
     // generic EY: ElementType <- dtype(Y)
+    // generic EPS_BITS: i32 <- f32_bits(eps)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
-    // note: `eps` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"layer_norm_fwd_kernel","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"type","name":"EB","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"layer_norm_fwd_kernel","notes":["`eps` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"X","ndim":2,"written":false},{"element":"EW","kind":"array","name":"W","ndim":1,"written":false},{"element":"EB","kind":"array","name":"B","ndim":1,"written":false},{"element":"EY","kind":"array","name":"Y","ndim":2,"written":true},{"element":"f32","kind":"array","name":"Mean","ndim":1,"written":true},{"element":"f32","kind":"array","name":"Rstd","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"N"},{"const_kind":"float","kind":"const","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    // note: `eps` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `EPS_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"layer_norm_fwd_kernel","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"type","name":"EB","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"f32_bits","name":"EPS_BITS","params":["eps"],"source":"f32_bits(eps)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"layer_norm_fwd_kernel","notes":["`eps` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `EPS_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"X","ndim":2,"written":false},{"element":"EW","kind":"array","name":"W","ndim":1,"written":false},{"element":"EB","kind":"array","name":"B","ndim":1,"written":false},{"element":"EY","kind":"array","name":"Y","ndim":2,"written":true},{"element":"f32","kind":"array","name":"Mean","ndim":1,"written":true},{"element":"f32","kind":"array","name":"Rstd","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"N"},{"const_kind":"float","kind":"const","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
     fn layer_norm_fwd_kernel<
         E: ElementType,
         EW: ElementType,
         EB: ElementType,
         EY: ElementType,
+        const EPS_BITS: i32,
         const BLOCK_N: i32,
     >(
         X: &Tensor<E, { [-1, -1] }>,
@@ -33,8 +35,10 @@ pub mod layer_norm {
         Mean: &Tensor<f32, { [-1] }>,
         Rstd: &Tensor<f32, { [-1] }>,
         N: i32,
-        eps: f32,
     ) {
+        let bits_21: Tile<i32, { [] }> = scalar_to_tile(EPS_BITS);
+        let value_22: Tile<f32, { [] }> = bitcast(bits_21);
+        let eps: f32 = tile_to_scalar(value_22);
         let x_view_1: Partition<E, { [1, BLOCK_N] }> = unsafe {
             make_partition_view(
                 X,

@@ -14,21 +14,29 @@ pub mod row_scale_ragged {
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
     // generic E: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
+    // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
-    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn row_scale_kernel_f32_when_n_mod_tile_ne_0<E: ElementType, const N: i32, const TILE: i32>(
+    fn row_scale_kernel_f32_when_n_mod_tile_ne_0<
+        E: ElementType,
+        const N: i32,
+        const OFFSET_BITS: i32,
+        const TILE: i32,
+    >(
         x: &Tensor<f32, { [-1, -1] }>,
         w: &Tensor<f32, { [-1] }>,
         y: &Tensor<E, { [-1, -1] }>,
-        offset_: f32,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let bits_86: Tile<i32, { [] }> = scalar_to_tile(OFFSET_BITS);
+        let value_87: Tile<f32, { [] }> = bitcast(bits_86);
+        let offset_: f32 = tile_to_scalar(value_87);
         let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
@@ -70,7 +78,7 @@ pub mod row_scale_ragged {
         let bound_u_43: Tile<u64, { [TILE] }> = bitcast(bound_41);
         let unit_stride_45: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         let padding_51: f32 = 0.0f32;
-        let bcast_86: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let bcast_88: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
         let arg_85: Tile<i32, { [] }> = scalar_to_tile(row);
         let index_tile_53: Tile<i32, { [] }> = arg_85;
         let index64_54: Tile<i64, { [] }> = exti(index_tile_53);
@@ -144,7 +152,7 @@ pub mod row_scale_ragged {
                 )
             };
             let wj: Tile<f32, { [TILE] }> = gathered_52;
-            let out: Tile<f32, { [TILE] }> = xj * (bcast_86 + wj);
+            let out: Tile<f32, { [TILE] }> = xj * (bcast_88 + wj);
             let index64_68: Tile<i64, { [TILE] }> = exti(cols);
             let index_u_73: Tile<u64, { [TILE] }> = bitcast(index64_68);
             let in_bounds_75: Tile<bool, { [TILE] }> = lt_tile(index_u_73, bound_u_74);
@@ -173,21 +181,29 @@ pub mod row_scale_ragged {
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
     // generic E: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
+    // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
-    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn row_scale_kernel_f16_when_n_mod_tile_ne_0<E: ElementType, const N: i32, const TILE: i32>(
+    fn row_scale_kernel_f16_when_n_mod_tile_ne_0<
+        E: ElementType,
+        const N: i32,
+        const OFFSET_BITS: i32,
+        const TILE: i32,
+    >(
         x: &Tensor<f16, { [-1, -1] }>,
         w: &Tensor<f16, { [-1] }>,
         y: &Tensor<E, { [-1, -1] }>,
-        offset_: f32,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let bits_91: Tile<i32, { [] }> = scalar_to_tile(OFFSET_BITS);
+        let value_92: Tile<f32, { [] }> = bitcast(bits_91);
+        let offset_: f32 = tile_to_scalar(value_92);
         let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
@@ -336,21 +352,29 @@ pub mod row_scale_ragged {
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
     // generic E: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
+    // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
-    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn row_scale_kernel_bf16_when_n_mod_tile_ne_0<E: ElementType, const N: i32, const TILE: i32>(
+    fn row_scale_kernel_bf16_when_n_mod_tile_ne_0<
+        E: ElementType,
+        const N: i32,
+        const OFFSET_BITS: i32,
+        const TILE: i32,
+    >(
         x: &Tensor<bf16, { [-1, -1] }>,
         w: &Tensor<bf16, { [-1] }>,
         y: &Tensor<E, { [-1, -1] }>,
-        offset_: f32,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let bits_91: Tile<i32, { [] }> = scalar_to_tile(OFFSET_BITS);
+        let value_92: Tile<f32, { [] }> = bitcast(bits_91);
+        let offset_: f32 = tile_to_scalar(value_92);
         let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
@@ -499,25 +523,29 @@ pub mod row_scale_ragged {
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
     // generic E: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
+    // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
-    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_f32_unless_n_mod_tile_ne_0<
         E: ElementType,
         const N: i32,
+        const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<f32, { [-1, -1] }>,
         w: &Tensor<f32, { [-1] }>,
         y: &Tensor<E, { [-1, -1] }>,
-        offset_: f32,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let bits_49: Tile<i32, { [] }> = scalar_to_tile(OFFSET_BITS);
+        let value_50: Tile<f32, { [] }> = bitcast(bits_49);
+        let offset_: f32 = tile_to_scalar(value_50);
         let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
@@ -536,7 +564,7 @@ pub mod row_scale_ragged {
         let padding_20: f32 = 0.0f32;
         let unit_stride_23: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         let padding_29: f32 = 0.0f32;
-        let bcast_49: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
+        let bcast_51: Tile<f32, { [TILE] }> = broadcast_scalar(offset_, const_shape![TILE]);
         let arg_48: Tile<i32, { [] }> = scalar_to_tile(row);
         let index_tile_31: Tile<i32, { [] }> = arg_48;
         let index64_32: Tile<i64, { [] }> = exti(index_tile_31);
@@ -589,7 +617,7 @@ pub mod row_scale_ragged {
                 )
             };
             let wj: Tile<f32, { [TILE] }> = gathered_30;
-            let out: Tile<f32, { [TILE] }> = xj * (bcast_49 + wj);
+            let out: Tile<f32, { [TILE] }> = xj * (bcast_51 + wj);
             let index64_39: Tile<i64, { [TILE] }> = exti(cols);
             let offsets_41: Tile<i64, { [TILE] }> = index64_39 * unit_stride_40;
             let offsets_42: Tile<i64, { [TILE] }> = offsets_38 + offsets_41;
@@ -615,25 +643,29 @@ pub mod row_scale_ragged {
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
     // generic E: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
+    // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
-    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_f16_unless_n_mod_tile_ne_0<
         E: ElementType,
         const N: i32,
+        const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<f16, { [-1, -1] }>,
         w: &Tensor<f16, { [-1] }>,
         y: &Tensor<E, { [-1, -1] }>,
-        offset_: f32,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let bits_54: Tile<i32, { [] }> = scalar_to_tile(OFFSET_BITS);
+        let value_55: Tile<f32, { [] }> = bitcast(bits_54);
+        let offset_: f32 = tile_to_scalar(value_55);
         let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);
@@ -735,25 +767,29 @@ pub mod row_scale_ragged {
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
     // generic E: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
+    // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
-    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter
+    // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so it is a runtime `f32` parameter","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_bf16_unless_n_mod_tile_ne_0<
         E: ElementType,
         const N: i32,
+        const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<bf16, { [-1, -1] }>,
         w: &Tensor<bf16, { [-1] }>,
         y: &Tensor<E, { [-1, -1] }>,
-        offset_: f32,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
+        let bits_54: Tile<i32, { [] }> = scalar_to_tile(OFFSET_BITS);
+        let value_55: Tile<f32, { [] }> = bitcast(bits_54);
+        let offset_: f32 = tile_to_scalar(value_55);
         let mut y_token: Token = get_tensor_token(y);
         let row: i32 = get_tile_block_id().0;
         let dim_1: i32 = (((N + TILE) - 1) / TILE);

@@ -16,6 +16,12 @@ from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
 from transpiler.model import ArrayType, DType, DTypeVar, ElemType, KernelModel, ScalarType
 
 MANIFEST_VERSION = 1
+#: The generic kind of a `ct.Constant[float]`: an `i32` const generic holding the constant's
+#: f32 bit pattern (stable Rust has no float const generics). Python folds such a constant
+#: into its kernel per value; the bits make cuTile Rust's JIT specialize per value too.
+FLOAT_BITS_KIND = "f32_bits"
+#: Rust's spelling of each kind of const generic.
+CONST_GENERIC_TYPES = {"i32": "i32", "bool": "bool", FLOAT_BITS_KIND: "i32"}
 
 
 @dataclass(frozen=True)
@@ -23,7 +29,7 @@ class Generic:
     """One generic parameter of the Rust entry, in declaration order."""
 
     name: str
-    kind: str  # "type" | "i32" | "bool"
+    kind: str  # "type" | "i32" | "bool" | FLOAT_BITS_KIND
     source: str  # what decides it at launch: "dtype(x)", "const(TILE)" or "derived(...)"
     params: tuple[str, ...] = ()
     # A derived const generic (`BLOCK // 8` in a tile type, which stable Rust cannot write):
@@ -115,9 +121,13 @@ def specialize(model: KernelModel) -> SpecializedKernel:
             notes.append(f"`{p.name}` is a `ct.Constant[float]` that every launch site passes "
                          f"as {p.fixed!r}: folded into the kernel, as cuTile Python does")
         elif p.kind == "const":
-            runtime.append(p.name)
+            bits = _bits_generic_name(p.name, model)
+            const_generics.append(Generic(bits, FLOAT_BITS_KIND, f"f32_bits({p.name})",
+                                          (p.name,)))
             notes.append(f"`{p.name}` is a `ct.Constant[float]`: cuTile Rust has no float "
-                         "const generics, so it is a runtime `f32` parameter")
+                         f"const generics, so the entry takes its f32 bits as `{bits}` and "
+                         "reinterprets them, a constant the JIT folds as cuTile Python "
+                         "folds the value")
         else:
             runtime.append(p.name)
     for name, array, dim in model.stride_params:
@@ -187,3 +197,12 @@ def _param_type(spec: SpecializedKernel, vtype: object, kind: str) -> str:
 
 def describe_dtype(dtype: ElemType) -> str:
     return dtype.name if isinstance(dtype, DType) else f"E#{dtype.key}"
+
+
+def _bits_generic_name(name: str, model: KernelModel) -> str:
+    """`EPS_BITS` for the constant `EPS`: a name no parameter of the kernel has."""
+    taken = {p.name for p in model.params}
+    bits = f"{name.upper()}_BITS"
+    while bits in taken:
+        bits += "_"
+    return bits

@@ -70,3 +70,19 @@ def test_a_16_bit_full_is_its_bits_reinterpreted() -> None:
     assert "constant(-16576i16, const_shape![])" in result.rust
     assert "bitcast(bits_" in result.rust
     assert "f32_const" not in result.rust and "0.75" not in result.rust
+
+
+def test_f32_bits_round_once_like_a_c_conversion() -> None:
+    import numpy as np
+
+    from transpiler.lowering.float_bits import f32_bits
+
+    rng = random.Random(7)
+    values = [rng.uniform(-1e6, 1e6) for _ in range(2000)] + [
+        1e-5, -0.0, 0.0, 1e-45, 3.4028235e38, float("inf"), float("-inf")]
+    for value in values:
+        expected = int(np.array([value], dtype=np.float32).view(np.int32)[0])
+        assert f32_bits(value) == expected, value
+    # Beyond f32's range: the infinity of that sign, as numpy's conversion gives.
+    assert f32_bits(1e300) == int(np.array([np.inf], dtype=np.float32).view(np.int32)[0])
+    assert f32_bits(-1e300) == int(np.array([-np.inf], dtype=np.float32).view(np.int32)[0])

@@ -576,3 +576,26 @@ def test_a_bitcast_integer_constant_is_the_float_constant(value: str, bits: str,
     if passes:
         assert any("constant-bitcast" in str(note) for note in verdict.notes), \
             format_verdict(verdict)
+
+
+_F32_BITS = """\
+  %b = constant <i32: BITS> : tile<i32>
+  %h = bitcast %b : tile<i32> -> tile<f32>
+  %r = reshape %h : tile<f32> -> tile<1xf32>
+  %c = broadcast %r : tile<1xf32> -> tile<16xf32>"""
+
+
+@pytest.mark.parametrize(("value", "bits", "passes"), [
+    ("9.99999974E-6", "925353388", True),   # 1e-5 rounded to f32: 0x3727C5AC
+    ("9.99999974E-6", "933741996", False),  # 0x37A7C5AC is 2e-5
+    ("-1.000000e+00", "-1082130432", True),  # 0xBF800000: a negative i32 literal
+])
+def test_float_constant_bits_generic_is_the_float_constant(value: str, bits: str,
+                                                           passes: bool) -> None:
+    # A `ct.Constant[float]` reaches a Rust entry as its f32 bits (an i32 const generic),
+    # reinterpreted; cuTile Python writes the folded f32 constant.
+    frame = _HALF_CONSTANT.replace("bf16", "f32")
+    python = frame.replace("CONSTANT", f"  %c = constant <f32: {value}> : tile<16xf32>")
+    rust = frame.replace("CONSTANT", _F32_BITS.replace("BITS", bits))
+    verdict = _verdict(python, rust)
+    assert verdict.passed is passes, format_verdict(verdict)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from specialization.plan import FLOAT_BITS_KIND
 from transpiler.driver import read_manifests
 from transpiler.emit_kinds import EMIT_KINDS as EMIT_KINDS  # re-exported
 from transpiler.emit_kinds import emit_path as emit_path  # re-exported
@@ -83,6 +84,7 @@ class ParamSig:
     element: str = ""  # Rust element type or generic name (arrays, scalars)
     const_kind: str = ""  # "int" | "bool" | "float" (constants)
     fixed: bool = False  # a float constant folded into the kernel
+    bits_generic: bool = False  # a float constant the entry takes as an f32-bits generic
 
     @property
     def ident(self) -> str:
@@ -94,7 +96,8 @@ class ParamSig:
 
     @property
     def is_generic_const(self) -> bool:
-        return self.kind == "const" and self.const_kind in ("int", "bool")
+        return self.kind == "const" and (self.const_kind in ("int", "bool")
+                                         or self.bits_generic)
 
     @property
     def c_type(self) -> str:
@@ -179,10 +182,12 @@ def _launch_rank(param: dict[str, object]) -> int:
 
 def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
     raw = list(data["params"])  # type: ignore[call-overload]
+    as_bits = {str(g["params"][0]) for g in data["generics"]  # type: ignore[attr-defined]
+               if g["kind"] == FLOAT_BITS_KIND}
     params = tuple(
         ParamSig(str(p["name"]), str(p["kind"]), _launch_rank(p),
                  str(p.get("element", "") or ""), str(p.get("const_kind", "") or ""),
-                 p.get("fixed") is not None)
+                 p.get("fixed") is not None, str(p["name"]) in as_bits)
         for p in raw if p["kind"] not in ("derived", "stride")
     )
     derived = tuple((str(p["name"]), p["expr"]) for p in raw if p["kind"] == "derived")
@@ -1476,6 +1481,10 @@ def _generic_values(entry: KernelSig, types: dict[str, str]) -> list[str]:
             out.append(f"<{types[generic.name]} as DType>::DTYPE.as_str().to_string()")
         elif generic.tree is not None:
             out.append(f"{_cond_rust(entry, generic.tree)}.to_string()")
+        elif generic.kind == FLOAT_BITS_KIND:
+            # The f64 argument rounded once to f32, as cuTile Python folds the constant.
+            ident = entry.param(generic.params[0]).ident
+            out.append(f"(({ident} as f32).to_bits() as i32).to_string()")
         else:
             out.append(f"{entry.param(generic.params[0]).ident}.to_string()")
     return out
@@ -1575,6 +1584,9 @@ def _generics_doc(entry: KernelSig, launch: KernelLaunch) -> str:
     for generic in entry.generics:
         if generic.tree is not None:
             words.append(f"{generic.name} computed from {', '.join(generic.params)}")
+            continue
+        if generic.kind == FLOAT_BITS_KIND:
+            words.append(f"{generic.name} = the f32 bits of `{generic.params[0]}`")
             continue
         if generic.kind != "type":
             words.append(f"{generic.name} = `{generic.params[0]}`")

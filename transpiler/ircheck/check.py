@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from specialization.plan import FLOAT_BITS_KIND
 from transpiler.analysis import evaluate_condition, evaluate_expression
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.frontend.host_values import host_dtypes, launch_constants
@@ -29,6 +30,7 @@ from transpiler.ircheck.spec import (
     dtype_of_rust,
     load_spec_file,
 )
+from transpiler.lowering.float_bits import f32_bits
 
 DEFAULT_CONST_INT = 64
 _FLOAT_DTYPES = ("float32", "float16", "bfloat16")
@@ -97,6 +99,8 @@ def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
             if not isinstance(param, ArraySpec | ScalarSpec):
                 raise ValueError(f"generic {generic['name']} needs a dtype")
             out.append(RUST_ELEMENT_TYPES[param.dtype])
+        elif isinstance(param, ConstSpec) and generic["kind"] == FLOAT_BITS_KIND:
+            out.append(str(f32_bits(float(param.value))))
         elif isinstance(param, ConstSpec):
             value = param.value
             out.append(("true" if value else "false") if generic["kind"] == "bool"
@@ -275,15 +279,24 @@ def entry_arg_positions(manifest: dict[str, Any]) -> dict[str, int]:
     1 + 2r (base, shape, strides), a scalar one; const generics take none."""
     positions: dict[str, int] = {}
     position = 0
+    as_bits = float_bits_params(manifest)
     for p in manifest.get("params", []):
         positions[p["name"]] = position
         if p["kind"] == "array":
             position += 1 + 2 * max(int(p["ndim"]), 1)
         elif p["kind"] in ("scalar", "derived", "stride"):
             position += 1
-        elif p.get("fixed") is None and p.get("const_kind") == "float":
+        elif p.get("fixed") is None and p.get("const_kind") == "float" and \
+                p["name"] not in as_bits:
             position += 1
     return positions
+
+
+def float_bits_params(manifest: dict[str, Any]) -> set[str]:
+    """The `ct.Constant[float]` parameters that the entry takes as f32-bits const generics
+    (older translations take them as runtime `f32` arguments)."""
+    return {g["params"][0] for g in manifest.get("generics", [])
+            if g["kind"] == FLOAT_BITS_KIND}
 
 
 def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, str]:
@@ -297,7 +310,7 @@ def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, s
         if p["kind"] == "derived":
             bound[positions[p["name"]]] = f"<f32: {evaluate_expression(p['expr'], consts)!r}>"
         elif p["kind"] == "const" and p.get("fixed") is None and p.get(
-                "const_kind") == "float":
+                "const_kind") == "float" and p["name"] not in float_bits_params(manifest):
             value = spec.param(p["name"])
             if isinstance(value, ConstSpec):
                 bound[positions[p["name"]]] = f"<f32: {float(value.value)!r}>"

@@ -11,6 +11,7 @@ it does not fold.
 from __future__ import annotations
 
 import math
+import struct
 
 #: exponent bits, fraction bits
 HALF_FORMATS: dict[str, tuple[int, int]] = {"f16": (5, 10), "bf16": (8, 7)}
@@ -46,3 +47,14 @@ def half_bits(value: float, elem: str) -> int | None:
 def signed_i16(bits: int) -> int:
     """The 16 bits read as a signed integer (the `i16` literal that holds them)."""
     return bits - 0x10000 if bits & 0x8000 else bits
+
+
+def f32_bits(value: float) -> int:
+    """The IEEE bits of `value` rounded once to f32 (nearest even), as a signed 32-bit
+    integer: what an `i32` const generic carries for a `ct.Constant[float]`. A value beyond
+    f32's range is an infinity, as a conversion of the double gives."""
+    try:
+        packed = struct.pack("<f", value)
+    except OverflowError:
+        packed = struct.pack("<f", math.copysign(math.inf, value))
+    return struct.unpack("<i", packed)[0]

@@ -17,7 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rust_emit import tree as t
-from specialization.plan import Generic, SpecializedKernel
+from specialization.plan import (
+    CONST_GENERIC_TYPES,
+    FLOAT_BITS_KIND,
+    Generic,
+    SpecializedKernel,
+)
 from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.ircheck.spec import dtype_of_rust
@@ -197,11 +202,13 @@ class KernelLowerer:
         ctx = _Context([])
         tokens = self.declare_store_tokens()
         self.block(self.spec.model.body, ctx)
-        body = [v.stmt for v in self.view_order] + tokens + ctx.stmts
+        body = (self.float_constant_lets() + [v.stmt for v in self.view_order] + tokens
+                + ctx.stmts)
         model = self.spec.model
         generics = []
         for g in self.spec.generics:
-            text = f"{g.name}: ElementType" if g.kind == "type" else f"const {g.name}: {g.kind}"
+            text = (f"{g.name}: ElementType" if g.kind == "type"
+                    else f"const {g.name}: {CONST_GENERIC_TYPES[g.kind]}")
             generics.append(t.GenericParam(text))
         params = tuple(t.Param(_ident(p.name), t.RType(self.spec.param_types[p.name]))
                        for p in model.params if p.kind != "const" or p.name in
@@ -220,6 +227,22 @@ class KernelLowerer:
             doc=_doc_lines(model.docstring),
             comments=_manifest_comment(self.spec),
         )
+
+    def float_constant_lets(self) -> list[t.Stmt]:
+        """`let EPS: f32 = ...` for each `ct.Constant[float]` that the entry takes as its f32
+        bits: the generic's `i32` constant reinterpreted (`bitcast`), which tileiras folds
+        to the float constant cuTile Python writes. Made after the body, so that the body's
+        temporaries keep their names."""
+        ctx = _Context([])
+        for g in self.spec.generics:
+            if g.kind != FLOAT_BITS_KIND:
+                continue
+            holder = self.let(ctx, "bits", t.Call("scalar_to_tile", (t.Path(g.name),)),
+                              "Tile<i32, { [] }>")
+            value = self.let(ctx, "value", t.Call("bitcast", (holder,)), "Tile<f32, { [] }>")
+            ctx.stmts.append(t.Let(_ident(g.params[0]), t.Call("tile_to_scalar", (value,)),
+                                   t.RType("f32")))
+        return ctx.stmts
 
     def declare_store_tokens(self) -> list[t.Stmt]:
         """`let mut tok: Token = get_tensor_token(A);` for each array whose stores are
@@ -734,7 +757,8 @@ def _doc_lines(doc: str | None) -> tuple[str, ...]:
 def _manifest_comment(spec: SpecializedKernel) -> tuple[str, ...]:
     lines = []
     for g in spec.generics:
-        lines.append(f"generic {g.name}: {'ElementType' if g.kind == 'type' else g.kind}"
+        kind = "ElementType" if g.kind == "type" else CONST_GENERIC_TYPES[g.kind]
+        lines.append(f"generic {g.name}: {kind}"
                      f" <- {g.source}")
     for note in spec.notes:
         lines.append(f"note: {note}")
@@ -848,7 +872,7 @@ def lower_dim(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
 
 @rule("const_param")
 def lower_const_param(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
-    # A `ct.Constant[float]` is a runtime parameter, named as the signature names it.
+    # A `ct.Constant[float]` is the f32 local that `float_constant_lets` binds from its bits.
     name = e.attrs["name"]
     return t.Path(_ident(name) if name in lw.spec.param_types else name)
 
