@@ -709,6 +709,7 @@ class Pair:
     python: Callable[..., Any]
     rust: Callable[..., Any]
     wrapper: Any
+    source: Path  # the original's source file
 
 
 def load_pair(case: Case, stage: Path, library: Path) -> Pair:
@@ -720,11 +721,14 @@ def load_pair(case: Case, stage: Path, library: Path) -> Pair:
             _, other_wrapper = load_tilegym(other, stage)
             other_wrapper.load_library(library)
             setattr(wrapper, name, getattr(other_wrapper, name))
+        source = stage / "tilegym_src" / "tilegym" / "ops" / "cutile" / case.tilegym
     else:
-        original = load_module(f"orig_{case.op}", REPO / "golden" / f"{case.op}.py")
+        source = REPO / "golden" / f"{case.op}.py"
+        original = load_module(f"orig_{case.op}", source)
         wrapper = load_module(f"tl_{case.op}", stage / f"{case.op}_wrapper.py")
     wrapper.load_library(library)
-    return Pair(case, getattr(original, case.function), getattr(wrapper, case.function), wrapper)
+    return Pair(case, getattr(original, case.function), getattr(wrapper, case.function), wrapper,
+                source)
 
 
 def load_tilegym(relative: str, stage: Path) -> tuple[Any, Any]:
@@ -876,24 +880,83 @@ def whole_call_us(fns: dict[str, Callable[..., Any]], sets: list[Inputs],
     return out
 
 
-def kernel_us(fn: Callable[..., Any], sets: list[Inputs], iters: int) -> list[float]:
-    """CUPTI kernel durations (torch.profiler), summed per call."""
-    from torch.autograd import DeviceType
-    from torch.profiler import ProfilerActivity, profile
+def translated_kernel_names(source: Path, case: Case) -> tuple[str, ...]:
+    """The names of the kernels an operator's source file defines (`@ct.kernel` functions,
+    with those of the files its translation imports): the device kernels of either side
+    whose time counts. A Rust entry's name starts with its Python kernel's, so a name
+    matches both sides; torch's own kernels (copies, fills, the same on both sides) never
+    carry one."""
+    import ast
 
+    files = [source] + [source.parent / other for other in RUST_IMPORTS.get(case.tilegym, {})
+                        .values()]
+    names: set[str] = set()
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+                  and any("kernel" in ast.unparse(d) for d in node.decorator_list)}
+    return tuple(sorted(names))
+
+
+def kernel_rounds(fns: dict[str, Callable[..., Any]], sets: list[Inputs], rounds: int,
+                  kernels: tuple[str, ...], flush: torch.Tensor) -> dict[str, list[float]]:
+    """CUPTI durations (torch.profiler) of the translated kernels of each call, in rounds:
+    each round calls every side once, in alternating order, with L2 flushed before each
+    call (a write of a buffer larger than L2) and the GPU idle between calls. A device
+    kernel belongs to the call whose CPU range (the call, then a synchronize) holds it;
+    only kernels named in `kernels` count."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    names = list(fns)
+    order: list[str] = []
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        for i in range(iters):
+        for i in range(rounds):
             args, kwargs = sets[i % len(sets)]
-            fn(*args, **kwargs)
-        torch.cuda.synchronize()
-    kernels = sorted((e for e in prof.events() if e.device_type == DeviceType.CUDA),
-                     key=lambda e: e.time_range.start)
-    if not kernels or len(kernels) % iters:
-        raise RuntimeError(f"{len(kernels)} device events for {iters} calls")
-    per = len(kernels) // iters
-    return [sum(e.time_range.elapsed_us() for e in kernels[i * per:(i + 1) * per])
-            for i in range(iters)]
+            for name in (names if i % 2 == 0 else names[::-1]):
+                flush.zero_()
+                torch.cuda.synchronize()
+                with record_function(f"tl_call_{len(order)}"):
+                    fns[name](*args, **kwargs)
+                    torch.cuda.synchronize()
+                order.append(name)
+    events = prof.events()
+    ranges = {int(e.name.rsplit("_", 1)[1]): e.time_range for e in events
+              if e.name.startswith("tl_call_") and e.device_type != DeviceType.CUDA}
+    device = [e for e in events if e.device_type == DeviceType.CUDA
+              and any(k in e.name for k in kernels)]
+    per_call = [0.0] * len(order)
+    seen = [0] * len(order)
+    for e in device:
+        for index, span in ranges.items():
+            if span.start <= e.time_range.start and e.time_range.end <= span.end:
+                per_call[index] += e.time_range.elapsed_us()
+                seen[index] += 1
+                break
+    if len(ranges) != len(order) or not all(seen):
+        raise RuntimeError(f"{sum(seen)} translated kernels attributed to "
+                           f"{sum(1 for n in seen if n)} of {len(order)} calls")
+    out: dict[str, list[float]] = {name: [] for name in names}
+    for name, value in zip(order, per_call, strict=True):
+        out[name].append(value)
+    return out
+
+
+def ratio_interval(python: list[float], rust: list[float], seed: int = 0,
+                   resamples: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval of median(rust) / median(python), resampling whole rounds
+    (the two sides of a round are paired: they ran back to back)."""
+    import random
+
+    rng = random.Random(seed)
+    count = min(len(python), len(rust))
+    ratios = []
+    for _ in range(resamples):
+        picks = [rng.randrange(count) for _ in range(count)]
+        ratios.append(statistics.median(rust[i] for i in picks)
+                      / statistics.median(python[i] for i in picks))
+    return _pct(ratios, 0.025), _pct(ratios, 0.975)
 
 
 def time_pair(pair: Pair, shape: tuple[int, ...], dtype: torch.dtype, l2_bytes: int,
@@ -909,11 +972,11 @@ def time_pair(pair: Pair, shape: tuple[int, ...], dtype: torch.dtype, l2_bytes: 
     out: dict[str, Any] = {"input_sets": len(sets), "iters": iters}
     measured: list[tuple[str, dict[str, list[float]]]] = [("call_us", call)]
     try:
-        kern: dict[str, list[float]] = {name: [] for name in fns}
-        for chunk in range(4):  # alternate sessions: clocks drift under sustained load
-            for name in (list(fns) if chunk % 2 == 0 else list(fns)[::-1]):
-                kern[name] += kernel_us(fns[name], sets, max(iters // 4, 1))
-        measured.insert(0, ("kernel_us", kern))
+        flush = torch.empty(2 * l2_bytes // 4 + 1024, dtype=torch.float32, device="cuda")
+        kernels = translated_kernel_names(pair.source, pair.case)
+        measured.insert(0, ("kernel_us", kernel_rounds(fns, sets, iters, kernels, flush)))
+        out["kernels_counted"] = list(kernels)
+        del flush
     except Exception as err:  # noqa: BLE001 - keep the call times
         out["kernel_error"] = f"{type(err).__name__}: {err}"
     for kind, data in measured:
@@ -921,7 +984,9 @@ def time_pair(pair: Pair, shape: tuple[int, ...], dtype: torch.dtype, l2_bytes: 
         spread = {name: [_pct(v, 0.1), _pct(v, 0.9)] for name, v in data.items()}
         out[kind] = med
         out[kind + "_p10_p90"] = spread
-        out[kind.replace("_us", "_ratio")] = med["rust"] / med["python"]
+        ratio = kind.replace("_us", "_ratio")
+        out[ratio] = med["rust"] / med["python"]
+        out[ratio + "_ci95"] = list(ratio_interval(data["python"], data["rust"]))
     return out
 
 
@@ -971,16 +1036,19 @@ def _f(value: float | None, digits: int = 1) -> str:
 def markdown(meta: dict[str, Any], rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     lines = ["# GPU bench: cuTile Python originals vs Rust translations", "",
              "Generated by `bench/gpu_bench.py` on the device machine; ratio = Rust / Python "
-             "(below 1: the Rust translation is faster). Kernel: CUPTI kernel time per call "
-             "(torch.profiler), median. Call: CUDA events around the Python call on an idle GPU "
-             "(host work + launch + kernel), median. Both interleaved in one run after warm-up; "
-             "inputs rotate over several sets to stay out of L2.", "",
+             "(below 1: the Rust translation is faster). Kernel: CUPTI time of the translated "
+             "kernels per call (torch.profiler; torch's own copies and fills, the same on both "
+             "sides, are not counted), median over rounds; each round calls both sides once, "
+             "in alternating order, with L2 flushed before each call; the interval is a 95% "
+             "bootstrap interval over rounds. Call: CUDA events around the Python call on an "
+             "idle GPU (host work + launch + kernel), median. Both interleaved in one run after "
+             "warm-up; inputs rotate over several sets.", "",
              "## Setup", ""]
     lines += [f"- {key}: {value}" for key, value in meta.items()]
     lines += ["", "## Per configuration", "",
               "| op | shape | dtype | correct | bitwise | kernel py µs | kernel rs µs | ratio "
-              "| call py µs | call rs µs | ratio |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| 95% interval | call py µs | call rs µs | ratio |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         c, t = r.get("check", {}), r.get("timing", {})
         k, w = t.get("kernel_us", {}), t.get("call_us", {})
@@ -988,8 +1056,10 @@ def markdown(meta: dict[str, Any], rows: list[dict[str, Any]], summary: dict[str
         lines.append(
             f"| {r['op']} | {'x'.join(map(str, r['shape']))} | {r['dtype']} | {status} | "
             f"{'yes' if c.get('bitwise') else 'no'} | {_f(k.get('python'))} | "
-            f"{_f(k.get('rust'))} | {_f(t.get('kernel_ratio'), 3)} | {_f(w.get('python'))} | "
+            f"{_f(k.get('rust'))} | {_f(t.get('kernel_ratio'), 3)} | "
+            f"{_interval(t.get('kernel_ratio_ci95'))} | {_f(w.get('python'))} | "
             f"{_f(w.get('rust'))} | {_f(t.get('call_ratio'), 3)} |")
+    lines += _slow_configurations(rows)
     lines += ["", "## Geomeans of Rust / Python", "", "| op | configs | kernel | call |",
               "|---|---|---|---|"]
     for op, s in summary["per_op"].items():
@@ -1018,6 +1088,37 @@ def markdown(meta: dict[str, Any], rows: list[dict[str, Any]], summary: dict[str
             lines.append(f"- {r['op']} {r['shape']} {r['dtype']}: {detail[:600]}")
         lines.append("")
     return "\n".join(lines)
+
+
+#: A configuration is listed as slower when its whole interval lies above this ratio.
+SLOW_RATIO = 1.03
+
+
+def _interval(ci: list[float] | None) -> str:
+    return "-" if not ci else f"{ci[0]:.3f}-{ci[1]:.3f}"
+
+
+def _slow_configurations(rows: list[dict[str, Any]], worst: int = 8) -> list[str]:
+    """Every configuration whose kernel-time interval lies above `SLOW_RATIO`, and the
+    slowest ones by their lower bound, with their spread."""
+    timed = [r for r in rows if r.get("timing", {}).get("kernel_ratio_ci95")]
+    ranked = sorted(timed, key=lambda r: -r["timing"]["kernel_ratio_ci95"][0])
+    slow = [r for r in ranked if r["timing"]["kernel_ratio_ci95"][0] > SLOW_RATIO]
+    lines = ["", f"## Configurations slower than {SLOW_RATIO:.2f} (interval above it)", ""]
+    lines += [f"- {r['op']} {'x'.join(map(str, r['shape']))} {r['dtype']}: "
+              f"{r['timing']['kernel_ratio']:.3f} ({_interval(r['timing']['kernel_ratio_ci95'])})"
+              for r in slow] or ["None."]
+    lines += ["", "## Slowest configurations (by the interval's lower bound)", "",
+              "| op | shape | dtype | ratio | 95% interval | rust p10-p90 µs | python p10-p90 µs |",
+              "|---|---|---|---|---|---|---|"]
+    for r in ranked[:worst]:
+        t = r["timing"]
+        spread = t.get("kernel_us_p10_p90", {})
+        lines.append(f"| {r['op']} | {'x'.join(map(str, r['shape']))} | {r['dtype']} | "
+                     f"{t['kernel_ratio']:.3f} | {_interval(t['kernel_ratio_ci95'])} | "
+                     + " | ".join("-".join(f"{v:.1f}" for v in spread.get(side, []))
+                                  for side in ("rust", "python")) + " |")
+    return lines
 
 
 def metadata(stage: Path) -> dict[str, Any]:
