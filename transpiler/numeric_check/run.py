@@ -219,19 +219,27 @@ def _check_block_order(sides: list[TileIrSide], case: LaunchCase,
                        runs: list[dict[str, np.ndarray]], modules: list[TileIrModule],
                        seed: int, result: CaseResult) -> None:
     """Runs each side again with the blocks shuffled; a different result is reported."""
-    if case.grid[0] * case.grid[1] * case.grid[2] < 2:
-        return
     for side, run, module in zip(sides, runs, modules, strict=True):
-        again = _launch(side, case, seed + 1)
-        if not isinstance(again, dict):
-            result.failure = f"{side.name} faults when its blocks run in another order: {again}"
+        found = order_dependence(side, case, run, has_float_atomics(module), seed + 1)
+        if found is not None:
+            result.failure = found
             return
-        tolerance = TOLERANCES["atomic-order" if has_float_atomics(module) else "exact"]
-        for name in case.arrays:
-            verdict = compare_output(name, run[name], again[name], tolerance)
-            if not verdict.ok:
-                result.failure = (f"{side.name}'s result depends on the order its blocks run "
-                                  f"in: `{name}`{list(verdict.index or ())} is "
-                                  f"{verdict.reference} in row-major order, "
-                                  f"{verdict.generated} shuffled")
-                return
+
+
+def order_dependence(side: TileIrSide, case: LaunchCase, in_order: dict[str, np.ndarray],
+                     float_atomics: bool, shuffle_seed: int) -> str | None:
+    """Why `side`'s result on `case` depends on the order its blocks run in (None: it does
+    not, for this shuffle): `in_order` is its result with the blocks in row-major order."""
+    if case.grid[0] * case.grid[1] * case.grid[2] < 2:
+        return None
+    again = _launch(side, case, shuffle_seed)
+    if not isinstance(again, dict):
+        return f"{side.name} faults when its blocks run in another order: {again}"
+    tolerance = TOLERANCES["atomic-order" if float_atomics else "exact"]
+    for name in case.arrays:
+        verdict = compare_output(name, in_order[name], again[name], tolerance)
+        if not verdict.ok:
+            return (f"{side.name}'s result depends on the order its blocks run in: "
+                    f"`{name}`{list(verdict.index or ())} is {verdict.reference} in "
+                    f"row-major order, {verdict.generated} shuffled")
+    return None
