@@ -159,6 +159,17 @@ class IrPair:
     reference_text: str = ""
     generated_text: str = ""
     outcome: CheckOutcome | None = None
+    _parsed: tuple[Any, Any] | None = None
+
+    def modules(self) -> tuple[Any, Any]:
+        """Both texts parsed (`TileIrModule`s), once, for readers that leave them as they
+        are (the interpreter)."""
+        from transpiler.ircheck.parse import parse_tileir
+
+        if self._parsed is None:
+            self._parsed = (parse_tileir(self.reference_text),
+                            parse_tileir(self.generated_text))
+        return self._parsed
 
 
 def compile_pairs(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
@@ -166,7 +177,7 @@ def compile_pairs(source_path: Path, rust_path: Path, manifests: dict[str, dict[
                   kernel_map: dict[str, str] | None = None) -> list[IrPair]:
     """Compile every (kernel, spec) on both sides (one harness run for the Rust side) and
     give both disassembled texts (`tileirdisasm -g`), in the order of `specs`."""
-    from transpiler.ircheck.generated import compile_rust_kernels, layout_json
+    from transpiler.ircheck.generated import HarnessError, compile_rust_kernels, layout_json
 
     kernel_map = kernel_map or {}
     jobs: list[tuple[str, KernelSpec]] = [(k, s) for k, ss in specs.items() for s in ss]
@@ -206,8 +217,13 @@ def compile_pairs(source_path: Path, rust_path: Path, manifests: dict[str, dict[
                     pair.kernel, pair.spec, "ERROR",
                     error=f"cuTile Rust did not compile it: {result.error}")
                 continue
+            try:
+                pair.generated_text = result.disassemble(debug_info=True)
+            except HarnessError as err:
+                pair.outcome = CheckOutcome(pair.kernel, pair.spec, "ERROR",
+                                            error=f"cuTile Rust gave invalid Tile IR: {err}")
+                continue
             pair.reference_text = reference_text
-            pair.generated_text = result.disassemble(debug_info=True)
     return pairs
 
 
@@ -224,6 +240,7 @@ def check_pairs(pairs: list[IrPair], keep_ir: Path | None = None) -> list[CheckO
         if keep_ir is not None:
             _keep(keep_ir, pair.spec, pair.reference_text, pair.generated_text)
         bound = bound_scalar_args(pair.manifest or {}, pair.compiled_spec)
+        # Parsed afresh: the comparison may rewrite what it is given.
         verdict = compare_modules(parse_tileir(pair.reference_text),
                                   parse_tileir(pair.generated_text),
                                   bound, aliased_args(pair.manifest or {}))

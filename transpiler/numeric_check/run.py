@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from transpiler.ircheck.check import IrPair, compile_pairs
-from transpiler.ircheck.parse import TileIrModule, parse_tileir
+from transpiler.ircheck.parse import TileIrModule
 from transpiler.ircheck.spec import KernelSpec, Layout
 from transpiler.numeric_check.binding import (
     BindingError,
@@ -110,7 +110,6 @@ def numeric_check(source_path: Path, rust_path: Path, manifests: dict[str, dict[
         for again in compile_pairs(source_path, rust_path, manifests, layout_specs,
                                    kernel_map):
             recompiled[(again.kernel, again.spec)] = again
-    parsed: dict[str, TileIrModule] = {}
     for outcome, (pair, cases) in zip(outcomes, planned, strict=True):
         if outcome.verdict == "CANNOT_RUN":
             continue
@@ -118,7 +117,7 @@ def numeric_check(source_path: Path, rust_path: Path, manifests: dict[str, dict[
         for case in cases:
             ir = pair if case.layout == pair.spec.layout else recompiled.get(
                 (pair.kernel, replace(pair.spec, layout=case.layout)), pair)
-            result = _run_case(ir, case, parsed, seed, first=case is cases[0])
+            result = _run_case(ir, case, seed, first=case is cases[0])
             outcome.cases.append(result)
         _settle(outcome, outcome.cases)
         outcome.seconds = time.perf_counter() - start
@@ -147,20 +146,12 @@ def _settle(outcome: NumericOutcome, cases: list[CaseResult]) -> None:
             return
 
 
-def _module(text: str, parsed: dict[str, TileIrModule]) -> TileIrModule:
-    if text not in parsed:
-        parsed[text] = parse_tileir(text)
-    return parsed[text]
-
-
-def _run_case(pair: IrPair, case: LaunchCase, parsed: dict[str, TileIrModule], seed: int,
-              first: bool) -> CaseResult:
+def _run_case(pair: IrPair, case: LaunchCase, seed: int, first: bool) -> CaseResult:
     result = CaseResult(case.label, case.grid)
     if pair.outcome is not None:
         result.error = f"cannot run: {pair.outcome.error or pair.outcome.verdict}"
         return result
-    reference = _module(pair.reference_text, parsed)
-    generated = _module(pair.generated_text, parsed)
+    reference, generated = pair.modules()
     try:
         sides = [TileIrSide("cuTile Python", reference.entry(),
                             reference_plan(pair.compiled_spec)),

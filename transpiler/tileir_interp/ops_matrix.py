@@ -3,7 +3,9 @@
 Takes `a` (..., M, K), `b` (..., K, N) and the accumulator (..., M, N); gives `a @ b + acc`
 in the accumulator's type. Float products and sums are carried in float64 and rounded once
 to the accumulator type (the GPU's order of accumulation is unspecified; this one is fixed);
-integer ones in int64 and wrapped.
+integer ones in int64 and wrapped. The products go through `einsum` without BLAS: a BLAS
+call's threads cost more than the work on tiles of this size, and its summation order would
+depend on the library.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ from transpiler.tileir_interp.elements import as_signed, as_unsigned, to_float, 
 from transpiler.tileir_interp.ops_arith import Handler, operand_element, result_element
 
 
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("...mk,...kn->...mn", a, b)
+
+
 def _mmaf(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     a, b, acc = (np.asarray(x).astype(np.float64) for x in args)
-    return [to_float(np.matmul(a, b) + acc, result_element(op))]
+    return [to_float(_matmul(a, b) + acc, result_element(op))]
 
 
 def _mmai(m: Any, op: Operation, args: list[Any]) -> list[Any]:
@@ -33,7 +39,7 @@ def _mmai(m: Any, op: Operation, args: list[Any]) -> list[Any]:
         read = as_unsigned(value, etype) if sign == "unsigned" else as_signed(value, etype)
         operands.append(read.astype(np.int64))
     acc = np.asarray(args[2]).astype(np.int64)
-    return [wrap_int(np.matmul(operands[0], operands[1]) + acc, result_element(op))]
+    return [wrap_int(_matmul(operands[0], operands[1]) + acc, result_element(op))]
 
 
 MATRIX_OPS: dict[str, Handler] = {"mmaf": _mmaf, "mmai": _mmai}
