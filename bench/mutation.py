@@ -121,8 +121,26 @@ def mutants(text: str, stem: str, per_operator: int) -> list[tuple[str, int, str
     return out
 
 
-def run_mutant(stem: str, text: str) -> tuple[str, bool, bool]:
-    """('stillborn' | 'ok', structural caught, numeric caught)."""
+def _without_locations(text: str) -> str:
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return re.sub(r"\s*loc\([^()]*(\([^()]*\))*[^()]*\)", "", "\n".join(lines))
+
+
+def generated_ir(stem: str, text: str) -> list[str]:
+    """The Rust side's Tile IR of the checked specializations, without locations."""
+    with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
+        rust = Path(tmp) / f"{stem}.rs"
+        rust.write_text(text)
+        manifests = read_manifests(text)
+        pairs = compile_pairs(ROOT / "golden" / f"{stem}.py", rust, manifests,
+                              checked_specs(manifests, stem))
+    return [_without_locations(p.generated_text) for p in pairs]
+
+
+def run_mutant(stem: str, text: str, original: list[str]) -> tuple[str, bool, bool]:
+    """('stillborn' | 'same-ir' | 'ok', structural caught, numeric caught). A mutant whose
+    Tile IR is the original's (an edit of a type annotation the cuTile compiler does not
+    read) is equivalent by construction and not scored."""
     source = ROOT / "golden" / f"{stem}.py"
     with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
         rust = Path(tmp) / f"{stem}.rs"
@@ -132,6 +150,8 @@ def run_mutant(stem: str, text: str) -> tuple[str, bool, bool]:
         pairs = compile_pairs(source, rust, manifests, specs)
         if any(p.outcome is not None and not p.outcome.reference_rejected for p in pairs):
             return "stillborn", False, False
+        if [_without_locations(p.generated_text) for p in pairs] == original:
+            return "same-ir", False, False
         structural = check_pairs(pairs)
         settings = {k: [(s, NUMERIC_SETTINGS[k]) for s in v] for k, v in specs.items()}
         numeric = numeric_check(source, rust, manifests, pairs, settings)
@@ -150,13 +170,18 @@ def main() -> int:
     rows: dict[str, list[int]] = {}
     survivors: list[str] = []
     stillborn = 0
+    same_ir: list[str] = []
     start = time.perf_counter()
     for stem in stems:
         text = (ROOT / "golden" / f"{stem}.rs").read_text()
+        original = generated_ir(stem, text)
         for operator, line, edit, mutated in mutants(text, stem, args.per_operator):
-            status, structural, numeric = run_mutant(stem, mutated)
+            status, structural, numeric = run_mutant(stem, mutated, original)
             if status == "stillborn":
                 stillborn += 1
+                continue
+            if status == "same-ir":
+                same_ir.append(f"{stem}.rs:{line}: {operator}: {edit}")
                 continue
             row = rows.setdefault(operator, [0, 0, 0, 0])
             row[0] += 1
@@ -176,7 +201,10 @@ def main() -> int:
     if total[0]:
         print(f"\nscore (structural + numeric): {100 * total[3] / total[0]:.1f}%; "
               f"stillborn (rejected by the toolchain): {stillborn}; "
+              f"equivalent (same Tile IR, not scored): {len(same_ir)}; "
               f"{time.perf_counter() - start:.0f} s")
+    for equivalent in same_ir:
+        print(f"  same Tile IR: {equivalent}")
     print("\nsurvivors:" if survivors else "\nno survivors")
     for survivor in survivors:
         print(f"  {survivor}")
