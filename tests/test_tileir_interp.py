@@ -206,3 +206,14 @@ def test_op_table_covers_the_golden_and_pointer_ops() -> None:
                   "minf", "mmaf", "mmai", "reduce", "scan", "for", "if", "loop", "break",
                   "continue", "assume", "make_token", "join_tokens", "print", "assert"}
     assert triton_ops <= set(OP_TABLE), sorted(triton_ops - set(OP_TABLE))
+
+
+def test_approximate_division_is_a_product_with_the_reciprocal() -> None:
+    x = np.array([1, 2, 5, 7, 10, 11, 13, 100], dtype=np.float32)
+    three = "  %d = constant <f32: 3.000000e+00> : tile<8xf32>\n"
+    approx = _run_unary(three + "  %y = divf %x, %d rounding<approx> : tile<8xf32>", x,
+                        "f32", "f32", np.float32)
+    full = _run_unary(three + "  %y = divf %x, %d : tile<8xf32>", x, "f32", "f32", np.float32)
+    assert np.array_equal(full, x / np.float32(3))
+    assert np.array_equal(approx, x * (np.float32(1) / np.float32(3)))
+    assert not np.array_equal(approx, full)
