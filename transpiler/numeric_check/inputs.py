@@ -165,7 +165,11 @@ def _data(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator, spe
             low = max(low, 0)
         if dtype.kind == "b":
             return rng.integers(0, 2, size=shape).astype(np.bool_)
-        return rng.integers(low, max(high, low + 1), size=shape).astype(dtype)
+        values = rng.integers(low, max(high, low + 1), size=shape)
+        if values.size >= 2:
+            # Both ends of the range occur: a bound check off by one shows.
+            values.reshape(-1)[[0, -1]] = [low, max(high, low + 1) - 1]
+        return values.astype(dtype)
     magnitude = np.exp2(rng.integers(-3, 4, size=shape))
     values = rng.standard_normal(shape) * magnitude
     if low_high:
