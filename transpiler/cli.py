@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="check each translation's Tile IR against cuTile Python's")
     parser.add_argument("--spec", action="append", default=[],
                         help="JSON file of extra specializations for --verify")
+    parser.add_argument("--numeric", action="store_true",
+                        help="with --verify, also interpret both sides' Tile IR on seeded "
+                        "inputs and compare the outputs")
     parser.add_argument("--emit", choices=EMIT_KINDS, default="kernels",
                         help="kernels: the Rust kernels (default); launcher: their C-ABI "
                         "launchers; pywrapper: a Python drop-in for the host functions")
@@ -253,5 +256,9 @@ def write_atomic(path: Path, text: str) -> None:
 def run_verify(job: Job, result: TranslationResult,
                args: argparse.Namespace) -> list[dict[str, object]]:
     from transpiler.ircheck.check import verify_translation
+    from transpiler.numeric_check.translation import verify_with_numeric
 
+    if args.numeric:
+        return verify_with_numeric(job.display, result, args.spec, args.keep_ir,
+                                   quiet=args.quiet)
     return verify_translation(job.display, result, args.spec, args.keep_ir, quiet=args.quiet)

@@ -39,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="pair Python kernel PY with Rust entry RS")
     parser.add_argument("--json", action="store_true", help="print a JSON report on stdout")
     parser.add_argument("--keep-ir", metavar="DIR", help="write both IR texts of each check")
+    parser.add_argument("--numeric", action="store_true",
+                        help="also interpret both sides' Tile IR on seeded inputs and compare "
+                        "the outputs (shapes and grid from the spec's `numeric` key)")
+    parser.add_argument("--seed", type=int, default=0, help="input seed of --numeric")
     return parser
 
 
@@ -58,21 +62,32 @@ def main(argv: list[str]) -> int:
     except ValueError:
         print("error: --map takes PY_NAME=RS_NAME", file=sys.stderr)
         return EXIT_CANNOT_RUN
+    numeric: list[Any] = []
     try:
-        outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir)
+        outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir,
+                              numeric=numeric if args.numeric else None, seed=args.seed)
     except (VerifyError, SpecFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CANNOT_RUN
+    out = sys.stderr if args.json else sys.stdout
     for outcome in outcomes:
-        print(f"{source_path}: {outcome.line()}", file=sys.stderr if args.json else sys.stdout)
+        print(f"{source_path}: {outcome.line()}", file=out)
         if outcome.verdict == "FAIL" and not args.json:
             print(outcome.text)
+    for result in numeric:
+        print(f"{source_path}: {result.line()}", file=out)
     if args.json:
-        print(json.dumps({"source": str(source_path), "rust": str(rust_path),
-                          "verdicts": [o.to_json() for o in outcomes]}, indent=2))
-    if any(o.verdict == "ERROR" for o in outcomes):
+        report: dict[str, Any] = {"source": str(source_path), "rust": str(rust_path),
+                                  "verdicts": [o.to_json() for o in outcomes]}
+        if args.numeric:
+            report["numeric"] = [n.to_json() for n in numeric]
+        print(json.dumps(report, indent=2))
+    if any(o.verdict == "ERROR" for o in outcomes) or any(
+            n.verdict in ("ERROR", "CANNOT_RUN") for n in numeric):
         return EXIT_CANNOT_RUN
-    return EXIT_FAIL if any(o.verdict == "FAIL" for o in outcomes) else EXIT_OK
+    failed = any(o.verdict == "FAIL" for o in outcomes) or any(
+        n.verdict == "FAIL" for n in numeric)
+    return EXIT_FAIL if failed else EXIT_OK
 
 
 class VerifyError(Exception):
@@ -80,8 +95,11 @@ class VerifyError(Exception):
 
 
 def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
-               kernel_map: dict[str, str], keep_ir: str | None) -> list[Any]:
-    from transpiler.ircheck.check import _collect_specs, check_file
+               kernel_map: dict[str, str], keep_ir: str | None,
+               numeric: list[Any] | None = None, seed: int = 0) -> list[Any]:
+    """The structural outcomes; with `numeric` (a list), also the numeric check's, appended
+    to it."""
+    from transpiler.ircheck.check import _collect_specs, check_pairs, compile_pairs
     from transpiler.ircheck.generated import HarnessError, cargo_check_files
 
     rust_text = rust_path.read_text(encoding="utf-8")
@@ -112,8 +130,14 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
                               "(use --map PY=RS)")
         if not specs.get(kernel):
             raise VerifyError(f"no specialization for `{kernel}`: pass --spec FILE")
-    return check_file(source_path, rust_path, manifests, specs,
-                      Path(keep_ir) if keep_ir else None, kernel_map)
+    pairs = compile_pairs(source_path, rust_path, manifests, specs, kernel_map)
+    if numeric is not None:
+        from transpiler.numeric_check.inputs import load_numeric_settings
+        from transpiler.numeric_check.run import numeric_check
+
+        numeric.extend(numeric_check(source_path, rust_path, manifests, pairs,
+                                     load_numeric_settings(spec_files), kernel_map, seed))
+    return check_pairs(pairs, Path(keep_ir) if keep_ir else None)
 
 
 def _entry_names(rust_path: Path) -> set[str]:

@@ -151,26 +151,48 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
 # ---- running the check ---------------------------------------------------------------------
 
 
-def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
-               specs: dict[str, list[KernelSpec]], keep_ir: Path | None = None,
-               kernel_map: dict[str, str] | None = None) -> list[CheckOutcome]:
-    """Compile every (kernel, spec) on both sides and compare; one outcome each."""
-    from transpiler.ircheck.compare import compare_modules, format_verdict
-    from transpiler.ircheck.generated import compile_rust_kernels
-    from transpiler.ircheck.parse import parse_tileir
+@dataclass
+class IrPair:
+    """Both sides' Tile IR text for one (kernel, spec), or the outcome that says why there is
+    none (`outcome` set: no entry, a side that does not compile)."""
+
+    kernel: str
+    spec: KernelSpec
+    compiled_spec: KernelSpec
+    manifest: dict[str, Any] | None
+    reference_text: str = ""
+    generated_text: str = ""
+    outcome: CheckOutcome | None = None
+    _parsed: tuple[Any, Any] | None = None
+
+    def modules(self) -> tuple[Any, Any]:
+        """Both texts parsed (`TileIrModule`s), once, for readers that leave them as they
+        are (the interpreter)."""
+        from transpiler.ircheck.parse import parse_tileir
+
+        if self._parsed is None:
+            self._parsed = (parse_tileir(self.reference_text),
+                            parse_tileir(self.generated_text))
+        return self._parsed
+
+
+def compile_pairs(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
+                  specs: dict[str, list[KernelSpec]],
+                  kernel_map: dict[str, str] | None = None) -> list[IrPair]:
+    """Compile every (kernel, spec) on both sides (one harness run for the Rust side) and
+    give both disassembled texts (`tileirdisasm -g`), in the order of `specs`."""
+    from transpiler.ircheck.generated import HarnessError, compile_rust_kernels, layout_json
 
     kernel_map = kernel_map or {}
     jobs: list[tuple[str, KernelSpec]] = [(k, s) for k, ss in specs.items() for s in ss]
     requests: list[dict[str, Any]] = []
-    outcomes: list[CheckOutcome | None] = []
-    chosen: list[dict[str, Any] | None] = []
-    compiled_specs: list[KernelSpec] = []  # what both sides compile (see below)
+    pairs: list[IrPair] = []
     for kernel, spec in jobs:
         rs_name = kernel_map.get(kernel, kernel)
         manifest = select_manifest(manifests, rs_name, spec)
-        compiled_specs.append(spec if manifest is None else _unused_arrays_as_1d(spec,
-                                                                                 manifest))
-        chosen.append(manifest)
+        compiled_spec = spec if manifest is None else _unused_arrays_as_1d(spec, manifest)
+        pair = IrPair(kernel, spec, compiled_spec, manifest)
+        pairs.append(pair)
         try:
             if manifest is None:
                 raise ValueError(f"no Rust entry for `{rs_name}` with a manifest that fits "
@@ -178,40 +200,68 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
             generics = generics_for(manifest, spec)
             rs_name = str(manifest.get("entry", rs_name))
         except (KeyError, ValueError) as err:
-            outcomes.append(_without_entry(source_path, kernel, spec, str(err)))
+            pair.outcome = _without_entry(source_path, kernel, spec, str(err))
             continue
-        requests.append({"entry": rs_name, "generics": generics, "id": spec.label()})
-        outcomes.append(None)
+        requests.append({"entry": rs_name, "generics": generics, "id": spec.label(),
+                         "layout": layout_json(spec.layout)})
     with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
         compiled = compile_rust_kernels(rust_path, requests, out_dir=tmp) if requests else []
         results = iter(compiled)
-        final: list[CheckOutcome] = []
-        for (kernel, spec), compiled_spec, outcome, manifest in zip(
-                jobs, compiled_specs, outcomes, chosen, strict=True):
-            if outcome is not None:
-                final.append(outcome)
+        for pair in pairs:
+            if pair.outcome is not None:
                 continue
             result = next(results)
-            reference_text = _reference_text(source_path, kernel, spec, compiled_spec)
+            reference_text = _reference_text(source_path, pair.kernel, pair.spec,
+                                             pair.compiled_spec)
             if isinstance(reference_text, CheckOutcome):
-                final.append(reference_text)
+                pair.outcome = reference_text
                 continue
             if not result.ok:
-                final.append(CheckOutcome(kernel, spec, "ERROR",
-                                          error=f"cuTile Rust did not compile it: {result.error}"))
+                pair.outcome = CheckOutcome(
+                    pair.kernel, pair.spec, "ERROR",
+                    error=f"cuTile Rust did not compile it: {result.error}")
                 continue
-            generated_text = result.disassemble(debug_info=True)
-            if keep_ir is not None:
-                _keep(keep_ir, spec, reference_text, generated_text)
-            bound = bound_scalar_args(manifest or {}, compiled_spec)
-            verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text),
-                                      bound, aliased_args(manifest or {}))
-            final.append(CheckOutcome(
-                kernel, spec, verdict.status,
-                notes=[f"{n.rule}: {n.message}" for n in verdict.notes],
-                differences=[_difference_json(d) for d in verdict.differences],
-                text=format_verdict(verdict)))
+            try:
+                pair.generated_text = result.disassemble(debug_info=True)
+            except HarnessError as err:
+                pair.outcome = CheckOutcome(pair.kernel, pair.spec, "ERROR",
+                                            error=f"cuTile Rust gave invalid Tile IR: {err}")
+                continue
+            pair.reference_text = reference_text
+    return pairs
+
+
+def check_pairs(pairs: list[IrPair], keep_ir: Path | None = None) -> list[CheckOutcome]:
+    """The structural verdict of each pair (its `outcome` where it has no texts)."""
+    from transpiler.ircheck.compare import compare_modules, format_verdict
+    from transpiler.ircheck.parse import parse_tileir
+
+    final: list[CheckOutcome] = []
+    for pair in pairs:
+        if pair.outcome is not None:
+            final.append(pair.outcome)
+            continue
+        if keep_ir is not None:
+            _keep(keep_ir, pair.spec, pair.reference_text, pair.generated_text)
+        bound = bound_scalar_args(pair.manifest or {}, pair.compiled_spec)
+        # Parsed afresh: the comparison may rewrite what it is given.
+        verdict = compare_modules(parse_tileir(pair.reference_text),
+                                  parse_tileir(pair.generated_text),
+                                  bound, aliased_args(pair.manifest or {}))
+        final.append(CheckOutcome(
+            pair.kernel, pair.spec, verdict.status,
+            notes=[f"{n.rule}: {n.message}" for n in verdict.notes],
+            differences=[_difference_json(d) for d in verdict.differences],
+            text=format_verdict(verdict)))
     return final
+
+
+def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
+               specs: dict[str, list[KernelSpec]], keep_ir: Path | None = None,
+               kernel_map: dict[str, str] | None = None) -> list[CheckOutcome]:
+    """Compile every (kernel, spec) on both sides and compare; one outcome each."""
+    return check_pairs(compile_pairs(source_path, rust_path, manifests, specs, kernel_map),
+                       keep_ir)
 
 
 def _without_entry(source_path: Path, kernel: str, spec: KernelSpec,
@@ -385,3 +435,9 @@ def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
                 if spec not in specs[kernel]:
                     specs[kernel].append(spec)
     return specs
+
+
+def collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
+                  spec_files: list[str]) -> dict[str, list[KernelSpec]]:
+    """The specializations `--verify` checks: the spec files', else the launch sites'."""
+    return _collect_specs(source, manifests, spec_files)

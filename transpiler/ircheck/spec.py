@@ -124,6 +124,8 @@ def load_spec_file(path: Path) -> dict[str, list[KernelSpec]]:
         for entry in entries:
             params: list[tuple[str, ParamSpec]] = []
             for name, value in entry.items():
+                if name == NUMERIC_KEY:
+                    continue  # launch shapes for `verify --numeric` (numeric_check.inputs)
                 try:
                     params.append((name, _param_from_json(value)))
                 except (ValueError, KeyError, TypeError) as err:
@@ -131,6 +133,10 @@ def load_spec_file(path: Path) -> dict[str, list[KernelSpec]]:
                                         f"{err}") from None
             out.setdefault(kernel, []).append(KernelSpec(kernel, tuple(params)))
     return out
+
+
+#: the key of a spec entry that holds the numeric check's shapes and grid, not a parameter
+NUMERIC_KEY = "numeric"
 
 
 class SpecFileError(ValueError):

@@ -1,0 +1,119 @@
+"""`verify --numeric`: golden translations whose outputs must equal cuTile Python's on the
+interpreter, and edits of their Rust that must fail it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from golden_specs import GOLDEN_SPECS
+from numeric_settings import NUMERIC_SETTINGS
+
+from transpiler.driver import read_manifests
+from transpiler.ircheck import toolchain
+from transpiler.ircheck.check import compile_pairs
+from transpiler.numeric_check.run import NumericOutcome, numeric_check
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden"
+
+
+def _require_harness() -> None:
+    try:
+        toolchain.harness_binary()
+        toolchain.tileirdisasm()
+    except toolchain.ToolchainError as err:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"toolchain not set up (run `bash setup.sh`): {err}")
+
+
+def _numeric(stem: str, kernel: str, rust_text: str | None = None,
+             tmp_path: Path | None = None) -> list[NumericOutcome]:
+    rust = GOLDEN / f"{stem}.rs"
+    if rust_text is not None:
+        assert tmp_path is not None
+        rust = tmp_path / f"{stem}.rs"
+        rust.write_text(rust_text)
+    source = GOLDEN / f"{stem}.py"
+    spec = next(s for s in GOLDEN_SPECS[stem] if s.kernel == kernel)
+    manifests = read_manifests(rust.read_text())
+    pairs = compile_pairs(source, rust, manifests, {kernel: [spec]})
+    settings = {kernel: [(spec, NUMERIC_SETTINGS[kernel])]}
+    return numeric_check(source, rust, manifests, pairs, settings)
+
+
+PASSING = [
+    ("vector_add", "vector_add_kernel"),
+    ("softmax_rows", "softmax_row_kernel"),
+    ("matmul", "matmul_kernel"),
+    ("embedding", "embedding_fwd_kernel"),       # gather / scatter through pointer tiles
+    ("online_softmax", "online_softmax_kernel"),  # loops and reductions
+    ("bucket_scatter", "row_scatter_add_kernel"),  # atomics
+]
+
+
+@pytest.mark.parametrize(("stem", "kernel"), PASSING, ids=[p[0] for p in PASSING])
+def test_golden_translation_passes(stem: str, kernel: str) -> None:
+    _require_harness()
+    [outcome] = _numeric(stem, kernel)
+    assert outcome.verdict == "PASS", outcome.reason
+    assert len(outcome.cases) >= 3
+
+
+MUTANTS = [
+    ("softmax_rows", "softmax_row_kernel",
+     "exp(logits - row_max.broadcast(const_shape![1, TILE_N]))",
+     "exp(row_max.broadcast(const_shape![1, TILE_N]) - logits)", "swapped operands"),
+    ("softmax_rows", "softmax_row_kernel", "reduce_sum(numer, 1i32)",
+     "reduce_max(numer, 1i32)", "sum -> max"),
+    ("softmax_rows", "softmax_row_kernel", "padding::NegInf", "padding::Zero",
+     "changed padding"),
+    ("online_softmax", "online_softmax_kernel", "1.4426950408889634f32", "1.4426f32",
+     "changed constant"),
+]
+
+
+@pytest.mark.parametrize(("stem", "kernel", "old", "new", "what"), MUTANTS,
+                         ids=[m[4] for m in MUTANTS])
+def test_edited_translation_fails(stem: str, kernel: str, old: str, new: str, what: str,
+                                  tmp_path: Path) -> None:
+    _require_harness()
+    text = (GOLDEN / f"{stem}.rs").read_text()
+    assert old in text, f"the golden no longer has `{old}`"
+    [outcome] = _numeric(stem, kernel, text.replace(old, new, 1), tmp_path)
+    assert outcome.verdict == "FAIL", outcome.line()
+    failing = next(c for c in outcome.cases if c.failure)
+    assert "cuTile Python" in failing.failure and "cuTile Rust" in failing.failure
+    assert any(not o.ok and o.index is not None for o in failing.outputs)
+
+
+def test_verify_numeric_at_translation_json_and_cannot_run(tmp_path: Path) -> None:
+    _require_harness()
+    spec = ROOT / "tests" / "numeric_specs" / "vector_add.json"
+    cmd = [sys.executable, "-m", "transpiler", str(GOLDEN / "vector_add.py"), "-o",
+           str(tmp_path / "out.rs"), "--verify", "--numeric", "--json", "-q"]
+    done = subprocess.run([*cmd, "--spec", str(spec)], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    [entry] = json.loads(done.stdout)["files"]
+    verdicts = [v["numeric"]["verdict"] for v in entry["verify"]]
+    assert verdicts == ["PASS"]
+    # Without shapes and grid the numeric check cannot run: never PASS.
+    bare = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert bare.returncode == 1
+    [entry] = json.loads(bare.stdout)["files"]
+    assert all(v["numeric"]["verdict"] == "CANNOT_RUN" for v in entry["verify"])
+
+
+def test_same_seed_same_verdicts() -> None:
+    _require_harness()
+    first = [o.to_json() for o in _numeric("vector_add", "vector_add_kernel")]
+    again = [o.to_json() for o in _numeric("vector_add", "vector_add_kernel")]
+    for o in (*first, *again):
+        o.pop("seconds")
+    assert first == again

@@ -1,0 +1,153 @@
+"""Comparison of one output array between the two sides of a numeric check.
+
+Takes both arrays and the tolerance that the pair of programs justifies; gives an
+`OutputVerdict`: equal bit for bit (NaN equal to NaN of any payload), or within a bound of
+units in the last place with the reason that allows it, or the first differing element.
+
+Tolerances are rules, as data (`TOLERANCES`): both sides run on the same interpreter, whose
+order of accumulation and math functions are fixed, so equal programs give equal bits; a
+difference is accepted only where the two programs differ in a way that changes rounding and
+not meaning (one contracts `a * b + c` into `fma` where the other does not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from transpiler.ircheck.parse import Operation, TileIrModule
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rule: str
+    ulps: int
+    #: also accepted: |difference| <= relative * max |reference| over the array (the
+    #: cancellation a different rounding of one term can expose)
+    relative: float
+    reason: str
+
+
+TOLERANCES: dict[str, Tolerance] = {
+    "exact": Tolerance("bitwise", 0, 0.0, "the same ops on the same inputs"),
+    "contraction": Tolerance(
+        "contraction", 16, 1e-5,
+        "one side computes `a * b + c` with one rounding (`fma`), the other with two"),
+    "atomic-order": Tolerance(
+        "atomic-order", 64, 1e-5,
+        "float atomics add in the order the blocks run; another order rounds differently"),
+}
+
+_FLOAT_BITS = {2: np.int16, 4: np.int32, 8: np.int64, 1: np.int8}
+
+
+@dataclass
+class OutputVerdict:
+    array: str
+    rule: str
+    ok: bool
+    index: tuple[int, ...] | None = None
+    reference: str | None = None
+    generated: str | None = None
+    mismatches: int = 0
+    max_ulps: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"array": self.array, "rule": self.rule, "ok": self.ok,
+                "index": list(self.index) if self.index is not None else None,
+                "reference": self.reference, "generated": self.generated,
+                "mismatches": self.mismatches, "max_ulps": self.max_ulps}
+
+
+def _count(module: TileIrModule, predicate: Any) -> int:
+    total = 0
+    stack: list[Operation] = [op for e in module.entries for op in e.ops]
+    while stack:
+        op = stack.pop()
+        total += bool(predicate(op))
+        stack.extend(o for r in op.regions for o in r.ops)
+    return total
+
+
+def pair_tolerance(reference: TileIrModule, generated: TileIrModule) -> Tolerance:
+    """The tolerance the two programs justify."""
+    def fma(op: Operation) -> bool:
+        return op.name == "fma"
+    if _count(reference, fma) != _count(generated, fma):
+        return TOLERANCES["contraction"]
+    return TOLERANCES["exact"]
+
+
+def has_float_atomics(module: TileIrModule) -> bool:
+    def float_atomic(op: Operation) -> bool:
+        return op.name.startswith("atomic_") and any(
+            i.kind == "NAME" and i.text == "addf" for i in op.items)
+    return _count(module, float_atomic) > 0
+
+
+def is_float(array: np.ndarray) -> bool:
+    return array.dtype.kind == "f" or array.dtype in (
+        np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e4m3fn),
+        np.dtype(ml_dtypes.float8_e5m2))
+
+
+def _ordered(bits: np.ndarray) -> np.ndarray:
+    """Float bit patterns as integers that order like the floats (for ULP distances)."""
+    wide = bits.astype(np.int64)
+    width = bits.dtype.itemsize * 8
+    sign = np.int64(1) << (width - 1)
+    return np.where(wide < 0, -(wide & (sign - 1)), wide)
+
+
+def compare_output(name: str, reference: np.ndarray, generated: np.ndarray,
+                   tolerance: Tolerance) -> OutputVerdict:
+    if reference.shape != generated.shape:
+        return OutputVerdict(name, tolerance.rule, False, (), str(reference.shape),
+                             str(generated.shape))
+    if is_float(reference):
+        with np.errstate(all="ignore"):
+            return _compare_floats(name, reference, generated, tolerance)
+    bad = (reference != generated).reshape(-1)
+    return _verdict(name, reference, generated, tolerance, bad, 0)
+
+
+def _compare_floats(name: str, reference: np.ndarray, generated: np.ndarray,
+                    tolerance: Tolerance) -> OutputVerdict:
+    ref = reference.reshape(-1)
+    gen = generated.reshape(-1)
+    bits = _FLOAT_BITS[reference.dtype.itemsize]
+    same = (ref.view(bits) == gen.view(bits)) | (
+        np.isnan(ref.astype(np.float64)) & np.isnan(gen.astype(np.float64)))
+    ulps = np.abs(_ordered(ref.view(bits)) - _ordered(gen.view(bits)))
+    ulps = np.where(same, 0, ulps)
+    scale = np.nanmax(np.abs(np.where(np.isfinite(ref.astype(np.float64)),
+                                      ref.astype(np.float64), 0.0)), initial=0.0)
+    close = (ulps <= tolerance.ulps) | (
+        np.abs(ref.astype(np.float64) - gen.astype(np.float64))
+        <= tolerance.relative * scale)
+    close &= np.isfinite(ref.astype(np.float64)) | same
+    bad = ~(same | close)
+    max_ulps = int(ulps.max(initial=0))
+    return _verdict(name, reference, generated, tolerance, bad, max_ulps)
+
+
+def _verdict(name: str, reference: np.ndarray, generated: np.ndarray, tolerance: Tolerance,
+             bad: np.ndarray, max_ulps: int) -> OutputVerdict:
+    if not bad.any():
+        rule = tolerance.rule if max_ulps else "bitwise"
+        return OutputVerdict(name, rule, True, max_ulps=max_ulps)
+    first = int(np.flatnonzero(bad)[0])
+    index = tuple(int(i) for i in np.unravel_index(first, reference.shape))
+    return OutputVerdict(name, tolerance.rule, False, index,
+                         _show(reference.reshape(-1)[first]),
+                         _show(generated.reshape(-1)[first]), int(bad.sum()), max_ulps)
+
+
+def _show(value: Any) -> str:
+    item = np.asarray(value)
+    if is_float(item):
+        return repr(float(item))
+    return repr(int(item)) if item.dtype.kind in "iu" else repr(item.item())
