@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from transpiler.analysis import evaluate_expression
-from transpiler.ircheck.check import entry_arg_positions
+from transpiler.ircheck.check import entry_arg_positions, float_bits_params
 from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, ScalarSpec
 
 
@@ -69,6 +69,7 @@ def manifest_plan(manifest: dict[str, Any], spec: KernelSpec) -> BindingPlan:
     stride parameters carry a tensor's stride, derived and float constants the value the
     specialization gives them (the launcher passes the same)."""
     positions = entry_arg_positions(manifest)
+    as_bits = float_bits_params(manifest)  # const generics: no entry argument
     consts = {n: p.value for n, p in spec.params if isinstance(p, ConstSpec)}
     slots: list[Slot] = []
     for p in manifest.get("params", []):
@@ -84,7 +85,8 @@ def manifest_plan(manifest: dict[str, Any], spec: KernelSpec) -> BindingPlan:
         elif kind == "derived":
             slots.append(Slot("const", name, value=float(evaluate_expression(p["expr"],
                                                                              consts))))
-        elif p.get("fixed") is None and p.get("const_kind") == "float":
+        elif p.get("fixed") is None and p.get("const_kind") == "float" and \
+                name not in as_bits:
             value = spec.param(name)
             if not isinstance(value, ConstSpec):
                 raise BindingError(f"constant `{name}` has no value in the specialization")
