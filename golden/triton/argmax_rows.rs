@@ -61,16 +61,15 @@ pub mod argmax_rows {
         let t_17: Tile<i32, { [BLOCK] }> = constant(2147483647i32, const_shape![BLOCK]);
         let red_20: Tile<i32, { [] }> = reduce_min(select(arg_18, arg_19, t_17), 0i32);
         let idx: i32 = tile_to_scalar(red_20);
+        let as_tile: Tile<i32, { [] }> = scalar_to_tile(idx);
+        let converted: Tile<EOutPtr, { [] }> = convert_tile(as_tile);
         let pointers_21: PointerTile<*mut EOutPtr, { [] }> = pointer_to_tile(out_ptr);
         let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row);
-        let arg_26: PointerTile<*mut EOutPtr, { [] }> = pointers_21.offset_tile(offsets_22);
-        let pointers_23: PointerTile<*mut EOutPtr, { [] }> = arg_26;
-        let val_24: EOutPtr = convert_scalar(idx);
-        let values_25: Tile<EOutPtr, { [] }> = scalar_to_tile(val_24);
+        let pointers_23: PointerTile<*mut EOutPtr, { [] }> = pointers_21.offset_tile(offsets_22);
         unsafe {
             store_ptr_tko(
                 pointers_23,
-                values_25,
+                converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,

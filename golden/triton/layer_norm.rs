@@ -118,16 +118,15 @@ pub mod layer_norm {
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
         let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
         let rstd: f32 = 1.0f32 / val_36;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
         let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
         let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let arg_42: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = arg_42;
-        let val_40: EMean = convert_scalar(mean);
-        let values_41: Tile<EMean, { [] }> = scalar_to_tile(val_40);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
         unsafe {
             store_ptr_tko(
                 pointers_39,
-                values_41,
+                converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,
@@ -135,16 +134,15 @@ pub mod layer_norm {
                 Latency::<0>,
             )
         };
-        let pointers_43: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_44: Tile<i32, { [] }> = scalar_to_tile(row);
-        let arg_48: PointerTile<*mut ERstd, { [] }> = pointers_43.offset_tile(offsets_44);
-        let pointers_45: PointerTile<*mut ERstd, { [] }> = arg_48;
-        let val_46: ERstd = convert_scalar(rstd);
-        let values_47: Tile<ERstd, { [] }> = scalar_to_tile(val_46);
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
         unsafe {
             store_ptr_tko(
-                pointers_45,
-                values_47,
+                pointers_42,
+                converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,
@@ -153,21 +151,39 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_50: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_49: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_50 + iota_49;
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_51: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
-            let pointers_52: PointerTile<*mut f16, { [1] }> = pointers_51.reshape(const_shape![1]);
+            let pointers_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
+            let pointers_46: PointerTile<*mut f16, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_48,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
+            let pointers_51: PointerTile<*mut f16, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
             let pointers_53: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_52.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_54: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_53.offset_tile(cols_3);
-            let (loaded_55, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_54,
+                    pointers_53,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -176,16 +192,15 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_55;
-            let pointers_56: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
-            let pointers_57: PointerTile<*mut f16, { [1] }> = pointers_56.reshape(const_shape![1]);
-            let pointers_58: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_57.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_59: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_58.offset_tile(cols_3);
-            let (loaded_60, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_59,
+                    pointers_57,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -194,43 +209,26 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_60;
-            let pointers_61: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
-            let pointers_62: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_61.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_67: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_62.offset_tile(cols_3);
-            let pointers_63: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_67;
-            let (loaded_64, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_63,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
-                )
-            };
-            let t_65: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_66: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_64, t_65);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_66);
+            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_68: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_70: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_68;
-            let conv_69: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_70 + conv_69;
-            let pointers_71: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
-            let pointers_72: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_71.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_76: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_72.offset_tile(cols_3);
-            let pointers_73: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_76;
-            let conv_74: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_75: Token = unsafe {
+            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
+            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
+            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
+            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
                 store_ptr_tko(
-                    pointers_73,
-                    conv_74,
+                    pointers_67,
+                    conv_68,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -238,8 +236,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            y_written = token_75;
-            y_accessed = token_75;
+            y_written = token_69;
+            y_accessed = token_69;
         }
     }
 
@@ -355,16 +353,15 @@ pub mod layer_norm {
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
         let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
         let rstd: f32 = 1.0f32 / val_36;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
         let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
         let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let arg_42: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = arg_42;
-        let val_40: EMean = convert_scalar(mean);
-        let values_41: Tile<EMean, { [] }> = scalar_to_tile(val_40);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
         unsafe {
             store_ptr_tko(
                 pointers_39,
-                values_41,
+                converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,
@@ -372,16 +369,15 @@ pub mod layer_norm {
                 Latency::<0>,
             )
         };
-        let pointers_43: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_44: Tile<i32, { [] }> = scalar_to_tile(row);
-        let arg_48: PointerTile<*mut ERstd, { [] }> = pointers_43.offset_tile(offsets_44);
-        let pointers_45: PointerTile<*mut ERstd, { [] }> = arg_48;
-        let val_46: ERstd = convert_scalar(rstd);
-        let values_47: Tile<ERstd, { [] }> = scalar_to_tile(val_46);
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
         unsafe {
             store_ptr_tko(
-                pointers_45,
-                values_47,
+                pointers_42,
+                converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,
@@ -390,21 +386,39 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_50: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_49: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_50 + iota_49;
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_51: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
-            let pointers_52: PointerTile<*mut bf16, { [1] }> = pointers_51.reshape(const_shape![1]);
+            let pointers_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
+            let pointers_46: PointerTile<*mut bf16, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_48,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
+            let pointers_51: PointerTile<*mut bf16, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
             let pointers_53: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_52.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_54: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_53.offset_tile(cols_3);
-            let (loaded_55, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_54,
+                    pointers_53,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -413,16 +427,15 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_55;
-            let pointers_56: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
-            let pointers_57: PointerTile<*mut bf16, { [1] }> = pointers_56.reshape(const_shape![1]);
-            let pointers_58: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_57.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_59: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_58.offset_tile(cols_3);
-            let (loaded_60, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_59,
+                    pointers_57,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -431,43 +444,26 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_60;
-            let pointers_61: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
-            let pointers_62: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_61.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_67: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_62.offset_tile(cols_3);
-            let pointers_63: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_67;
-            let (loaded_64, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_63,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
-                )
-            };
-            let t_65: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_66: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_64, t_65);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_66);
+            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_68: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_70: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_68;
-            let conv_69: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_70 + conv_69;
-            let pointers_71: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
-            let pointers_72: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_71.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_76: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_72.offset_tile(cols_3);
-            let pointers_73: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_76;
-            let conv_74: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_75: Token = unsafe {
+            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
+            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
+            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
+            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
                 store_ptr_tko(
-                    pointers_73,
-                    conv_74,
+                    pointers_67,
+                    conv_68,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -475,8 +471,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            y_written = token_75;
-            y_accessed = token_75;
+            y_written = token_69;
+            y_accessed = token_69;
         }
     }
 
@@ -592,16 +588,15 @@ pub mod layer_norm {
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
         let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
         let rstd: f32 = 1.0f32 / val_36;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
         let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
         let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let arg_42: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = arg_42;
-        let val_40: EMean = convert_scalar(mean);
-        let values_41: Tile<EMean, { [] }> = scalar_to_tile(val_40);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
         unsafe {
             store_ptr_tko(
                 pointers_39,
-                values_41,
+                converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,
@@ -609,16 +604,15 @@ pub mod layer_norm {
                 Latency::<0>,
             )
         };
-        let pointers_43: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_44: Tile<i32, { [] }> = scalar_to_tile(row);
-        let arg_48: PointerTile<*mut ERstd, { [] }> = pointers_43.offset_tile(offsets_44);
-        let pointers_45: PointerTile<*mut ERstd, { [] }> = arg_48;
-        let val_46: ERstd = convert_scalar(rstd);
-        let values_47: Tile<ERstd, { [] }> = scalar_to_tile(val_46);
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
         unsafe {
             store_ptr_tko(
-                pointers_45,
-                values_47,
+                pointers_42,
+                converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,
@@ -627,21 +621,39 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_50: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_49: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_50 + iota_49;
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_51: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
-            let pointers_52: PointerTile<*mut f32, { [1] }> = pointers_51.reshape(const_shape![1]);
+            let pointers_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
+            let pointers_46: PointerTile<*mut f32, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_48,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
+            let pointers_51: PointerTile<*mut f32, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
             let pointers_53: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_52.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_54: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_53.offset_tile(cols_3);
-            let (loaded_55, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_54,
+                    pointers_53,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -650,16 +662,15 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_55;
-            let pointers_56: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
-            let pointers_57: PointerTile<*mut f32, { [1] }> = pointers_56.reshape(const_shape![1]);
-            let pointers_58: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_57.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_59: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_58.offset_tile(cols_3);
-            let (loaded_60, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_59,
+                    pointers_57,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -668,40 +679,23 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_60;
-            let pointers_61: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
-            let pointers_62: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_61.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_67: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_62.offset_tile(cols_3);
-            let pointers_63: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_67;
-            let (loaded_64, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_63,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
-                )
-            };
-            let t_65: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_66: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_64, t_65);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_66);
+            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
             let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
-            let pointers_68: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
-            let pointers_69: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_68.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_73: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_69.offset_tile(cols_3);
-            let pointers_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_73;
-            let conv_71: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_72: Token = unsafe {
+            let pointers_62: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
+            let pointers_63: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_62.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_63.offset_tile(cols_3);
+            let pointers_64: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_67;
+            let conv_65: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_66: Token = unsafe {
                 store_ptr_tko(
-                    pointers_70,
-                    conv_71,
+                    pointers_64,
+                    conv_65,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -709,8 +703,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            y_written = token_72;
-            y_accessed = token_72;
+            y_written = token_66;
+            y_accessed = token_66;
         }
     }
 }

@@ -195,14 +195,31 @@ def lower_atomic_ptr(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
     pointers = _named(lw, ctx, e.args[0], "pointers")
     value = _named(lw, ctx, e.args[1], "update")
     mask = _named(lw, ctx, e.args[2], "mask") if e.attrs.get("has_mask") else None
+    elem = lw.elem(e.type.dtype)
+    result_type = lw.rust_type(e.type, e.span)
+    if not e.type.shape:
+        # cuTile Rust 0.5.0 cannot compile a 0-d atomic: it is made at shape [1].
+        one = lw.const_shape((1,), e.span)
+        pointers = lw.let(ctx, "pointers", t.MethodCall(pointers, "reshape", (one,)),
+                          f"PointerTile<*mut {elem}, {{ [1] }}>")
+        value = lw.let(ctx, "update", t.MethodCall(value, "reshape", (one,)),
+                       f"Tile<{elem}, {{ [1] }}>")
+        if mask is not None:
+            mask = lw.let(ctx, "mask", t.MethodCall(mask, "reshape", (one,)),
+                          "Tile<bool, { [1] }>")
+        result_type = f"Tile<{elem}, {{ [1] }}>"
     call = t.BlockExpr((), t.Call("atomic_rmw_tko", (
         pointers, value, t.Path(f"atomic::{e.attrs['mode']}"),
         t.Path(f"ordering::{e.attrs['ordering']}"), t.Path(f"scope::{e.attrs['scope']}"),
         t.Call("Some", (mask,)) if mask is not None else t.Path("None"), _token_arg(e))),
         unsafe=True)
-    old = lw.temp("old")
+    keep = e.attrs.get("keep_old", True)
+    old = lw.temp("old") if keep else "_"
     token = _token_name(lw, e)
-    ctx.stmts.append(t.Let(f"({old}, {token})", call, t.RType(
-        f"({lw.rust_type(e.type, e.span)}, Token)")))
+    ctx.stmts.append(t.Let(f"({old}, {token})", call, t.RType(f"({result_type}, Token)")))
     _record(lw, ctx, e, token)
+    if not keep:
+        return t.TupleExpr(())
+    if not e.type.shape:
+        return t.MethodCall(t.Path(old), "reshape", (lw.const_shape((), e.span),))
     return t.Path(old)

@@ -81,7 +81,8 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
 def _first_family(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
                   decisions: Decisions, members: list[str], dep: DtypeDependent,
                   attempts: int) -> Iterator[KernelModel]:
-    """The variants for the first family of element types the kernel translates with."""
+    """The variants for the first family of element types the kernel translates with (the
+    types of the family it does not translate for are listed in each entry's notes)."""
     first_error: TranslationError | None = None
     chosen = sorted({d.name for d in decisions.fixed.values() if d.is_float})
     families = dep.candidates
@@ -92,14 +93,20 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
                          for f in families)
     for family in families:
         models: list[KernelModel] = []
-        try:
-            for dtype in family:
-                fixed = dict(decisions.fixed, **{m: DType(dtype) for m in members})
+        refused: list[str] = []
+        for dtype in family:
+            fixed = dict(decisions.fixed, **{m: DType(dtype) for m in members})
+            try:
                 models.extend(_variants(source, kernel, Decisions(
                     set(decisions.pointers), set(decisions.floats), fixed), attempts))
-        except TranslationError as err:
-            first_error = first_error or err
+            except TranslationError as err:
+                first_error = first_error or err
+                refused.append(f"{dtype} ({err.diagnostic.message})")
+        if not models:
             continue
+        for model in models:
+            model.notes.extend(f"no entry for `{', '.join(members)}` of element type {r}"
+                               for r in refused)
         yield from models
         return
     assert first_error is not None

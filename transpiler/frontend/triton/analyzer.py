@@ -279,6 +279,8 @@ class Analyzer:
             if isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
                 return
             value = self.expr(small.value)
+            if value.op == "atomic_ptr":
+                value.attrs["keep_old"] = False
             if not is_const(value) and value.op not in ("var", "ptr_param"):
                 self.out.append(TEffect(value, self.span(small)))
         elif isinstance(small, cst.Assign):
@@ -774,6 +776,15 @@ class Analyzer:
         if self.find(e.type.dtype) == self.find(dtype):
             return e
         if isinstance(e.type, ScalarType):
+            if isinstance(self.find(e.type.dtype), DTypeVar) or isinstance(dtype, DTypeVar):
+                # The compiler converts a scalar of a launch-time type only as a 0-d tile.
+                tile = self.let_value("as_tile", TExpr("scalar_to_tile", [e], TileType(
+                    e.type.dtype, ()), e.span))
+                converted = self.let_value("converted", TExpr("convert", [tile], TileType(
+                    dtype, ()), e.span, {"dtype": dtype}))
+                if isinstance(dtype, DTypeVar):
+                    return converted
+                return TExpr("tile_to_scalar", [converted], ScalarType(dtype), e.span)
             return TExpr("convert_scalar", [e], ScalarType(dtype), e.span)
         return TExpr("convert", [e], replace(e.type, dtype=dtype), e.span,
                      {"dtype": dtype})
@@ -849,6 +860,9 @@ class Analyzer:
         span = self.span(node) if node is not None else None
         if not shape and all(isinstance(x.type, ScalarType) for x in operands):
             return TExpr(op, operands, ScalarType(result), span, attrs)
+        if not shape:
+            operands = [TExpr("scalar_to_tile", [x], TileType(x.type.dtype, ()), x.span)
+                        if isinstance(x.type, ScalarType) else x for x in operands]
         operands = [self.broadcast(x, shape, node) for x in operands]
         return TExpr(op, operands, TileType(result, tuple(shape)), span, attrs)
 
@@ -1241,7 +1255,9 @@ class Analyzer:
                                                                    dtype)],
                                       TileType(dtype, ()), other.span))
         loaded = TExpr("load_ptr", operands, TileType(dtype, shape), self.span(node), attrs)
-        if shape:
+        if shape or isinstance(dtype, DTypeVar):
+            # A launch-time element type stays a 0-d tile: cuTile Rust 0.5.0 cannot take
+            # it back to a scalar.
             return loaded
         return TExpr("tile_to_scalar", [loaded], ScalarType(dtype), self.span(node))
 
@@ -1285,6 +1301,9 @@ class Analyzer:
         value = self.stored_value(args, "val", pointer, node)
         assert isinstance(pointer.type, PointerType)
         dtype = self.find(pointer.type.dtype)
+        if isinstance(dtype, DTypeVar):
+            # The atomic mode depends on the element type: one entry per type.
+            raise DtypeDependent(dtype, (dtypes.ATOMIC_VARIANTS,))
         kind = "float" if dtypes.is_float(dtype) else ("uint" if dtypes.kind(dtype) <= 1
                                                        else "int")
         function = name.removeprefix("atomic_")
@@ -1337,7 +1356,7 @@ class Analyzer:
             kept = tuple(1 if i == axis else d for i, d in enumerate(x.type.shape))
             return TExpr("reshape", [result], TileType(result.type.dtype, kept), result.span,
                          {"shape": kept})
-        if not shape:
+        if not shape and not isinstance(result.type.dtype, DTypeVar):
             return TExpr("tile_to_scalar", [result], ScalarType(result.type.dtype),
                          result.span)
         return result

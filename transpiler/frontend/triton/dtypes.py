@@ -33,6 +33,7 @@ _KINDS: dict[str, tuple[int, int]] = {
 # arithmetic whose typing depends on the type, integers for values used as offsets.
 FLOAT_VARIANTS = ("float16", "bfloat16", "float32")
 INDEX_VARIANTS = ("int32", "int64")
+ATOMIC_VARIANTS = ("float32", "float16", "int32")
 BOOL, I32, I64, F32 = DType("bool_"), DType("int32"), DType("int64"), DType("float32")
 
 
