@@ -415,10 +415,12 @@ class Analyzer:
                 self.scope.names[node.target.value] = const(value, self.span(node.target))
                 self.block(list(node.body.body))
             return
-        if not (is_const(step) and (isinstance(step.type.value, DimSym | DimExpr) or (
-                isinstance(step.type.value, int) and step.type.value > 0))):
-            raise self.error("E0104", "a loop step must be a positive compile-time integer",
-                             it)
+        if is_const(step) and isinstance(step.type.value, int) and step.type.value <= 0:
+            raise self.error("E0104", "a loop step must be positive", it)
+        if not is_const(step):
+            self.notes.append(f"the loop at line {(self.span(node) or Span(0, 0)).line} "
+                              "steps by a runtime value, assumed positive (as Triton's own "
+                              "loop lowering assumes)")
         for bound in (start, stop):
             self.note_int_use(bound)
         start, stop = self.scalar_int(start, it), self.scalar_int(stop, it)
@@ -585,7 +587,12 @@ class Analyzer:
             cond = self.expr(node.test)
             if is_const(cond) and not isinstance(cond.type.value, _SYMBOLIC):
                 return self.expr(node.body if cond.type.value else node.orelse)
-            return self.where(cond, self.expr(node.body), self.expr(node.orelse), node)
+            body, orelse = self.expr(node.body), self.expr(node.orelse)
+            if is_const(cond) and is_const(body) and is_const(orelse):
+                raise self.error("E0123", "a compile-time choice between values on a "
+                                 "`tl.constexpr` needs one entry per value of the constexpr, "
+                                 "which this translator does not derive yet", node)
+            return self.where(cond, body, orelse, node)
         raise self.error("E0104", f"`{type(node).__name__}` is not supported in a kernel",
                          node)
 
@@ -720,6 +727,10 @@ class Analyzer:
                 return BOOL
             if isinstance(value, DimSym | DimExpr):
                 return I32
+            if not isinstance(value, int | float | bool):
+                raise TranslationError(Diagnostic(
+                    "E0107", f"the compile-time value {_const_text(value)} cannot be an "
+                    "operand here", self.source.path, e.span, kernel=self.kernel.name))
             return dtypes.literal_dtype(value)
         return self.find(e.type.dtype)
 
@@ -1036,7 +1047,10 @@ class Analyzer:
             raise self.error("E0107", f"`.{method}(...)` is not supported on this value", func)
         entry = API[name]
         shifted = cst.Call(func=node.func, args=[cst.Arg(func.value), *node.args])
-        args = self.bound(name, entry, shifted)
+        try:
+            args = bind(entry, shifted)
+        except ValueError as err:
+            raise self.error("E0102", f"`.{method}(...)` {err}", node) from None
         first = entry.signature[0].split("=")[0]
         self.pre_evaluated = {first: receiver}
         try:
@@ -1622,6 +1636,14 @@ class Analyzer:
 
 def is_const_name(node: cst.BaseExpression) -> bool:
     return False
+
+
+def _const_text(value: object) -> str:
+    if isinstance(value, DType):
+        return f"`{value.name}` (a dtype)"
+    if isinstance(value, tuple):
+        return "(a tuple)"
+    return repr(value)
 
 
 def _root(e: TExpr) -> str | None:
