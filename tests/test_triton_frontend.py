@@ -145,3 +145,26 @@ def test_unsupported_constructs_are_diagnostics_at_their_column(body: str, code:
     (diag,) = result.all_diagnostics()
     assert diag.code == code, diag.message
     assert diag.span is not None and diag.span.line == 8 and diag.span.col + 1 == column
+
+
+def test_a_string_constexpr_is_a_diagnostic_not_a_comparison() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + o)
+if ACT == "relu":
+    x = tl.maximum(x, 0.0)
+tl.store(y_ptr + o, x)
+""", params="x_ptr, y_ptr, ACT: tl.constexpr, BLOCK: tl.constexpr")
+    result = translate_text(text, "k.py")
+    assert not result.ok and [d.code for d in result.all_diagnostics()] == ["E0123"]
+
+
+def test_a_loaded_index_gives_one_entry_per_index_type() -> None:
+    text = _kernel("""
+row = tl.load(x_ptr + tl.program_id(0))
+o = tl.arange(0, BLOCK)
+tl.store(y_ptr + o, tl.load(y_ptr + row * n + o))
+""")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert "fn k_i32<" in (result.rust or "") and "fn k_i64<" in (result.rust or "")

@@ -100,7 +100,9 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
                 models.extend(_variants(source, kernel, Decisions(
                     set(decisions.pointers), set(decisions.floats), fixed), attempts))
             except TranslationError as err:
-                first_error = first_error or err
+                # The family that got furthest into the kernel says best what is missing.
+                if first_error is None or _position(err) > _position(first_error):
+                    first_error = err
                 refused.append(f"{dtype} ({err.diagnostic.message})")
         if not models:
             continue
@@ -111,6 +113,11 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
         return
     assert first_error is not None
     raise first_error
+
+
+def _position(err: TranslationError) -> tuple[int, int]:
+    span = err.diagnostic.span
+    return (span.line, span.col) if span is not None else (0, 0)
 
 
 def _bound_names(stmts: list[TStmt]) -> set[str]:

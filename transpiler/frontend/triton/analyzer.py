@@ -26,7 +26,7 @@ from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.frontend.cutile_py import dotted_name
 from transpiler.frontend.triton import dtypes
 from transpiler.frontend.triton.api import API, LIBDEVICE, METHODS, ApiEntry, bind
-from transpiler.frontend.triton.dtypes import BOOL, F32, I32, I64, DtypeDependent
+from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
 from transpiler.frontend.triton.source import TritonKernel, TritonSource
 from transpiler.lowering.pointer_ops import ATOMIC_MODES, ATOMIC_ORDERINGS, ATOMIC_SCOPES
 from transpiler.model import (
@@ -93,8 +93,11 @@ _AUGOPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*",
 _CMPOPS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
            cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!="}
 _SYMBOLIC = (DimSym, DimExpr, BoolSym)
-# `tl.dot` input precisions that keep f32 inputs as they are.
-_IEEE_PRECISIONS = ("ieee",)
+# Tensor methods that take a shape or axes as separate arguments too.
+_SHAPE_METHODS = ("reshape", "view", "permute", "trans", "broadcast_to")
+# `tl.PropagateNan` members, as the strings `tl.maximum` reads.
+_PROPAGATE_NAN = {"PropagateNan.ALL": "ALL", "PropagateNan.NONE": "NONE"}
+# `tl.dot` input precisions that round f32 inputs to tf32 (None: Triton's default).
 _TF32_PRECISIONS = ("tf32", None)
 
 
@@ -381,9 +384,7 @@ class Analyzer:
         if value is None or value.op == "var":
             return
         if is_const(value):
-            if not _is_number(value.type.value) or isinstance(value.type.value, bool) and False:
-                return
-            if not isinstance(value.type.value, int | float | bool | DimSym | DimExpr):
+            if not _is_number(value.type.value):
                 return
             value = self.runtime(value)
         self.bind_name(name, value, self.span(node))
@@ -625,6 +626,8 @@ class Analyzer:
         if member is not None:
             if member in dtypes.TRITON_DTYPES:
                 return const(DType(dtypes.TRITON_DTYPES[member]), self.span(node))
+            if member in _PROPAGATE_NAN:
+                return const(_PROPAGATE_NAN[member], self.span(node))
             raise self.error("E0122", f"`triton.language.{member}` is not a value the "
                              "translator knows", node)
         base = self.expr(node.value)
@@ -822,9 +825,11 @@ class Analyzer:
             param = x.attrs.get("param")
             if param is None:
                 continue
-            if dtypes.is_float(self.elem(y)) and not is_const(y):
+            if is_const(y):
+                continue
+            if dtypes.is_float(self.elem(y)):
                 self.float_uses.add(param)
-            elif not is_const(y) or dtypes.is_int(self.elem(y)) and False:
+            else:
                 self.int_uses.add(param)
 
     # ---- arithmetic --------------------------------------------------------------------
@@ -893,6 +898,14 @@ class Analyzer:
         x, y = a.type.value, b.type.value
         span = self.span(node)
         if isinstance(x, _SYMBOLIC) or isinstance(y, _SYMBOLIC):
+            other = y if isinstance(x, _SYMBOLIC) else x
+            if not isinstance(other, (int, *_SYMBOLIC)):
+                # `ACTIVATION == "relu"`: the constexpr holds a string (or a dtype, None),
+                # not an integer; its launch values decide the kernel.
+                raise self.error("E0123", f"this `tl.constexpr` is compared with "
+                                 f"{_const_text(other)}: a string, dtype or None constexpr "
+                                 "needs one entry per launch value, which this translator "
+                                 "does not derive yet", node)
             if op in ("+", "-", "*", "//", "%"):
                 return const(dim_op(op, x, y), span)
             if op in _PY_FOLD and op not in ("/", "**", "<<", ">>"):
@@ -1004,7 +1017,7 @@ class Analyzer:
         triton = self.source.triton_attr(func)
         if triton == "cdiv":
             return self.api_call("cdiv", API["cdiv"], node)
-        if isinstance(func, cst.Attribute) and not is_const_name(func.value):
+        if isinstance(func, cst.Attribute):
             return self.method_call(func, node)
         if isinstance(func, cst.Name):
             if func.value in self.source.jit_functions:
@@ -1046,7 +1059,12 @@ class Analyzer:
         if name is None or is_const(receiver):
             raise self.error("E0107", f"`.{method}(...)` is not supported on this value", func)
         entry = API[name]
-        shifted = cst.Call(func=node.func, args=[cst.Arg(func.value), *node.args])
+        call_args = list(node.args)
+        if method in _SHAPE_METHODS and len(call_args) > 1 and all(
+                a.keyword is None and not a.star for a in call_args):
+            # `x.reshape(M, N)`: the shape given as separate arguments.
+            call_args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in call_args]))]
+        shifted = cst.Call(func=node.func, args=[cst.Arg(func.value), *call_args])
         try:
             args = bind(entry, shifted)
         except ValueError as err:
@@ -1427,11 +1445,8 @@ class Analyzer:
     def rule_maximum(self, name: str, args: dict, node: cst.Call) -> TExpr:
         x, y = self.arg(args, "x"), self.arg(args, "y")
         assert x is not None and y is not None
-        nan = self.const_arg(args, "propagate_nan")
-        if nan not in (None, "none", "NONE"):
-            propagate = True
-        else:
-            propagate = False
+        # `tl.PropagateNan.ALL` asks for NaN propagation; the default ignores NaN.
+        propagate = self.const_arg(args, "propagate_nan") not in (None, "none", "NONE")
         which = "maximum" if name == "maximum" else "minimum"
         result = self.binary("+", x, y, node)  # types and shapes as Triton computes them
         assert result.op == "binary"
@@ -1634,10 +1649,6 @@ class Analyzer:
             p.type = fix(p.type)  # type: ignore[assignment]
 
 
-def is_const_name(node: cst.BaseExpression) -> bool:
-    return False
-
-
 def _const_text(value: object) -> str:
     if isinstance(value, DType):
         return f"`{value.name}` (a dtype)"
@@ -1736,5 +1747,3 @@ def _collect(target: cst.BaseExpression, names: set[str]) -> None:
         for element in target.elements:
             _collect(element.value, names)
 
-
-I64_DTYPE = I64
