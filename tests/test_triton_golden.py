@@ -7,6 +7,8 @@ Regenerate deliberately with `pytest tests/test_triton_golden.py --update-golden
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -83,3 +85,16 @@ def test_triton_golden_rust_type_checks_against_the_cutile_crate() -> None:
     files = sorted(GOLDEN.glob("*.rs"))
     errors = [d for d in generated.cargo_check_files(files) if d.is_error]
     assert errors == [], "\n".join(f"{d.file}:{d.line}: {d.message}" for d in errors)
+
+
+@pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
+def test_triton_golden_outputs_are_rustfmt_clean(tmp_path: Path) -> None:
+    outputs = sorted(GOLDEN.glob("*.rs"))
+    copies = []
+    for out in outputs:
+        copy = tmp_path / out.name
+        copy.write_text(out.read_text(encoding="utf-8"), encoding="utf-8")
+        copies.append(copy)
+    subprocess.run(["rustfmt", "--edition", "2021", *map(str, copies)], check=True)
+    assert [c.name for c, o in zip(copies, outputs, strict=True)
+            if c.read_text() != o.read_text()] == []

@@ -37,17 +37,17 @@ pub mod layer_norm {
         let row: i32 = get_tile_block_id().0;
         let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
         let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
+        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
             let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_7.broadcast(const_shape![BLOCK_SIZE]);
             let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
@@ -81,7 +81,7 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_21.broadcast(const_shape![BLOCK_SIZE]);
             let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
@@ -193,7 +193,7 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_55.broadcast(const_shape![BLOCK_SIZE]);
             let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
@@ -219,7 +219,7 @@ pub mod layer_norm {
             let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
             let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
             let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
-            let pointers_65: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
             let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
                 pointers_65.broadcast(const_shape![BLOCK_SIZE]);
             let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
@@ -272,17 +272,17 @@ pub mod layer_norm {
         let row: i32 = get_tile_block_id().0;
         let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
         let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
+        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
             let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_7.broadcast(const_shape![BLOCK_SIZE]);
             let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
@@ -316,7 +316,7 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_21.broadcast(const_shape![BLOCK_SIZE]);
             let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
@@ -428,7 +428,7 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_55.broadcast(const_shape![BLOCK_SIZE]);
             let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
@@ -454,7 +454,7 @@ pub mod layer_norm {
             let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
             let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
             let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
-            let pointers_65: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
             let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
                 pointers_65.broadcast(const_shape![BLOCK_SIZE]);
             let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
@@ -507,17 +507,17 @@ pub mod layer_norm {
         let row: i32 = get_tile_block_id().0;
         let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
         let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
+        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
             let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_7.broadcast(const_shape![BLOCK_SIZE]);
             let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
@@ -551,7 +551,7 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_21.broadcast(const_shape![BLOCK_SIZE]);
             let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
@@ -663,7 +663,7 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
             let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
                 pointers_55.broadcast(const_shape![BLOCK_SIZE]);
             let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
@@ -686,7 +686,7 @@ pub mod layer_norm {
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
             let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
-            let pointers_62: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
+            let pointers_62: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
             let pointers_63: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
                 pointers_62.broadcast(const_shape![BLOCK_SIZE]);
             let arg_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_63.offset_tile(cols_3);

@@ -29,14 +29,14 @@ pub mod rms_norm {
         let row: i32 = get_tile_block_id().0;
         let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let X_2: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
         let pointers_3: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y: PointerTile<*mut EY, { [] }> = pointers_3.offset_tile(offsets_4);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_3.offset_tile(offsets_4);
         let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
         let mask: Tile<bool, { [BLOCK_SIZE] }> =
             lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-        let pointers_5: PointerTile<*mut E, { [1] }> = X.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
         let pointers_6: PointerTile<*mut E, { [BLOCK_SIZE] }> =
             pointers_5.broadcast(const_shape![BLOCK_SIZE]);
         let arg_11: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_6.offset_tile(cols);
@@ -81,7 +81,7 @@ pub mod rms_norm {
         let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_20);
         let y: Tile<f32, { [BLOCK_SIZE] }> =
             x * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]) * w;
-        let pointers_21: PointerTile<*mut EY, { [1] }> = Y.reshape(const_shape![1]);
+        let pointers_21: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
         let pointers_22: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
             pointers_21.broadcast(const_shape![BLOCK_SIZE]);
         let arg_25: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols);

@@ -12,7 +12,6 @@ pointer parameter.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 import libcst as cst
@@ -134,23 +133,26 @@ def _bound_names(stmts: list[TStmt]) -> set[str]:
     return names
 
 
-_BOOL_HEURISTIC = re.compile(r"(==|!=|<=|>=|<|>|\bnot\b|\band\b|\bor\b|\bis\b|\bTrue\b|\bFalse\b)")
-
-
 def bool_constexprs(source: triton_source.TritonSource,
                     kernel: triton_source.TritonKernel) -> set[str]:
     """The `tl.constexpr` parameters that hold a bool: a heuristic whose lambda gives a
     comparison or a truth value, or a parameter the body tests (`if FLAG:`, `not FLAG`,
     `FLAG and ...`)."""
-    out: set[str] = set()
-    for name, expr in kernel.heuristics.items():
-        body = expr.body if isinstance(expr, cst.Lambda) else expr
-        text = source.module.code_for_node(body)
-        if _BOOL_HEURISTIC.search(text) and "%" not in text.split("==")[0][-1:]:
-            out.add(name)
+    out = {name for name, expr in kernel.heuristics.items()
+           if _is_truth_value(expr.body if isinstance(expr, cst.Lambda) else expr)}
     tested = _TestedNames()
     kernel.node.body.visit(tested)
     return out | tested.names
+
+
+def _is_truth_value(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Comparison | cst.BooleanOperation):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return node.func.value == "bool"
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
 
 
 class _TestedNames(cst.CSTVisitor):

@@ -182,10 +182,18 @@ class Analyzer:
         fn = self.kernel.node
         for index, param in enumerate(fn.params.params):
             self.bind_param(index, param)
+            # A local rebinding a parameter's name (`X += row * stride`) gets its own name.
+            self.used[rust_ident(param.name.value)] = 1
         for name, expr in self.kernel.heuristics.items():
             if name not in self.scope.names:
                 raise self.error("E0123", f"`@triton.heuristics` sets `{name}`, which is not a "
                                  "parameter of the kernel", expr)
+            self.notes.append(f"`{name}` is computed at launch by `@triton.heuristics`: "
+                              f"{self.source.module.code_for_node(expr)}")
+        if self.kernel.autotune is not None:
+            key = self.kernel.autotune.get("key")
+            self.notes.append("`@triton.autotune` chooses the constexpr values at launch" + (
+                f" (key {self.source.module.code_for_node(key)})" if key is not None else ""))
         body = list(fn.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
