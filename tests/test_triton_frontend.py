@@ -168,3 +168,14 @@ tl.store(y_ptr + o, tl.load(y_ptr + row * n + o))
     result = translate_text(text, "k.py")
     assert result.ok, [d.message for d in result.all_diagnostics()]
     assert "fn k_i32<" in (result.rust or "") and "fn k_i64<" in (result.rust or "")
+
+
+def test_bool_casts_are_zero_or_one_and_int1_is_not_equal_zero() -> None:
+    ops = _ops(_kernel("""
+o = tl.arange(0, BLOCK)
+m = o < n
+x = tl.load(x_ptr + o).to(tl.float32)
+tl.store(y_ptr + o, m.to(tl.float32) + x.to(tl.int1).to(tl.float32))
+"""))
+    assert ops.count("where") == 2
+    assert ops.count("compare") == 2

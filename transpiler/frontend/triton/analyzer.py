@@ -795,8 +795,22 @@ class Analyzer:
     def cast(self, e: TExpr, dtype: ElemType) -> TExpr:
         if is_const(e):
             return self.runtime(e, dtype)
-        if self.find(e.type.dtype) == self.find(dtype):
+        source = self.find(e.type.dtype)
+        if source == self.find(dtype):
             return e
+        if dtype == BOOL:
+            # Triton's cast to int1 is `x != 0`.
+            return self.compare("!=", e, const(0), None)
+        if source == BOOL:
+            # A bool is 0 or 1 in any type (never the -1 of a sign-extended i1).
+            if isinstance(e.type, ScalarType):
+                return TExpr("select_scalar", [e, self.runtime(const(1), dtype),
+                                               self.runtime(const(0), dtype)],
+                             ScalarType(dtype), e.span)
+            shape = tuple(e.type.shape)
+            return TExpr("where", [e, self.operand(const(1), dtype, shape, None),
+                                   self.operand(const(0), dtype, shape, None)],
+                         TileType(dtype, shape), e.span)
         if isinstance(e.type, ScalarType):
             if isinstance(self.find(e.type.dtype), DTypeVar) or isinstance(dtype, DTypeVar):
                 # The compiler converts a scalar of a launch-time type only as a 0-d tile.
@@ -1374,6 +1388,9 @@ class Analyzer:
         if not isinstance(x.type, TileType) or x.type.rank == 0:
             raise self.error("E0107", "a reduction needs a tensor", node)
         if axis is None:
+            if args.get("keep_dims") is not None and x.type.rank != 1:
+                raise self.error("E0121", "`keep_dims=True` of a reduction over all axes is "
+                                 "not translated yet", node)
             if x.type.rank != 1:
                 size = x.type.shape[0]
                 for d in x.type.shape[1:]:
