@@ -13,7 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
-from transpiler.model import ArrayType, DType, DTypeVar, ElemType, KernelModel, ScalarType
+from transpiler.model import (
+    ArrayType,
+    DType,
+    DTypeVar,
+    ElemType,
+    KernelModel,
+    PointerType,
+    ScalarType,
+)
 
 MANIFEST_VERSION = 1
 #: The generic kind of a `ct.Constant[float]`: an `i32` const generic holding the constant's
@@ -73,6 +81,9 @@ class SpecializedKernel:
             entry: dict[str, object] = {"name": p.name, "kind": p.kind}
             if isinstance(p.type, ArrayType):
                 entry["ndim"] = p.type.ndim
+                entry["element"] = self.rust_elem(p.type.dtype)
+                entry["written"] = p.written
+            elif isinstance(p.type, PointerType):
                 entry["element"] = self.rust_elem(p.type.dtype)
                 entry["written"] = p.written
             elif isinstance(p.type, ScalarType):
@@ -152,7 +163,7 @@ def specialize(model: KernelModel) -> SpecializedKernel:
 def _dtype_generics(model: KernelModel) -> tuple[dict[int, str], list[Generic]]:
     classes: dict[int, list[str]] = {}
     for p in model.params:
-        if isinstance(p.type, ArrayType) and isinstance(p.type.dtype, DTypeVar):
+        if isinstance(p.type, ArrayType | PointerType) and isinstance(p.type.dtype, DTypeVar):
             classes.setdefault(p.type.dtype.key, []).append(p.name)
     names: dict[int, str] = {}
     generics: list[Generic] = []
@@ -188,6 +199,9 @@ def _param_type(spec: SpecializedKernel, vtype: object, kind: str) -> str:
     if isinstance(vtype, ArrayType):
         dims = ", ".join("-1" for _ in range(max(vtype.ndim, 1)))
         return f"&Tensor<{spec.rust_elem(vtype.dtype)}, {{ [{dims}] }}>"
+    if isinstance(vtype, PointerType):
+        # A raw pointer keeps the source kernel's ABI (Triton passes pointers and strides).
+        return f"*mut {spec.rust_elem(vtype.dtype)}"
     if isinstance(vtype, ScalarType):
         return spec.rust_elem(vtype.dtype)
     if kind == "const":

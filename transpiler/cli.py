@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "launchers; pywrapper: a Python drop-in for the host functions")
     parser.add_argument("--keep-ir", metavar="DIR",
                         help="with --verify, write both IR texts of each check to DIR")
+    parser.add_argument("--from", dest="language", choices=("cutile", "triton"),
+                        help="the input language (default: detected per file by its imports; "
+                        "a file may hold kernels of both)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     add_llm_arguments(parser)
     parser.add_argument("--version", action="version", version=f"transpiler {__version__}")
@@ -135,7 +138,7 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
             print(f"\r[{index}/{len(jobs)}] {job.display}"[:120].ljust(80), end="",
                   file=sys.stderr, flush=True)
         data = sys.stdin.buffer.read() if job.source is None else job.source.read_bytes()
-        result = translate_bytes(data, job.display)
+        result = translate_bytes(data, job.display, language=args.language)
         if llm is not None and result.unhandled:
             result = llm.repair(data, job.display, result)
         entry: dict[str, object] = {

@@ -38,6 +38,12 @@ CODES: dict[str, str] = {
     "E0109": "a name that is not defined",
     "E0110": "a construct cuTile Rust cannot express",
     "E0111": "a keyword argument or mode value that is not supported",
+    "E0120": "a Triton construct cuTile Rust 0.5.0 cannot express (inline assembly, block "
+             "pointers, a libdevice function the crate lacks, an atomic mode it has not)",
+    "E0121": "a Triton function or form known but not translated by the deterministic passes",
+    "E0122": "a `triton.language` or libdevice name the translator does not know",
+    "E0123": "a Triton parameter whose kind the source does not decide (a string, float or "
+             "dtype `tl.constexpr`, a heuristic for a name that is not a parameter)",
     "E0200": "specialization needs a value the source does not give",
     "W0001": "a construct translated with a documented difference",
     "E9000": "an internal error of the translator (a bug)",

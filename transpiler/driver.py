@@ -1,15 +1,18 @@
 """Driver: one source file's text -> Rust text, running the passes in order.
 
-Takes a file's bytes and its display path; gives a `TranslationResult`: the Rust text (or
+Takes a file's bytes and its display path (and optionally the input language, else detected
+per file by `frontend/base.FrontEnd.detect`); gives a `TranslationResult`: the Rust text (or
 None when any kernel failed), one `KernelReport` per kernel (status, diagnostics,
 specialization manifest) and the unhandled-construct records for the LLM fallback. Passes:
-front end (parse, index) -> analysis (typed model) -> specialization -> lowering (Rust tree)
--> loop-invariant hoisting (Rust tree) -> printer. Each kernel is translated independently so
-one failure does not hide another's diagnostics.
+front end (parse, index; one per language the file holds) -> analysis (typed model) ->
+specialization -> lowering (Rust tree) -> loop-invariant hoisting (Rust tree, where the front
+end's pass profile asks for it) -> printer. Each kernel is translated independently so one
+failure does not hide another's diagnostics.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -21,9 +24,11 @@ from rust_emit.printer import print_source
 from rust_emit.rustfmt import format_rust
 from specialization.plan import SpecializedKernel, specialize
 from transpiler import __version__
-from transpiler.analysis import analyze_kernel_variants
 from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
-from transpiler.frontend.cutile_py import SourceModule, parse_source
+from transpiler.frontend.base import FrontEnd, KernelSource, SourceIndex
+from transpiler.frontend.cutile_adapter import CutilePyFrontEnd
+from transpiler.frontend.triton import TritonFrontEnd
+from transpiler.lowering import c_integer_ops, pointer_ops
 from transpiler.lowering.hoist import hoist_loop_invariants
 from transpiler.lowering.lower import lower_kernel
 from transpiler.lowering.region_holes import helper_items
@@ -37,6 +42,11 @@ MANIFEST_PREFIX = "transpiler-manifest: "
 # cannot lower as `hole` nodes, and the hook sees each typed model before lowering (to fill
 # the holes with checked fragments). None: the deterministic path, unchanged.
 HoleHook = Callable[[KernelModel], None]
+# The input languages, in the order their kernels appear in the output.
+FRONT_ENDS: tuple[FrontEnd, ...] = (CutilePyFrontEnd(), TritonFrontEnd())
+# Rule modules of the model operations only some front ends produce: importing them
+# registers their rules in the lowering table.
+EXTRA_LOWERING_RULES = (pointer_ops, c_integer_ops)
 
 
 @dataclass
@@ -75,8 +85,8 @@ class TranslationResult:
         return self.diagnostics + [d for k in self.kernels for d in k.diagnostics]
 
 
-def translate_bytes(data: bytes, path: str,
-                    hole_hook: HoleHook | None = None) -> TranslationResult:
+def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
+                    language: str | None = None) -> TranslationResult:
     if len(data) > MAX_SOURCE_BYTES:
         diag = Diagnostic("E0004", f"the file is {len(data)} bytes; the limit is "
                           f"{MAX_SOURCE_BYTES}", path, None)
@@ -91,58 +101,88 @@ def translate_bytes(data: bytes, path: str,
         diag = Diagnostic("E0002", "the file contains NUL bytes; it is not Python source",
                           path, None)
         return TranslationResult(path, text, None, diagnostics=[diag])
-    return translate_text(text, path, hashlib.sha256(data).hexdigest(), hole_hook)
+    return translate_text(text, path, hashlib.sha256(data).hexdigest(), hole_hook, language)
+
+
+def front_ends_for(text: str, language: str | None = None) -> list[FrontEnd]:
+    """The front ends that translate a file: the one `language` names (`--from`), else
+    every one whose language the file is written in (a file may hold kernels of both),
+    else cuTile Python (whose diagnostics then say what is missing)."""
+    if language is not None:
+        return [next(f for f in FRONT_ENDS if f.name == language)]
+    found = [f for f in FRONT_ENDS if f.detect(text)]
+    return found or [FRONT_ENDS[0]]
 
 
 def translate_text(text: str, path: str, digest: str | None = None,
-                   hole_hook: HoleHook | None = None) -> TranslationResult:
+                   hole_hook: HoleHook | None = None,
+                   language: str | None = None) -> TranslationResult:
     digest = digest or hashlib.sha256(text.encode("utf-8")).hexdigest()
     result = TranslationResult(path, text, None)
-    try:
-        source = parse_source(text, path)
-    except TranslationError as err:
-        result.diagnostics.append(err.diagnostic)
-        return result
-    if not source.kernels:
-        result.diagnostics.append(Diagnostic(
-            "E0003", "no `@ct.kernel` function found (is `cuda.tile` imported?)", path, None))
+    fronts = front_ends_for(text, language)
+    sources: list[tuple[FrontEnd, SourceIndex]] = []
+    for front in fronts:
+        try:
+            sources.append((front, front.parse(text, path)))
+        except TranslationError as err:
+            result.diagnostics.append(err.diagnostic)
+            return result
+    if not any(source.kernels for _front, source in sources):
+        result.diagnostics.append(Diagnostic("E0003", fronts[0].no_kernel_message, path,
+                                             None))
         return result
     functions: list[t.Function] = []
     support: set[str] = set()
-    for kernel in source.kernels:
-        report = KernelReport(kernel.name, "translated")
-        try:
-            for model in analyze_kernel_variants(source, kernel,
-                                                 allow_holes=hole_hook is not None):
-                if hole_hook is not None:
-                    hole_hook(model)
-                spec = specialize(model)
-                function, needed = lower_kernel(spec, path)
-                function = hoist_loop_invariants(function)
-                if hole_hook is not None:
-                    functions.extend(helper_items(spec.model, functions))
-                functions.append(_with_manifest(function, spec))
-                support |= needed
-                report.variants.append(spec.manifest())
-            report.manifest = report.variants[0]
-        except TranslationError as err:
-            report.status = "failed"
-            report.diagnostics.append(err.diagnostic)
-            if err.unhandled is not None:
-                result.unhandled.append(err.unhandled)
-        except Exception as err:  # noqa: BLE001 - a bug must be a diagnostic, not a crash
-            report.status = "failed"
-            span = source.span(kernel.node.name)
-            report.diagnostics.append(Diagnostic(
-                "E9000", f"internal error while translating `{kernel.name}`: "
-                f"{type(err).__name__}: {err}", path, span, kernel=kernel.name,
-                notes=["this is a bug in the translator; please report it with the file"]))
-        result.kernels.append(report)
+    for front, source in sources:
+        for kernel in source.kernels:
+            report = _translate_kernel(front, source, kernel, path, hole_hook, functions,
+                                       support, result)
+            result.kernels.append(report)
     if any(k.status == "failed" for k in result.kernels):
         return result
     helpers = [support_function(name) for name in sorted(support)]
-    result.rust = format_rust(print_source(_source_file(source, helpers + functions, digest)))
+    result.rust = format_rust(print_source(_source_file(sources[0][1], helpers + functions,
+                                                        digest)))
     return result
+
+
+def _translate_kernel(front: FrontEnd, source: SourceIndex, kernel: KernelSource, path: str,
+                      hole_hook: HoleHook | None, functions: list[t.Function],
+                      support: set[str], result: TranslationResult) -> KernelReport:
+    """One kernel through the passes its front end's profile selects; its Rust entries go
+    to `functions`, the support functions they call to `support`."""
+    report = KernelReport(kernel.name, "translated")
+    try:
+        for model in front.analyze(source, kernel, allow_holes=hole_hook is not None):
+            model.split_loops = front.profile.split_loops
+            if hole_hook is not None:
+                hole_hook(model)
+            spec = specialize(model)
+            function, needed = lower_kernel(spec, path)
+            if any(p.kind == "pointer" for p in model.params):
+                # cuTile Rust takes raw pointer parameters in `unsafe` entries only.
+                function = dataclasses.replace(function, unsafe=True)
+            if front.profile.hoist_invariants:
+                function = hoist_loop_invariants(function)
+            if hole_hook is not None:
+                functions.extend(helper_items(spec.model, functions))
+            functions.append(_with_manifest(function, spec))
+            support |= needed
+            report.variants.append(spec.manifest())
+        report.manifest = report.variants[0]
+    except TranslationError as err:
+        report.status = "failed"
+        report.diagnostics.append(err.diagnostic)
+        if err.unhandled is not None:
+            result.unhandled.append(err.unhandled)
+    except Exception as err:  # noqa: BLE001 - a bug must be a diagnostic, not a crash
+        report.status = "failed"
+        span = source.span(kernel.node.name)
+        report.diagnostics.append(Diagnostic(
+            "E9000", f"internal error while translating `{kernel.name}`: "
+            f"{type(err).__name__}: {err}", path, span, kernel=kernel.name,
+            notes=["this is a bug in the translator; please report it with the file"]))
+    return report
 
 
 def _with_manifest(fn: t.Function, spec: SpecializedKernel) -> t.Function:
@@ -152,7 +192,7 @@ def _with_manifest(fn: t.Function, spec: SpecializedKernel) -> t.Function:
                       (*fn.comments, line), fn.unsafe, fn.public)
 
 
-def _source_file(source: SourceModule, functions: list[t.Function], digest: str) -> t.SourceFile:
+def _source_file(source: SourceIndex, functions: list[t.Function], digest: str) -> t.SourceFile:
     name = source.path.replace("\\", "/").rsplit("/", 1)[-1]
     header = (
         f"// Generated by transpiler {__version__} from {name} (sha256 {digest[:16]}).",
@@ -177,7 +217,7 @@ def module_name(path: str) -> str:
     return name + "_kernels" if name in reserved else name
 
 
-def _module_doc(source: SourceModule) -> tuple[str, ...]:
+def _module_doc(source: SourceIndex) -> tuple[str, ...]:
     body = source.module.body
     import libcst as cst
 

@@ -185,7 +185,45 @@ class ListType:
     items: tuple[ValueType, ...]
 
 
-ValueType = TileType | ScalarType | ArrayType | ConstType | ListType
+@dataclass(frozen=True)
+class PointerType:
+    """A pointer into global memory, or a tile of them (Triton's `x_ptr + offs`).
+
+    `param` is the pointer parameter every pointer of the tile is derived from (memory order
+    is kept per parameter); `shape` is `()` for one pointer (the parameter itself, or it
+    moved by a scalar offset).
+    """
+
+    dtype: ElemType
+    shape: Shape
+    param: str
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class TokenType:
+    """A memory-ordering token: a memory operation waits on one and gives one."""
+
+
+ValueType = TileType | ScalarType | ArrayType | ConstType | ListType | PointerType | TokenType
+
+# Pointer operations of the model (a front end with pointer parameters produces them; the
+# lowering rules are in `lowering/pointer_ops.py`). Each memory operation's attrs carry its
+# token discipline: `wait` (token variable it waits on, or None) and `record` (pairs
+# (token variable, "set" | "join") updated from the operation's own token afterwards).
+POINTER_OPS: dict[str, str] = {
+    "ptr_param": "a pointer parameter as a 0-d pointer tile",
+    "ptr_reshape": "pointer tile reshaped (attrs shape)",
+    "ptr_broadcast": "pointer tile broadcast (attrs shape)",
+    "ptr_offset": "pointer tile moved by an integer tile of the same shape (element units)",
+    "load_ptr": "gather through a pointer tile: args (pointers[, mask][, other])",
+    "store_ptr": "scatter through a pointer tile: args (pointers, value[, mask])",
+    "atomic_ptr": "read-modify-write through a pointer tile: args (pointers, value[, mask])",
+    "make_token": "a fresh token that orders nothing",
+}
 
 
 # ---- typed expressions ---------------------------------------------------------------------
@@ -313,7 +351,7 @@ def statement_exprs(stmts: list[TStmt]) -> Iterator[TExpr]:
 
 @dataclass
 class KernelParam:
-    """A kernel parameter and what it is: `array`, `scalar` or `const`."""
+    """A kernel parameter and what it is: `array`, `pointer`, `scalar` or `const`."""
 
     name: str
     kind: str
@@ -347,3 +385,6 @@ class KernelModel:
     cond_variant: dict[str, dict[str, object]] = field(default_factory=dict)
     # Array parameter -> cuda.tile dtype this variant is translated for (empty: generic).
     dtype_variant: dict[str, str] = field(default_factory=dict)
+    # Whether lowering may split a loop that branches on its index (a habit of cuTile
+    # Python's compiler, reproduced for its kernels; the front end's pass profile decides).
+    split_loops: bool = True

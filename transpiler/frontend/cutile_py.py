@@ -77,7 +77,7 @@ def parse_source(text: str, path: str) -> SourceModule:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as err:
-        raise TranslationError(_syntax_diagnostic(text, path, err)) from None
+        raise TranslationError(syntax_diagnostic(text, path, err)) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     raw = wrapper.resolve(PositionProvider)
     positions = {
@@ -91,7 +91,7 @@ def parse_source(text: str, path: str) -> SourceModule:
     return source
 
 
-def _syntax_diagnostic(text: str, path: str, err: cst.ParserSyntaxError) -> Diagnostic:
+def syntax_diagnostic(text: str, path: str, err: cst.ParserSyntaxError) -> Diagnostic:
     # CPython's own parser words syntax errors best ("'(' was never closed"); libcst's
     # position is the fallback when CPython accepts what libcst rejects.
     try:

@@ -46,6 +46,7 @@ from transpiler.model import (
     DTypeVar,
     ElemType,
     ListType,
+    PointerType,
     ScalarType,
     TAssign,
     TEffect,
@@ -53,6 +54,7 @@ from transpiler.model import (
     TFor,
     TIf,
     TileType,
+    TokenType,
     TReturn,
     TStmt,
     ValueType,
@@ -187,6 +189,11 @@ class KernelLowerer:
             return f"Tile<{self.elem(vtype.dtype)}, {self.shape_type(vtype.shape, span)}>"
         if isinstance(vtype, ScalarType):
             return self.elem(vtype.dtype)
+        if isinstance(vtype, PointerType):
+            shape = self.shape_type(vtype.shape, span)
+            return f"PointerTile<*mut {self.elem(vtype.dtype)}, {shape}>"
+        if isinstance(vtype, TokenType):
+            return "Token"
         if isinstance(vtype, ListType):
             items = [self.rust_type(i, span) for i in vtype.items]
             return "(" + ", ".join(i or "_" for i in items) + ")"
@@ -317,7 +324,7 @@ class KernelLowerer:
         ctx.stmts.append(t.Let(name, value, t.RType(ty) if ty else None, mutable=mutable))
 
     def for_loop(self, stmt: TFor, ctx: _Context) -> None:
-        split = loop_split.find_split(stmt)
+        split = loop_split.find_split(stmt) if self.spec.model.split_loops else None
         if split is not None:
             self.split_for_loop(stmt, split, ctx)
             return

@@ -1,0 +1,181 @@
+"""The Triton front end and the front-end dispatch: language detection, `--from`, a file
+holding both languages, Triton's semantics in the typed model, diagnostics at the construct."""
+
+from __future__ import annotations
+
+import pytest
+
+from transpiler.driver import front_ends_for, translate_text
+from transpiler.frontend.triton import TritonFrontEnd
+from transpiler.model import TileType, statement_exprs
+
+HEADER = "import triton\nimport triton.language as tl\n\n\n"
+
+
+def _kernel(body: str, params: str = "x_ptr, y_ptr, n, BLOCK: tl.constexpr") -> str:
+    lines = "\n".join("    " + line for line in body.strip().splitlines())
+    return f"{HEADER}@triton.jit\ndef k({params}):\n{lines}\n"
+
+
+def _models(text: str) -> list:
+    front = TritonFrontEnd()
+    source = front.parse(text, "k.py")
+    return [m for kernel in source.kernels for m in front.analyze(source, kernel, False)]
+
+
+def _ops(text: str) -> list[str]:
+    out = []
+    for model in _models(text):
+        stack = list(statement_exprs(model.body))
+        while stack:
+            e = stack.pop()
+            out.append(e.op)
+            stack.extend(e.args)
+    return out
+
+
+def test_detects_the_language_by_imports() -> None:
+    assert [f.name for f in front_ends_for(HEADER)] == ["triton"]
+    assert [f.name for f in front_ends_for("import cuda.tile as ct\n")] == ["cutile"]
+    both = "import cuda.tile as ct\nimport triton\n"
+    assert [f.name for f in front_ends_for(both)] == ["cutile", "triton"]
+    assert [f.name for f in front_ends_for(both, "triton")] == ["triton"]
+
+
+def test_a_file_may_hold_both_languages() -> None:
+    text = ("import cuda.tile as ct\n" + HEADER + "@ct.kernel\ndef c(x, y, T: ct.Constant[int]):"
+            "\n    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), "
+            "shape=(T,)))\n\n\n@triton.jit\ndef t(x_ptr, y_ptr, B: tl.constexpr):\n"
+            "    o = tl.arange(0, B)\n    tl.store(y_ptr + o, tl.load(x_ptr + o))\n")
+    result = translate_text(text, "both.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert [k.name for k in result.kernels] == ["c", "t"]
+    assert "unsafe fn t<" in (result.rust or "") and "fn c<" in (result.rust or "")
+
+
+def test_triton_only_file_without_kernel_says_so() -> None:
+    result = translate_text(HEADER + "X = 1\n", "none.py")
+    assert [d.code for d in result.diagnostics] == ["E0003"]
+    assert "@triton.jit" in result.diagnostics[0].message
+
+
+def test_aliases_of_triton_and_language_are_resolved() -> None:
+    text = ("import triton as tr\nfrom triton import language as L\n\n\n@tr.jit\n"
+            "def k(p, B: L.constexpr):\n    L.store(p + L.arange(0, B), 1.0)\n")
+    assert translate_text(text, "a.py").ok
+
+
+def test_integer_division_truncates_and_true_division_is_float() -> None:
+    ops = _ops(_kernel("""
+o = tl.arange(0, BLOCK)
+a = tl.load(x_ptr + o).to(tl.int32)
+tl.store(y_ptr + o, (a // 3 + a % 3).to(tl.float32) + a / 2)
+"""))
+    assert "div_trunc" in ops and "rem_trunc" in ops
+    assert ops.count("binary") >= 2
+
+
+def test_f32_dot_is_tf32_unless_ieee() -> None:
+    body = """
+a = tl.load(x_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]).to(tl.float32)
+c = tl.dot(a, a{})
+tl.store(y_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], c)
+"""
+    def converts(precision: str) -> list[object]:
+        dtypes = []
+        for model in _models(_kernel(body.format(precision))):
+            stack = list(statement_exprs(model.body))
+            while stack:
+                e = stack.pop()
+                if e.op == "convert":
+                    dtypes.append(getattr(e.type.dtype, "name", None))
+                stack.extend(e.args)
+        return dtypes
+
+    assert "tfloat32" in converts("")
+    assert "tfloat32" not in converts(', input_precision="ieee"')
+
+
+def test_max_ignores_nan_and_arange_is_i32() -> None:
+    models = _models(_kernel("""
+o = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + o)
+tl.store(y_ptr + o, tl.maximum(x, 0.0))
+"""))
+    found = []
+    for model in models:
+        for e in statement_exprs(model.body):
+            stack = [e]
+            while stack:
+                node = stack.pop()
+                if node.op == "binary" and node.attrs.get("op") == "maximum":
+                    found.append(node.attrs["nan"])
+                if node.op == "arange":
+                    assert isinstance(node.type, TileType) and node.type.dtype.name == "int32"
+                stack.extend(node.args)
+    assert found and not any(found)
+
+
+def test_stores_chain_through_tokens_per_pointer() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+for i in range(n):
+    v = tl.load(y_ptr + o)
+    tl.store(y_ptr + o, v + tl.load(x_ptr + o))
+""")
+    rust = translate_text(text, "k.py").rust or ""
+    assert "y_ptr_written" in rust and "y_ptr_accessed" in rust
+    assert "x_ptr_written" not in rust
+
+
+@pytest.mark.parametrize(("body", "code", "column"), [
+    ("tl.store(y_ptr, libdevice.erf(tl.load(x_ptr)))", "E0120", 21),
+    ("tl.store(y_ptr, tl.inline_asm_elementwise('mov', '=r', [n], tl.int32, True, 1))",
+     "E0120", 21),
+    ("tl.store(y_ptr, tl.rand(n, 0))", "E0121", 21),
+    ("tl.store(y_ptr, tl.no_such_fn(n))", "E0122", 21),
+    ("while n > 0:\n    n -= 1", "E0104", 5),
+])
+def test_unsupported_constructs_are_diagnostics_at_their_column(body: str, code: str,
+                                                               column: int) -> None:
+    text = _kernel(body).replace("import triton.language as tl\n", "import triton.language as "
+                                 "tl\nfrom triton.language.extra import libdevice\n")
+    result = translate_text(text, "k.py")
+    assert not result.ok
+    (diag,) = result.all_diagnostics()
+    assert diag.code == code, diag.message
+    assert diag.span is not None and diag.span.line == 8 and diag.span.col + 1 == column
+
+
+def test_a_string_constexpr_is_a_diagnostic_not_a_comparison() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + o)
+if ACT == "relu":
+    x = tl.maximum(x, 0.0)
+tl.store(y_ptr + o, x)
+""", params="x_ptr, y_ptr, ACT: tl.constexpr, BLOCK: tl.constexpr")
+    result = translate_text(text, "k.py")
+    assert not result.ok and [d.code for d in result.all_diagnostics()] == ["E0123"]
+
+
+def test_a_loaded_index_gives_one_entry_per_index_type() -> None:
+    text = _kernel("""
+row = tl.load(x_ptr + tl.program_id(0))
+o = tl.arange(0, BLOCK)
+tl.store(y_ptr + o, tl.load(y_ptr + row * n + o))
+""")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert "fn k_i32<" in (result.rust or "") and "fn k_i64<" in (result.rust or "")
+
+
+def test_bool_casts_are_zero_or_one_and_int1_is_not_equal_zero() -> None:
+    ops = _ops(_kernel("""
+o = tl.arange(0, BLOCK)
+m = o < n
+x = tl.load(x_ptr + o).to(tl.float32)
+tl.store(y_ptr + o, m.to(tl.float32) + x.to(tl.int1).to(tl.float32))
+"""))
+    assert ops.count("where") == 2
+    assert ops.count("compare") == 2

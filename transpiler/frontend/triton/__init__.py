@@ -1,0 +1,175 @@
+"""Triton as a `FrontEnd`: `@triton.jit` kernels -> typed models with Triton's semantics.
+
+Takes a file's text; gives its source index (`source.py`) and, per kernel, the typed models
+(`analyzer.py`, memory order by `tokens.py`). The variant loop here decides what the source
+leaves open: a parameter is a pointer when the kernel uses it as an address, an `f32` when it
+only ever mixes with floats (else `i32`, as Triton types a Python int), and a kernel whose
+typing depends on a launch-time element type (a `tl.dot`, a mixed-precision promotion) is
+translated once per float type (f16, bf16, f32). Pass profile: no fma contraction, no loop
+splitting, no hoisting (habits of cuTile Python's compiler, not Triton's); memory order per
+pointer parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import libcst as cst
+
+from transpiler.diagnostics import TranslationError
+from transpiler.frontend.base import FrontEnd, KernelSource, PassProfile, SourceIndex
+from transpiler.frontend.triton import source as triton_source
+from transpiler.frontend.triton.analyzer import Analyzer, Decisions, NeedsKind
+from transpiler.frontend.triton.dtypes import FLOAT_VARIANTS, DtypeDependent
+from transpiler.frontend.triton.tokens import order_memory
+from transpiler.model import DType, KernelModel, TAssign, TFor, TIf, TStmt
+
+# At most this many analyses per kernel (each decision adds one).
+MAX_ATTEMPTS = 64
+
+
+class TritonFrontEnd(FrontEnd):
+    name = "triton"
+    profile = PassProfile(contract_fma=False, split_loops=False, hoist_invariants=False,
+                          token_order="per-pointer-parameter")
+    no_kernel_message = "no `@triton.jit` function found (is `triton` imported?)"
+
+    def detect(self, text: str) -> bool:
+        return triton_source.detect(text)
+
+    def parse(self, text: str, path: str) -> triton_source.TritonSource:
+        return triton_source.parse_source(text, path)
+
+    def analyze(self, source: SourceIndex, kernel: KernelSource,
+                allow_holes: bool) -> Iterable[KernelModel]:
+        assert isinstance(source, triton_source.TritonSource)
+        assert isinstance(kernel, triton_source.TritonKernel)
+        return list(_variants(source, kernel, Decisions(), 0))
+
+
+def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
+              decisions: Decisions, attempts: int) -> Iterator[KernelModel]:
+    bools = bool_constexprs(source, kernel)
+    while attempts < MAX_ATTEMPTS:
+        attempts += 1
+        analyzer = Analyzer(source, kernel, decisions, bools)
+        try:
+            model = analyzer.run()
+        except NeedsKind as need:
+            (decisions.pointers if need.kind == "pointer" else decisions.floats).add(
+                need.param)
+            continue
+        except DtypeDependent as dep:
+            members = [p.name for p in analyzer.params if getattr(p.type, "dtype", None) is
+                       not None and analyzer.find(p.type.dtype) == dep.var]
+            yield from _first_family(source, kernel, decisions, members, dep, attempts)
+            return
+        floats = (analyzer.float_uses - analyzer.int_uses) - decisions.floats
+        if floats:
+            decisions.floats |= floats
+            continue
+        taken = _bound_names(model.body) | {p.name for p in model.params}
+        model.body, notes = order_memory(model.body, taken)
+        model.notes.extend(notes)
+        model.notes.append("pointer parameters are assumed not to alias (Triton's compiler "
+                           "assumes it too)")
+        yield model
+        return
+
+
+def _first_family(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
+                  decisions: Decisions, members: list[str], dep: DtypeDependent,
+                  attempts: int) -> Iterator[KernelModel]:
+    """The variants for the first family of element types the kernel translates with (the
+    types of the family it does not translate for are listed in each entry's notes)."""
+    first_error: TranslationError | None = None
+    chosen = sorted({d.name for d in decisions.fixed.values() if d.is_float})
+    families = dep.candidates
+    if len(chosen) == 1:
+        # Another class already fixed to a float type: this one takes the same (one entry
+        # per float type, not per combination; entry names are per set of types).
+        families = tuple((chosen[0],) if set(f) & {chosen[0]} or f == FLOAT_VARIANTS else f
+                         for f in families)
+    for family in families:
+        models: list[KernelModel] = []
+        refused: list[str] = []
+        for dtype in family:
+            fixed = dict(decisions.fixed, **{m: DType(dtype) for m in members})
+            try:
+                models.extend(_variants(source, kernel, Decisions(
+                    set(decisions.pointers), set(decisions.floats), fixed), attempts))
+            except TranslationError as err:
+                # The family that got furthest into the kernel says best what is missing.
+                if first_error is None or _position(err) > _position(first_error):
+                    first_error = err
+                refused.append(f"{dtype} ({err.diagnostic.message})")
+        if not models:
+            continue
+        for model in models:
+            model.notes.extend(f"no entry for `{', '.join(members)}` of element type {r}"
+                               for r in refused)
+        yield from models
+        return
+    assert first_error is not None
+    raise first_error
+
+
+def _position(err: TranslationError) -> tuple[int, int]:
+    span = err.diagnostic.span
+    return (span.line, span.col) if span is not None else (0, 0)
+
+
+def _bound_names(stmts: list[TStmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, TAssign):
+            names.add(stmt.name)
+        elif isinstance(stmt, TFor):
+            names.add(stmt.var)
+            names |= _bound_names(stmt.body)
+        elif isinstance(stmt, TIf):
+            names |= {r[0] for r in stmt.results}
+            names |= _bound_names(stmt.then) | _bound_names(stmt.orelse)
+    return names
+
+
+def bool_constexprs(source: triton_source.TritonSource,
+                    kernel: triton_source.TritonKernel) -> set[str]:
+    """The `tl.constexpr` parameters that hold a bool: a heuristic whose lambda gives a
+    comparison or a truth value, or a parameter the body tests (`if FLAG:`, `not FLAG`,
+    `FLAG and ...`)."""
+    out = {name for name, expr in kernel.heuristics.items()
+           if _is_truth_value(expr.body if isinstance(expr, cst.Lambda) else expr)}
+    tested = _TestedNames()
+    kernel.node.body.visit(tested)
+    return out | tested.names
+
+
+def _is_truth_value(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Comparison | cst.BooleanOperation):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return node.func.value == "bool"
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
+class _TestedNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _add(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._add(node.test)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not):
+            self._add(node.expression)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._add(node.left)
+        self._add(node.right)
