@@ -21,9 +21,10 @@ from rust_emit.printer import print_source
 from rust_emit.rustfmt import format_rust
 from specialization.plan import SpecializedKernel, specialize
 from transpiler import __version__
-from transpiler.analysis import analyze_kernel_variants
 from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
 from transpiler.frontend.cutile_py import SourceModule, parse_source
+from transpiler.frontend.syntax_facts import SyntaxFacts
+from transpiler.frontend.variants import analyze_kernel_variants
 from transpiler.lowering.hoist import hoist_loop_invariants
 from transpiler.lowering.lower import lower_kernel
 from transpiler.lowering.region_holes import helper_items
@@ -109,11 +110,13 @@ def translate_text(text: str, path: str, digest: str | None = None,
         return result
     functions: list[t.Function] = []
     support: set[str] = set()
+    facts = SyntaxFacts(source)
     for kernel in source.kernels:
         report = KernelReport(kernel.name, "translated")
         try:
             for model in analyze_kernel_variants(source, kernel,
-                                                 allow_holes=hole_hook is not None):
+                                                 allow_holes=hole_hook is not None,
+                                                 facts=facts):
                 if hole_hook is not None:
                     hole_hook(model)
                 spec = specialize(model)
