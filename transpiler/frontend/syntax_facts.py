@@ -12,12 +12,12 @@ cost only its typing, not a new walk of the tree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import fields
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 import libcst as cst
 
+from transpiler.frontend.cst_walk import children, walk
 from transpiler.frontend.cutile_py import SourceModule
 from transpiler.frontend.host_values import host_dtypes, launch_constants
 
@@ -30,24 +30,6 @@ ARRAY_CALLS = frozenset({
     "load_advanced_indexing", "store_advanced_indexing"})
 #: Attributes that only an array has.
 _ARRAY_ATTRS = frozenset({"shape", "dtype", "ndim"})
-
-
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """`node` and every node below it, parents first, in source order. Reads the nodes'
-    fields directly: a `cst.CSTVisitor` rebuilds every node it passes, which costs ten times
-    more for a question that only reads."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        children: list[cst.CSTNode] = []
-        for spec in fields(current):
-            value = getattr(current, spec.name)
-            if isinstance(value, cst.CSTNode):
-                children.append(value)
-            elif isinstance(value, tuple | list):
-                children.extend(v for v in value if isinstance(v, cst.CSTNode))
-        stack.extend(reversed(children))
 
 
 def collect_target_names(target: cst.BaseExpression, names: set[str]) -> None:
@@ -146,7 +128,25 @@ class SyntaxFacts:
 
     def assigned_names(self, stmts: Iterable[cst.CSTNode]) -> frozenset[str]:
         nodes = tuple(stmts)
-        return self._cached("assigned", nodes, lambda: assigned_names(nodes))
+        return self._cached("assigned", nodes, lambda: frozenset().union(
+            *(self._assigned_in(n) for n in nodes)))
+
+    def _assigned_in(self, node: cst.CSTNode) -> frozenset[str]:
+        """`assigned_names([node])`, from the memoized answers of the compound statements
+        inside it (the analyzer asks of a loop's body, then of each `if` in it: one walk)."""
+        def compute() -> frozenset[str]:
+            names: set[str] = set()
+            stack = [node]
+            while stack:
+                current = stack.pop()
+                if current is not node and isinstance(current, cst.BaseCompoundStatement):
+                    names |= self._assigned_in(current)
+                    continue
+                if isinstance(current, cst.AssignTarget | cst.AugAssign | cst.AnnAssign):
+                    collect_target_names(current.target, names)
+                stack.extend(children(current))
+            return frozenset(names)
+        return self._cached("assigned_in", (node,), compute)
 
     def integer_uses(self, fn: cst.FunctionDef) -> frozenset[str]:
         return self._cached("integer", (fn,), lambda: integer_uses(fn))
