@@ -14,7 +14,7 @@ and the sum over all op files (the corpus benchmark's figure), each against its 
 same machine load, and prints new/old ratios. Times are wall seconds; the CPU seconds of the
 child (user + system) are printed beside them, as they vary less on a shared machine.
 
-Usage: python -m bench.speed [--runs N] [--file golden/X.py] [--corpus] [--baseline REV]
+Usage: python bench/speed.py [--runs N] [--file golden/X.py] [--corpus] [--baseline REV]
 """
 
 from __future__ import annotations
