@@ -7,7 +7,9 @@ tile shape. It evaluates compile-time Python (constants, `ct.Constant` parameter
 enum members, shape tuples) as it goes, inlines helper functions, and makes every implicit
 broadcast and dtype promotion of cuTile Python explicit as `broadcast`/`reshape`/`convert`
 nodes, because cuTile Rust has none of them implicitly. Anything it cannot type raises a
-`TranslationError` with the construct's span.
+`TranslationError` with the construct's span. Code that types differently per launch-time
+element type or `ct.Constant` value stops the analysis with a split request
+(`frontend/splits.py`); `frontend/variants.py` then analyzes each variant it asks for.
 """
 
 from __future__ import annotations
