@@ -7,7 +7,9 @@ tile shape. It evaluates compile-time Python (constants, `ct.Constant` parameter
 enum members, shape tuples) as it goes, inlines helper functions, and makes every implicit
 broadcast and dtype promotion of cuTile Python explicit as `broadcast`/`reshape`/`convert`
 nodes, because cuTile Rust has none of them implicitly. Anything it cannot type raises a
-`TranslationError` with the construct's span.
+`TranslationError` with the construct's span. Code that types differently per launch-time
+element type or `ct.Constant` value stops the analysis with a split request
+(`frontend/splits.py`); `frontend/variants.py` then analyzes each variant it asks for.
 """
 
 from __future__ import annotations
@@ -27,7 +29,17 @@ from transpiler.frontend.cutile_py import (
     sibling,
     tile_attr,
 )
-from transpiler.frontend.host_values import host_dtypes, launch_constants
+from transpiler.frontend.host_values import launch_constants
+from transpiler.frontend.splits import (
+    ConstDependentError,
+    DtypeDependentError,
+    DtypeSplit,
+    SplitNeeded,
+    SplitRequest,
+    innermost_condition,
+    static_pin_split,
+)
+from transpiler.frontend.syntax_facts import SyntaxFacts
 from transpiler.lowering import signatures
 from transpiler.lowering.fma import contract_fma
 from transpiler.lowering.reserved_names import DSL_FUNCTIONS, RUST_KEYWORDS
@@ -124,8 +136,11 @@ class KernelAnalyzer:
                  launch_values: dict[str, object] | None = None,
                  param_dtypes: dict[str, DType] | None = None,
                  const_values: dict[str, object] | None = None,
-                 cond_values: dict[str, bool] | None = None) -> None:
+                 cond_values: dict[str, bool] | None = None,
+                 facts: SyntaxFacts | None = None) -> None:
         self.source = source
+        # What the syntax alone says, shared by the analyses of every variant.
+        self.facts = facts or SyntaxFacts(source)
         self.kernel = kernel
         self.launch_values = launch_values or {}
         # Arrays whose element type is fixed for this variant of the kernel (see
@@ -158,7 +173,7 @@ class KernelAnalyzer:
         self.static_dtype_pins: dict[str, object] = {}
         # Array parameters whose `.dtype` the kernel body reads: code written for more than
         # one element type of that array (see `static_pin_split`).
-        self.dtype_read_arrays: frozenset[str] = _dtype_read_arrays(kernel.node, source)
+        self.dtype_read_arrays: frozenset[str] = self.facts.dtype_read_arrays(kernel.node)
         self.shape_ranks: dict[str, int] = {}
         # Float expressions over `ct.Constant[float]` parameters passed as extra parameters.
         self.derived_params: list[tuple[str, object]] = []
@@ -233,7 +248,17 @@ class KernelAnalyzer:
 
     # ---- entry -------------------------------------------------------------------------
 
-    def run(self) -> KernelModel:
+    def run(self) -> KernelModel | SplitRequest:
+        """This variant's typed model, or the split that stops its analysis (the variant
+        loop analyzes the variants it asks for instead)."""
+        try:
+            model = self._typed_model()
+        except SplitNeeded as stop:
+            return stop.request
+        split = self._fma_split(contract_fma(model))
+        return model if split is None else split
+
+    def _typed_model(self) -> KernelModel:
         fn = self.kernel.node
         self._bind_params(fn)
         body = list(fn.body.body)
@@ -261,21 +286,28 @@ class KernelAnalyzer:
         )
         _resolve_types(model, self)
         _prune_unused_if_results(model.body)
-        contract_fma(model, self._fma_dtype_dependent)
         return model
 
-    def _fma_dtype_dependent(self, dtype: object) -> None:
-        """Raise `DtypeDependentError` for a multiply-add whose contraction depends on a
-        launch-time element type (see `contract_fma`)."""
-        found = self.find(dtype) if isinstance(dtype, DTypeVar) else dtype
-        if not isinstance(found, DTypeVar):
-            return
-        root = self._root(found.key)
-        members = [p.name for p in self.params if isinstance(p.type, ArrayType)
-                   and isinstance(p.type.dtype, DTypeVar) and self._root(p.type.dtype.key) == root]
-        raise DtypeDependentError(members, "a multiply-add across an element-type conversion "
-                                  "(cuTile Python fuses it when the conversion is the "
-                                  "identity)", self.span(self.kernel.node))
+    def _fma_split(self, undecided: list[object]) -> DtypeSplit | None:
+        """The split for the first multiply-add whose contraction `contract_fma` left
+        undecided that still depends on a launch-time element type (one this variant
+        fixed is decided), or None."""
+        for dtype in undecided:
+            found = self.find(dtype) if isinstance(dtype, DTypeVar) else dtype
+            if not isinstance(found, DTypeVar):
+                continue
+            root = self._root(found.key)
+            members = [p.name for p in self.params if isinstance(p.type, ArrayType)
+                       and isinstance(p.type.dtype, DTypeVar)
+                       and self._root(p.type.dtype.key) == root]
+            return DtypeSplit(tuple(members), "a multiply-add across an element-type "
+                              "conversion (cuTile Python fuses it when the conversion is "
+                              "the identity)", self.span(self.kernel.node))
+        return None
+
+    def params_in(self, value: object) -> list[str]:
+        """The `ct.Constant` parameters a compile-time value reads (for the split rules)."""
+        return _params_in(value)
 
     def _root(self, key: int) -> int:
         while self.dtype_parent[key] != key:
@@ -329,7 +361,7 @@ class KernelAnalyzer:
         if ann is None:
             # cuTile Python types an unannotated parameter by what the launch passes: an
             # integer when the kernel only computes with it, else an array.
-            if param.name.value in _integer_uses(self.kernel.node):
+            if param.name.value in self.facts.integer_uses(self.kernel.node):
                 return "scalar", "int"
             return "array", None
         resolved = self._annotation_text(ann)
@@ -840,22 +872,8 @@ class KernelAnalyzer:
         arm.append(TAssign(rust_name, converted, value.span))
         return TExpr("var", [], converted.type, value.span, {"name": rust_name})
 
-    def _assigned_names(self, stmts: list[cst.CSTNode] | tuple) -> set[str]:
-        names: set[str] = set()
-
-        class Finder(cst.CSTVisitor):
-            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-                _collect_names(node.target, names)
-
-            def visit_AugAssign(self, node: cst.AugAssign) -> None:
-                _collect_names(node.target, names)
-
-            def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-                _collect_names(node.target, names)
-
-        for stmt in stmts:
-            stmt.visit(Finder())
-        return names
+    def _assigned_names(self, stmts: list[cst.CSTNode] | tuple) -> frozenset[str]:
+        return self.facts.assigned_names(stmts)
 
     # ---- expressions -------------------------------------------------------------------
 
@@ -956,7 +974,7 @@ class KernelAnalyzer:
             return const(name, self.span(node))
         if signatures.known(name):
             return TExpr("function", [], ConstType(None), self.span(node), {"tile": name})
-        condition = innermost_condition(self.static_conditions)
+        condition = innermost_condition(self, self.static_conditions)
         if condition is not None:
             # Code under a compile-time condition that cuTile Python compiles only for some
             # values: the kernel is translated per outcome, and the outcome that reaches
@@ -1335,14 +1353,7 @@ class KernelAnalyzer:
         return result
 
     def _has_return(self, node: cst.CSTNode) -> bool:
-        found: list[bool] = []
-
-        class Finder(cst.CSTVisitor):
-            def visit_Return(self, node: cst.Return) -> None:
-                found.append(True)
-
-        node.visit(Finder())
-        return bool(found)
+        return self.facts.has_return(node)
 
     # ---- typing rules used by the API table ---------------------------------------------
 
@@ -1759,101 +1770,6 @@ class KernelAnalyzer:
                              node) from None
 
 
-class ConstDependentError(Exception):
-    """Which code exists depends on `ct.Constant` parameters in a way Rust cannot type-check
-    for every value: the kernel is translated once per value of the bools involved, or once
-    per outcome of the `condition` (`BLOCK == 1`) when it reads integers."""
-
-    def __init__(self, params: list[str], what: str, span: Span | None,
-                 condition: object = None) -> None:
-        super().__init__(what)
-        self.params = params
-        self.what = what
-        self.span = span
-        self.condition = condition
-
-
-def rank_conflict(analyzer: KernelAnalyzer, name: str, span: Span | None) -> None:
-    """Raise `ConstDependentError` when an array's two ranks are used under compile-time
-    conditions (Python compiles one arm, launched with an array of that rank): the kernel
-    is then translated per outcome of the innermost such condition."""
-    condition = innermost_condition(analyzer.static_conditions)
-    if condition is None:
-        condition = innermost_condition(analyzer.array_rank_conditions.get(name, []))
-    if condition is not None:
-        raise ConstDependentError(_params_in(condition), f"array `{name}` has a different "
-                                  "rank under each compile-time condition", span, condition)
-
-
-def innermost_condition(conditions: list[object]) -> object | None:
-    """The innermost of the enclosing static `if` conditions (outermost first) that reads a
-    `ct.Constant` parameter, or None."""
-    return next((c for c in reversed(conditions) if _params_in(c)), None)
-
-
-def note_static_dtype_pin(analyzer: KernelAnalyzer, array: str) -> None:
-    """Record that a store under static `if`s fixes `array`'s launch-time element type."""
-    condition = innermost_condition(analyzer.static_conditions)
-    if condition is not None:
-        analyzer.static_dtype_pins.setdefault(array, condition)
-
-
-def static_pin_split(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) -> None:
-    """Raise `ConstDependentError` when a store or atomic under a static `if` would fix the
-    element type of an array whose `.dtype` the kernel reads: Python compiles that arm only
-    for the launches taking it, and the others may pass any element type, so the kernel is
-    translated per outcome rather than fixed for all of them."""
-    if array in analyzer.dtype_read_arrays:
-        split_per_static_outcome(analyzer, f"array `{array}` gets a fixed element type under "
-                                 "a compile-time condition", node)
-
-
-def split_per_static_outcome(analyzer: KernelAnalyzer, what: str, node: cst.CSTNode) -> None:
-    """Raise `ConstDependentError` for the innermost enclosing compile-time condition, if any:
-    what `what` says holds only for the launches taking this arm."""
-    condition = innermost_condition(analyzer.static_conditions)
-    if condition is not None:
-        raise ConstDependentError(_params_in(condition), what, analyzer.span(node), condition)
-
-
-def _dtype_read_arrays(fn: cst.FunctionDef, source: SourceModule) -> frozenset[str]:
-    """The parameters of `fn` whose `.dtype` its body, or a helper it calls (directly or
-    through other helpers), reads (`x.astype(y.dtype)`); helpers are matched by parameter
-    name, as they usually take an array under the kernel's name for it (a miss only keeps
-    the earlier behaviour). Host functions are not read: their `x.dtype` is torch's."""
-    params = {p.name.value for p in fn.params.params}
-    found: set[str] = set()
-    called: list[str] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if (node.attr.value == "dtype" and isinstance(node.value, cst.Name)
-                    and node.value.value in params):
-                found.add(node.value.value)
-
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value not in called:
-                called.append(node.func.value)
-
-    fn.body.visit(Finder())
-    kernels = {k.name for k in source.kernels}
-    for name in called:  # grows while helpers are read
-        helper = source.functions.get(name)
-        if helper is not None and name not in kernels:
-            helper.body.visit(Finder())
-    return frozenset(found)
-
-
-def static_dtype_conflict(analyzer: KernelAnalyzer, array: str, node: cst.CSTNode) -> None:
-    """Raise `ConstDependentError` when `array`'s element type was fixed under a static `if`
-    (`note_static_dtype_pin`) and a store now needs another one."""
-    condition = analyzer.static_dtype_pins.get(array)
-    if condition is not None:
-        raise ConstDependentError(_params_in(condition), f"array `{array}` gets a different "
-                                  "element type under each compile-time condition",
-                                  analyzer.span(node), condition)
-
-
 def condition_key(value: object) -> str:
     """A condition over `ct.Constant` parameters written as Rust (`(BLOCK_W == 1)`)."""
     if isinstance(value, _ConstParam | DimSym):
@@ -1888,14 +1804,6 @@ def evaluate_condition(tree: object, values: dict[str, object]) -> object:
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 
-def _is_equality_pin(tree: object, outcome: bool) -> bool:
-    """Whether this outcome of the condition fixes a constant: `P == c` holding, or
-    `P != c` failing."""
-    return (isinstance(tree, list) and tree[0] == ("==" if outcome else "!=")
-            and isinstance(tree[1], list) and tree[1][0] == "param"
-            and isinstance(tree[2], int | bool))
-
-
 def _params_in(value: object) -> list[str]:
     """The `ct.Constant` parameters a compile-time condition reads."""
     if isinstance(value, _ConstParam):
@@ -1906,17 +1814,6 @@ def _params_in(value: object) -> list[str]:
         out = _params_in(value.left)
         return out + [p for p in _params_in(value.right) if p not in out]
     return []
-
-
-class DtypeDependentError(Exception):
-    """The kernel's code depends on an array's launch-time element type (a dtype comparison,
-    `@` whose accumulator type follows the dtype): it is translated once per dtype."""
-
-    def __init__(self, params: list[str], what: str, span: Span | None) -> None:
-        super().__init__(what)
-        self.params = params
-        self.what = what
-        self.span = span
 
 
 # ---- compile-time helper values ------------------------------------------------------------
@@ -2052,46 +1949,6 @@ def _shape_text(shape: Shape) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
-_ARRAY_CALLS = {"load", "store", "gather", "scatter", "num_tiles", "atomic_add", "atomic_and",
-                "atomic_or", "atomic_xor", "atomic_max", "atomic_min", "atomic_xchg",
-                "atomic_cas", "load_advanced_indexing", "store_advanced_indexing"}
-
-
-def _integer_uses(fn: cst.FunctionDef) -> set[str]:
-    """Parameter names used only as integers: in `range(...)`, arithmetic or comparisons,
-    never as the array of a memory operation or through `.shape`/`.dtype`."""
-    numeric: set[str] = set()
-    array: set[str] = set()
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else (
-                node.func.value if isinstance(node.func, cst.Name) else "")
-            if callee in _ARRAY_CALLS and node.args and isinstance(node.args[0].value, cst.Name):
-                array.add(node.args[0].value.value)
-            if callee == "range":
-                for arg in node.args:
-                    if isinstance(arg.value, cst.Name):
-                        numeric.add(arg.value.value)
-
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if isinstance(node.value, cst.Name) and node.attr.value in ("shape", "dtype", "ndim"):
-                array.add(node.value.value)
-
-        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-            for side in (node.left, node.right):
-                if isinstance(side, cst.Name):
-                    numeric.add(side.value)
-
-        def visit_Comparison(self, node: cst.Comparison) -> None:
-            for side in (node.left, *(c.comparator for c in node.comparisons)):
-                if isinstance(side, cst.Name):
-                    numeric.add(side.value)
-
-    fn.body.visit(Finder())
-    return numeric - array
-
-
 def _docstring(body: list[cst.BaseStatement]) -> str | None:
     if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
             body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
@@ -2125,14 +1982,6 @@ def _else_body(node: cst.If) -> tuple:
     if isinstance(node.orelse, cst.If):
         return (node.orelse,)
     return tuple(node.orelse.body.body)
-
-
-def _collect_names(target: cst.BaseExpression, names: set[str]) -> None:
-    if isinstance(target, cst.Name):
-        names.add(target.value)
-    elif isinstance(target, cst.Tuple | cst.List):
-        for element in target.elements:
-            _collect_names(element.value, names)
 
 
 def _walk_assigns(stmts: list[TStmt]):
@@ -2314,130 +2163,10 @@ _EXPR_HANDLERS: dict[type, Callable[[KernelAnalyzer, cst.CSTNode], TExpr]] = {
 
 def analyze_kernel(source: SourceModule, kernel: KernelDef,
                    allow_holes: bool = False) -> KernelModel:
-    """The kernel's typed model; raises `DtypeDependentError` when the code depends on an
-    element type (use `analyze_kernel_variants`)."""
+    """The kernel's typed model when it needs no variants; raises `SplitNeeded` when the code
+    depends on an element type or a constant (use `variants.analyze_kernel_variants`)."""
     launch_values = launch_constants(source, kernel.name)
-    return KernelAnalyzer(source, kernel, allow_holes, launch_values).run()
-
-
-MAX_DTYPE_VARIANTS = 24
-DEFAULT_VARIANT_DTYPES = ("float32", "float16", "bfloat16")
-
-
-def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
-                            allow_holes: bool = False) -> list[KernelModel]:
-    """One typed model when the kernel is uniform in its element types and constants;
-    otherwise one per element type the host code names for each array class whose dtype
-    decides the code, and one per value of each `ct.Constant` that decides which code
-    exists (cuTile Python compiles only what a launch selects; rustc would check it all)."""
-    launch_values = launch_constants(source, kernel.name)
-    pending: list[tuple[dict[str, DType], dict[str, object], dict[str, object]]] = [
-        ({}, {}, {})]
-    done: list[KernelModel] = []
-    dropped: list[TranslationError] = []
-    while pending:
-        fixed, consts, conds = pending.pop(0)
-        analyzer = KernelAnalyzer(source, kernel, allow_holes, launch_values, fixed, consts,
-                                  {k: bool(v["value"]) for k, v in conds.items()})
-        try:
-            model = analyzer.run()
-        except TranslationError as err:
-            if _variant_unsupported_by_python(err, fixed, consts, conds):
-                # A `ct` name that does not exist, reached only for some constants, or a
-                # store narrowing this variant's element type: cuTile Python cannot compile
-                # those launches either; the other variants stand.
-                dropped.append(err)
-                continue
-            raise
-        except DtypeDependentError as err:
-            # The dtypes the host code names, and the float types cuTile kernels are
-            # usually launched with (a host that names only an output's dtype says nothing
-            # of its inputs').
-            candidates = list(dict.fromkeys([*host_dtypes(source), *DEFAULT_VARIANT_DTYPES]))
-            # A variant that already fixed some arrays' dtype fixes the next ones to the
-            # same dtype (launches that mix element types in one kernel are rare; the
-            # launcher reports them), rather than one variant per combination.
-            chosen = list(dict.fromkeys(d.name for d in fixed.values())) or candidates
-            for dtype in chosen:
-                variant = dict(fixed)
-                variant.update({p: DType(dtype) for p in err.params})
-                pending.append((variant, consts, conds))
-            _check_variant_count(analyzer, pending, done)
-            continue
-        except ConstDependentError as err:
-            kinds = {p.name: p.const_kind for p in analyzer.params}
-            if err.condition is not None and any(
-                    kinds.get(p) != "bool" and p not in launch_values for p in err.params):
-                key, tree = condition_key(err.condition), condition_tree(err.condition)
-                for outcome in (True, False):
-                    # `P == 1` holding fixes P itself, which lets shapes use the value.
-                    pinned = dict(consts)
-                    if _is_equality_pin(tree, outcome):
-                        pinned[tree[1][1]] = tree[2]
-                    pending.append((fixed, pinned,
-                                    {**conds, key: {"tree": tree, "value": outcome}}))
-            else:
-                for values in _const_choices(analyzer, err, launch_values):
-                    pending.append((fixed, {**consts, **values}, conds))
-            _check_variant_count(analyzer, pending, done)
-            continue
-        model.const_variant = dict(consts)
-        model.cond_variant = dict(conds)
-        model.dtype_variant = {k: v.name for k, v in fixed.items()}
-        done.append(model)
-    if dropped and not done:
-        raise dropped[0]
-    for err in dropped:
-        line = err.diagnostic.span.line if err.diagnostic.span else "?"
-        which = ("element types" if err.unhandled is not None
-                 and err.unhandled.construct in _DTYPE_REFUSALS else "constants")
-        note = (f"not translated for the {which} that reach line {line}: "
-                f"{err.diagnostic.message} (cuTile Python cannot compile those launches "
-                "either)")
-        for model in done:
-            if note not in model.notes:
-                model.notes.append(note)
-    return done
-
-
-#: The construct of a store that narrows a variant's element type (typing_rules.py).
-NARROWING_STORE = "store:narrowing"
-#: The construct of an atomic on an element type cuTile Python refuses (typing_rules.py).
-ATOMIC_DTYPE = "atomic:dtype"
-#: Constructs that refuse a variant's element types as cuTile Python refuses them.
-_DTYPE_REFUSALS = frozenset({NARROWING_STORE, ATOMIC_DTYPE})
-
-
-def _variant_unsupported_by_python(err: TranslationError, fixed: dict[str, DType],
-                                   consts: dict[str, object], conds: dict[str, object]) -> bool:
-    """Whether `err` only says that this variant (element types or constants fixed) is no
-    launch cuTile Python compiles."""
-    if err.diagnostic.code == "E0100" and (consts or conds):
-        return True
-    return bool(fixed) and err.unhandled is not None \
-        and err.unhandled.construct in _DTYPE_REFUSALS
-
-
-def _const_choices(analyzer: KernelAnalyzer, err: ConstDependentError,
-                   launch_values: dict[str, object]) -> list[dict[str, object]]:
-    """The values to translate each constant for: both values of a bool, the launch
-    sites' value of an int."""
-    choices: list[dict[str, object]] = [{}]
-    kinds = {p.name: p.const_kind for p in analyzer.params}
-    for param in err.params:
-        if kinds.get(param) == "bool":
-            values: list[object] = [True, False]
-        elif param in launch_values:
-            values = [launch_values[param]]
-        else:
-            raise analyzer.error(
-                "E0200", f"{err.what}; `{param}` is not a bool and its launches do not "
-                "give one known value to translate it for", None) from None
-        choices = [{**c, param: v} for c in choices for v in values]
-    return choices
-
-
-def _check_variant_count(analyzer: KernelAnalyzer, pending: list, done: list) -> None:
-    if len(pending) + len(done) > MAX_DTYPE_VARIANTS:
-        raise analyzer.error("E0200", "too many variants (element types and constants) are "
-                             "needed for this kernel", None)
+    outcome = KernelAnalyzer(source, kernel, allow_holes, launch_values).run()
+    if not isinstance(outcome, KernelModel):
+        raise SplitNeeded(outcome)
+    return outcome

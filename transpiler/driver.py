@@ -134,9 +134,10 @@ def translate_text(text: str, path: str, digest: str | None = None,
     functions: list[t.Function] = []
     support: set[str] = set()
     for front, source in sources:
+        state = front.analysis_state(source)
         for kernel in source.kernels:
-            report = _translate_kernel(front, source, kernel, path, hole_hook, functions,
-                                       support, result)
+            report = _translate_kernel(front, source, state, kernel, path, hole_hook,
+                                       functions, support, result)
             result.kernels.append(report)
     if any(k.status == "failed" for k in result.kernels):
         return result
@@ -146,14 +147,17 @@ def translate_text(text: str, path: str, digest: str | None = None,
     return result
 
 
-def _translate_kernel(front: FrontEnd, source: SourceIndex, kernel: KernelSource, path: str,
-                      hole_hook: HoleHook | None, functions: list[t.Function],
-                      support: set[str], result: TranslationResult) -> KernelReport:
-    """One kernel through the passes its front end's profile selects; its Rust entries go
-    to `functions`, the support functions they call to `support`."""
+def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
+                      kernel: KernelSource, path: str, hole_hook: HoleHook | None,
+                      functions: list[t.Function], support: set[str],
+                      result: TranslationResult) -> KernelReport:
+    """One kernel through the passes its front end's profile selects (`state`: what the
+    front end keeps of the file between its kernels); its Rust entries go to `functions`,
+    the support functions they call to `support`."""
     report = KernelReport(kernel.name, "translated")
     try:
-        for model in front.analyze(source, kernel, allow_holes=hole_hook is not None):
+        for model in front.analyze(source, kernel, allow_holes=hole_hook is not None,
+                                   state=state):
             model.split_loops = front.profile.split_loops
             if hole_hook is not None:
                 hole_hook(model)

@@ -77,7 +77,13 @@ class FrontEnd(ABC):
     def parse(self, text: str, path: str) -> SourceIndex:
         """The source index; raises `TranslationError` on a syntax error."""
 
+    def analysis_state(self, source: SourceIndex) -> object:
+        """What the analysis of one file's kernels may share (facts of the file's syntax
+        that every kernel and variant asks); None when nothing is shared."""
+        return None
+
     @abstractmethod
-    def analyze(self, source: SourceIndex, kernel: KernelSource,
-                allow_holes: bool) -> Iterable[KernelModel]:
-        """The typed models of one kernel (one per variant); raises `TranslationError`."""
+    def analyze(self, source: SourceIndex, kernel: KernelSource, allow_holes: bool,
+                state: object = None) -> Iterable[KernelModel]:
+        """The typed models of one kernel (one per variant), given the file's
+        `analysis_state`; raises `TranslationError`."""

@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
+from transpiler.frontend.cst_walk import in_source_order, walk_in_functions
 
 
 @dataclass
@@ -221,36 +222,28 @@ def _resolves_to(source: SourceModule, node: cst.BaseExpression, tile_name: str)
 # ---- launch sites --------------------------------------------------------------------------
 
 
-class _LaunchFinder(cst.CSTVisitor):
-    def __init__(self, source: SourceModule) -> None:
-        self.source = source
-        self.function_stack: list[str] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.function_stack.append(node.name.value)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.function_stack.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not _resolves_to(self.source, node.func, "launch"):
-            return
-        positional = [a.value for a in node.args if a.keyword is None and a.star == ""]
-        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        values = dict(zip(("stream", "grid", "kernel", "kernel_args"), positional, strict=False))
-        values.update(keywords)
-        kernel_node = values.get("kernel")
-        kernel = dotted_name(kernel_node) if kernel_node is not None else None
-        args_node = values.get("kernel_args")
-        args: list[cst.BaseExpression] = []
-        if isinstance(args_node, cst.Tuple | cst.List):
-            args = [e.value for e in args_node.elements]
-        grid = values.get("grid")
-        span = self.source.span(node) or Span(1, 0)
-        host = self.function_stack[-1] if self.function_stack else None
-        if grid is not None:
-            self.source.launches.append(LaunchSite(kernel, grid, args, host, span))
-
-
 def _find_launches(source: SourceModule) -> None:
-    source.module.visit(_LaunchFinder(source))
+    """Every `ct.launch(...)` call, in source order, with its host function."""
+    calls = [(n, fn) for n, fn in walk_in_functions(source.module) if isinstance(n, cst.Call)
+             and _resolves_to(source, n.func, "launch")]
+    host_of = {id(n): fn for n, fn in calls}
+    for node in in_source_order([n for n, _ in calls], source.span):
+        _add_launch(source, node, host_of[id(node)])
+
+
+def _add_launch(source: SourceModule, node: cst.Call, host: str | None) -> None:
+    """Record the launch site `node` (a `ct.launch` call in the function `host`)."""
+    positional = [a.value for a in node.args if a.keyword is None and a.star == ""]
+    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    values = dict(zip(("stream", "grid", "kernel", "kernel_args"), positional, strict=False))
+    values.update(keywords)
+    kernel_node = values.get("kernel")
+    kernel = dotted_name(kernel_node) if kernel_node is not None else None
+    args_node = values.get("kernel_args")
+    args: list[cst.BaseExpression] = []
+    if isinstance(args_node, cst.Tuple | cst.List):
+        args = [e.value for e in args_node.elements]
+    grid = values.get("grid")
+    span = source.span(node) or Span(1, 0)
+    if grid is not None:
+        source.launches.append(LaunchSite(kernel, grid, args, host, span))

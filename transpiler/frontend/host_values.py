@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from transpiler.frontend.cst_walk import in_source_order, walk
 from transpiler.frontend.cutile_py import SourceModule, dotted_name
 
 _MAX_DEPTH = 12
@@ -101,9 +102,8 @@ def _name_value(source: SourceModule, host: cst.FunctionDef | None, name: str,
 
 def _single_assignment(host: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
     found: list[cst.BaseExpression | None] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
+    for node in walk(host):
+        if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:
                     found.append(node.value)
@@ -111,16 +111,9 @@ def _single_assignment(host: cst.FunctionDef, name: str) -> cst.BaseExpression |
                     for element in target.target.elements:
                         if isinstance(element.value, cst.Name) and element.value.value == name:
                             found.append(None)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        elif isinstance(node, cst.AugAssign | cst.For):
             if isinstance(node.target, cst.Name) and node.target.value == name:
                 found.append(None)
-
-        def visit_For(self, node: cst.For) -> None:
-            if isinstance(node.target, cst.Name) and node.target.value == name:
-                found.append(None)
-
-    host.visit(Finder())
     return found[0] if len(found) == 1 else None
 
 
@@ -139,19 +132,18 @@ def host_dtypes(source: SourceModule) -> list[str]:
     `torch.int32`), in order of first mention."""
     found: list[str] = []
     kernels = {k.name for k in source.kernels}
-
-    class Finder(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
+    for fn_name, fn in source.functions.items():
+        if fn_name in kernels:
+            continue
+        named = [n for n in walk(fn)
+                 if isinstance(n, cst.Attribute) and n.attr.value in _NAMED_DTYPES]
+        for node in in_source_order(named, source.span):
             name = dotted_name(node)
             attr = node.attr.value
-            if name is None or attr not in _NAMED_DTYPES or attr in found:
-                return
+            if name is None or attr in found:
+                continue
             head = name.split(".")[0]
             module = source.module_aliases.get(head)
             if module in ("torch", "numpy") or head in source.tile_aliases:
                 found.append(attr)
-
-    for fn_name, fn in source.functions.items():
-        if fn_name not in kernels:
-            fn.visit(Finder())
     return found

@@ -7,11 +7,14 @@ for a float multiply first, then its right; both operations must agree on roundi
 flush-to-zero; a subtraction negates the accumulator (`a*b - c` -> fma(a, b, -c)) or the
 product's left factor (`c - a*b` -> fma(-a, b, c)). cuTile Rust never contracts, so the
 translation must say `fma` itself to compute the same (single-rounding) result.
+
+A sum `c + convert(a * b)` with `a * b` of a launch-time element type (a dtype variable) is
+an `fma` exactly when that conversion is the identity, which only the launch decides: it is
+left as it is, and its element type is returned as a request (the analysis then translates
+the kernel once per element type, and each variant is contracted with the type known).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from transpiler.model import (
     DType,
@@ -30,17 +33,16 @@ from transpiler.model import (
 _UNRESTRICTED_FLOATS = {"float16", "bfloat16", "float32", "float64"}
 
 
-def contract_fma(model: KernelModel,
-                 dtype_dependent: Callable[[object], None] | None = None) -> None:
-    """Contract in place. `dtype_dependent(dtype)` is told of a sum whose contraction depends
-    on a launch-time element type: `c + convert(a * b)` with `a * b` of that type is an
-    `fma` exactly when the conversion is the identity (the analysis then translates the
-    kernel per element type)."""
+def contract_fma(model: KernelModel) -> list[object]:
+    """Contract in place; give the element types (dtype variables, in program order) of the
+    products whose contraction depends on the launch: `c + convert(a * b)`, left as it is."""
     uses: dict[int, int] = {}
     _count_uses(model.body, uses)
     removed: set[int] = set()
-    _rewrite_block(model.body, uses, removed, dtype_dependent or (lambda _dtype: None))
+    undecided: list[object] = []
+    _rewrite_block(model.body, uses, removed, undecided)
     model.body[:] = _drop_removed(model.body, removed)
+    return undecided
 
 
 def _count_uses(stmts: list[TStmt], uses: dict[int, int]) -> None:
@@ -58,27 +60,27 @@ def _count_expr(expr: TExpr, uses: dict[int, int]) -> None:
 
 
 def _rewrite_block(stmts: list[TStmt], uses: dict[int, int], removed: set[int],
-                   dtype_dependent: Callable[[object], None]) -> None:
+                   undecided: list[object]) -> None:
     for stmt in stmts:
         if isinstance(stmt, TAssign | TEffect):
-            stmt.value = _rewrite(stmt.value, uses, removed, dtype_dependent)
+            stmt.value = _rewrite(stmt.value, uses, removed, undecided)
         elif isinstance(stmt, TFor):
-            _rewrite_block(stmt.body, uses, removed, dtype_dependent)
+            _rewrite_block(stmt.body, uses, removed, undecided)
         elif isinstance(stmt, TIf):
-            _rewrite_block(stmt.then, uses, removed, dtype_dependent)
-            _rewrite_block(stmt.orelse, uses, removed, dtype_dependent)
+            _rewrite_block(stmt.then, uses, removed, undecided)
+            _rewrite_block(stmt.orelse, uses, removed, undecided)
 
 
 def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int],
-             dtype_dependent: Callable[[object], None]) -> TExpr:
-    expr.args = [_rewrite(a, uses, removed, dtype_dependent) for a in expr.args]
+             undecided: list[object]) -> TExpr:
+    expr.args = [_rewrite(a, uses, removed, undecided) for a in expr.args]
     if not _is_float_binary(expr, ("+", "-")):
         return expr
     left, right = expr.args
     for operand in (left, right):
         converted = _converted_product(operand, expr, uses, removed)
         if converted is not None:
-            dtype_dependent(converted.type.dtype)
+            undecided.append(converted.type.dtype)
     # cuTile Python matches the left operand first and commits to it: a left product with
     # another use (or other modes) means no contraction at all, not a try on the right.
     if _float_mul_of(left, expr) is not None:

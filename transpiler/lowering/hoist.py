@@ -440,6 +440,8 @@ class _Hoister:
             elif isinstance(stmt, t.ForLoop):
                 bindings[stmt.var] += 1
                 taken.add(stmt.var)
+        # `_deep` of the top-level statements reaches every nested one's expressions too.
+        for stmt in body:
             for e in _stmt_exprs(stmt):
                 taken |= {n for node in _deep(e) if isinstance(node, t.Path)
                           for n in _IDENT.findall(node.text)}

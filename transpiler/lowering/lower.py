@@ -60,6 +60,7 @@ from transpiler.model import (
     ValueType,
     dim_op,
     statement_exprs,
+    walk_statements,
 )
 
 #: Element types Rust has no literals of: their zero is `T::ZERO`, other values an `f32`
@@ -662,9 +663,30 @@ def _renamed_arms(stmt: TIf) -> list[tuple[list[TStmt], dict[str, str]]]:
     names = {r[0] for r in stmt.results}
     out = []
     for arm, suffix in ((stmt.then, "then"), (stmt.orelse, "else")):
-        arm = copy.deepcopy(arm)
+        arm = copy.deepcopy(arm, _statements_read_from_outside(arm))
         out.append((arm, _rename_bindings(arm, names, suffix)))
     return out
+
+
+def _statements_read_from_outside(stmts: list[TStmt]) -> dict[int, object]:
+    """A `copy.deepcopy` memo that keeps the statements outside `stmts` that their
+    expressions refer to (a variable's binding made before the `if`) as they are: the copy
+    is of the arm, and following those references would copy the kernel up to that point
+    again for every arm (nothing renames them: `_rename_bindings` edits the arm's own)."""
+    inside = {id(s) for s in walk_statements(stmts)}
+    keep: dict[int, object] = {}
+    pending = list(statement_exprs(stmts))
+    seen: set[int] = set()
+    while pending:
+        expr = pending.pop()
+        if id(expr) in seen:
+            continue
+        seen.add(id(expr))
+        pending.extend(expr.args)
+        for value in expr.attrs.values():
+            if isinstance(value, TStmt) and id(value) not in inside:
+                keep[id(value)] = value
+    return keep
 
 
 def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[str, str]:

@@ -18,17 +18,19 @@ import libcst as cst
 
 from transpiler.analysis import (
     _NEGATED,
+    _params_in,
+)
+from transpiler.diagnostics import TranslationError
+from transpiler.frontend.splits import (
     ATOMIC_DTYPE,
     NARROWING_STORE,
     ConstDependentError,
-    _params_in,
     note_static_dtype_pin,
     rank_conflict,
     split_per_static_outcome,
     static_dtype_conflict,
     static_pin_split,
 )
-from transpiler.diagnostics import TranslationError
 from transpiler.model import (
     ArrayType,
     ConstType,

@@ -40,8 +40,8 @@ class TritonFrontEnd(FrontEnd):
     def parse(self, text: str, path: str) -> triton_source.TritonSource:
         return triton_source.parse_source(text, path)
 
-    def analyze(self, source: SourceIndex, kernel: KernelSource,
-                allow_holes: bool) -> Iterable[KernelModel]:
+    def analyze(self, source: SourceIndex, kernel: KernelSource, allow_holes: bool,
+                state: object = None) -> Iterable[KernelModel]:
         assert isinstance(source, triton_source.TritonSource)
         assert isinstance(kernel, triton_source.TritonKernel)
         return list(_variants(source, kernel, Decisions(), 0))
