@@ -81,7 +81,7 @@ class VerifyError(Exception):
 
 def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
                kernel_map: dict[str, str], keep_ir: str | None) -> list[Any]:
-    from transpiler.ircheck.check import _collect_specs, check_file
+    from transpiler.ircheck.check import plan_specs, verify_specs
     from transpiler.ircheck.generated import HarnessError, cargo_check_files
 
     rust_text = rust_path.read_text(encoding="utf-8")
@@ -102,18 +102,19 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
     python_manifests = _python_manifests(source_path)
     spec_source = {**python_manifests, **{k: v for k, v in manifests.items()
                                           if k not in python_manifests}}
-    specs = _collect_specs(source, spec_source, spec_files)
+    plan = plan_specs(source, spec_source, spec_files)
     kernels = {k.name for k in source.kernels}
-    specs = {k: v for k, v in specs.items() if k in kernels}
+    plan.given = {k: v for k, v in plan.given.items() if k in kernels}
+    plan.pools = {k: v for k, v in plan.pools.items() if k in kernels}
     for kernel in kernels:
         rs = kernel_map.get(kernel, kernel)
         if not any(m.get("kernel") == rs or m.get("entry") == rs for m in manifests.values()):
             raise VerifyError(f"no `#[cutile::entry]` named `{rs}` for kernel `{kernel}` "
                               "(use --map PY=RS)")
-        if not specs.get(kernel):
+        if not plan.given.get(kernel) and not plan.pools.get(kernel):
             raise VerifyError(f"no specialization for `{kernel}`: pass --spec FILE")
-    return check_file(source_path, rust_path, manifests, specs,
-                      Path(keep_ir) if keep_ir else None, kernel_map)
+    return verify_specs(source_path, rust_path, manifests, plan,
+                        Path(keep_ir) if keep_ir else None, kernel_map)
 
 
 def _entry_names(rust_path: Path) -> set[str]:

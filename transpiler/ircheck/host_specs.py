@@ -65,6 +65,20 @@ def specs_for(launch: KernelLaunch, manifests: list[dict[str, Any]],
     return result
 
 
+def every_launch_spec(launch: KernelLaunch, manifests: list[dict[str, Any]],
+                      constants: set[str]) -> list[KernelSpec]:
+    """Every distinct specialization the launches give: `specs_for`'s (the first complete
+    launch per element type) first, then the other launches' in the order they were seen."""
+    out = list(specs_for(launch, manifests, constants).specs)
+    shapes = _param_shapes(manifests)
+    for dtype, records in launch.by_dtype.items():
+        for record in records:
+            spec, _ = _spec_from(launch, record, shapes, constants, dtype)
+            if spec is not None and spec not in out:
+                out.append(spec)
+    return out
+
+
 def _param_shapes(manifests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per parameter, what every manifest agrees on: kind, rank, const kind, and the element
     type when no dtype variant fixes it differently."""

@@ -36,12 +36,14 @@ MAX_RECORDS = 32  # launches kept per kernel and dtype
 
 
 def collect_launches(path: Path, package_root: Path, dtype: str,
-                     kind: OpKind | None = None) -> tuple[list[Record], list[str]]:
+                     kind: OpKind | None = None, callers: bool = True
+                     ) -> tuple[list[Record], list[str]]:
     """Every kernel launch the file's host code makes for inputs of one element type.
 
     The file's own functions are the entries first; when a kernel's `ct.Constant` arguments
     stay unknown in all of its launches, the callers of the functions that launched it are
-    looked for in the rest of the package and run too (`follow_callers`).
+    looked for in the rest of the package and run too (`follow_callers`; not with
+    `callers` False: a file in no package has no callers to look for).
     """
     package = Package(package_root)
     module = package.module_at(path)
@@ -50,11 +52,13 @@ def collect_launches(path: Path, package_root: Path, dtype: str,
     problems: list[str] = []
     for entry in plan_entries(module.tree):
         run_variants(interp, module, entry, problems)
-    follow_callers(interp, module, problems)
+    if callers:
+        follow_callers(interp, module, problems)
     return interp.records, problems
 
 
-def discover(path: Path, package_root: Path) -> tuple[dict[str, KernelLaunch], list[str], str]:
+def discover(path: Path, package_root: Path, callers: bool = True
+             ) -> tuple[dict[str, KernelLaunch], list[str], str]:
     """Launch records of every kernel of a file for each dtype of its op kind."""
     package = Package(package_root)
     tree = package.module_at(path).tree
@@ -62,7 +66,7 @@ def discover(path: Path, package_root: Path) -> tuple[dict[str, KernelLaunch], l
     launches = {name: KernelLaunch(name, params) for name, params in kernel_params(tree).items()}
     problems: list[str] = []
     for dtype in kind.dtypes:
-        records, stopped = collect_launches(path, package_root, dtype, kind)
+        records, stopped = collect_launches(path, package_root, dtype, kind, callers)
         problems.extend(f"[{dtype}] {p}" for p in stopped)
         for record in records:
             launch = launches.get(record.kernel)
