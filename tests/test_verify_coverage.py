@@ -83,6 +83,7 @@ def test_choice_keeps_only_candidates_that_reach_something_new() -> None:
     pool = candidates([spec(True, 64), spec(True, 64)], [manifest])
     coverage = Coverage([manifest])
     chosen = choose(pool, lambda s: manifest, coverage)
+    # The host's, then every int changed at once, then every bool flipped at once.
     assert chosen == [spec(True, 64), spec(True, 128), spec(False, 64)]
     assert coverage.missing() == []
 

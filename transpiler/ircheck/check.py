@@ -15,6 +15,7 @@ cuTile Python rejects as SKIPPED and what none reached as NOT_CHECKED.
 from __future__ import annotations
 
 import ast
+import subprocess
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -528,8 +529,8 @@ def verify_specs(source_path: Path, rust_path: Path, manifests: dict[str, dict[s
     for _ in range(MAX_ROUNDS):
         if not specs:
             break
-        for outcome in check_file(source_path, rust_path, manifests, specs, keep_ir,
-                                  kernel_map):
+        for outcome in _check_each_kernel(source_path, rust_path, manifests, specs, keep_ir,
+                                          kernel_map):
             given = outcome.spec in plan.given.get(outcome.kernel, [])
             if outcome.reference_rejected and not given:
                 outcome.verdict = "SKIPPED"
@@ -556,6 +557,23 @@ def verify_specs(source_path: Path, rust_path: Path, manifests: dict[str, dict[s
             gaps.append(NotChecked(kernel, target, _why_unreached(
                 target, outcomes, kernel, manifests, kernel_map.get(kernel, kernel))))
     return [*outcomes, *gaps]
+
+
+def _check_each_kernel(source_path: Path, rust_path: Path,
+                       manifests: dict[str, dict[str, Any]], specs: dict[str, list[KernelSpec]],
+                       keep_ir: Path | None, kernel_map: dict[str, str]) -> list[CheckOutcome]:
+    """`check_file` one kernel at a time, so that a kernel whose Rust the harness does not
+    compile in time is an ERROR of its own specializations only."""
+    out: list[CheckOutcome] = []
+    for kernel, chosen in specs.items():
+        try:
+            out += check_file(source_path, rust_path, manifests, {kernel: chosen}, keep_ir,
+                              kernel_map)
+        except subprocess.TimeoutExpired as err:
+            out += [CheckOutcome(kernel, spec, "ERROR", error=(
+                f"cuTile Rust did not finish compiling in {err.timeout:.0f} s"))
+                for spec in chosen]
+    return out
 
 
 #: Verdicts of a specialization both sides compiled and the check compared.

@@ -5,6 +5,9 @@ Takes a kernel's Rust entries (their manifests) and the specializations its host
 checked specialization reached. The targets of one kernel are, per Rust entry:
 
 * the entry itself (each dtype variant and each condition variant is an entry of its own);
+
+and, per kernel (in any of its entries: they share the code these select):
+
 * each value of each `bool` const generic, and each value of a generic computed from a
   condition over the constants (`tree`): both arms;
 * two values of each integer const generic (one value checks the arithmetic on it for that
@@ -44,8 +47,9 @@ MAX_ATTEMPTS = 2
 
 @dataclass(frozen=True)
 class Target:
-    """One thing a checked specialization can reach: an entry (`generic` None), or a value
-    of one of its const generics (`value` None: any further value of an integer one)."""
+    """One thing a checked specialization can reach: an entry (`generic` None), or, with
+    `entry` the kernel's name, a value of one of its const generics (`value` None: a further
+    value of an integer one)."""
 
     entry: str
     generic: str | None = None
@@ -55,10 +59,10 @@ class Target:
         if self.generic is None:
             return f"entry `{self.entry}`"
         if self.value is None:
-            return (f"entry `{self.entry}` with a second value of `{self.generic}` "
+            return (f"kernel `{self.entry}` with a second value of `{self.generic}` "
                     "(one value checked)")
         shown = str(self.value).lower() if isinstance(self.value, bool) else self.value
-        return f"entry `{self.entry}` with `{self.generic}` = {shown}"
+        return f"kernel `{self.entry}` with `{self.generic}` = {shown}"
 
 
 def alternatives(value: object) -> list[object]:
@@ -82,21 +86,25 @@ def const_values(spec: KernelSpec) -> dict[str, object]:
 
 
 def targets_of(manifest: dict[str, Any]) -> list[Target]:
-    """Everything a kernel's entry asks to be reached, in manifest order."""
+    """Everything a kernel's entry asks to be reached, in manifest order: the entry, and
+    (once per kernel) each value of its bool and condition generics and a second value of
+    each integer one."""
     entry = entry_name(manifest)
+    kernel = str(manifest.get("kernel", entry))
     out = [Target(entry)]
     for generic in manifest.get("generics", []):
         if generic.get("tree") is not None or generic["kind"] == "bool":
-            out += [Target(entry, generic["name"], True), Target(entry, generic["name"], False)]
+            out += [Target(kernel, generic["name"], True), Target(kernel, generic["name"], False)]
         elif generic["kind"] != "type":
-            out.append(Target(entry, generic["name"]))
+            out.append(Target(kernel, generic["name"]))
     return out
 
 
 def reached(manifest: dict[str, Any], spec: KernelSpec) -> list[tuple[Target, object]]:
     """(target, the value that reaches it) for a spec this entry takes: the entry, and each
-    const generic with the value the spec gives it."""
+    generic of the kernel with the value (or element type) the spec gives it."""
     entry = entry_name(manifest)
+    kernel = str(manifest.get("kernel", entry))
     values = const_values(spec)
     out: list[tuple[Target, object]] = [(Target(entry), None)]
     for generic in manifest.get("generics", []):
@@ -106,18 +114,18 @@ def reached(manifest: dict[str, Any], spec: KernelSpec) -> list[tuple[Target, ob
                 value: object = bool(evaluate_condition(generic["tree"], values))
             except (KeyError, TypeError, ZeroDivisionError):
                 continue
-            out.append((Target(entry, name, value), value))
+            out.append((Target(kernel, name, value), value))
         elif generic["kind"] == "type":
             param = _param_or_none(spec, generic["params"][0])
             if isinstance(param, ArraySpec | ScalarSpec):
                 # Each element type the host gives is checked; none is asked for beyond.
-                out.append((Target(entry, name, param.dtype), param.dtype))
+                out.append((Target(kernel, name, param.dtype), param.dtype))
         elif generic["params"][0] in values:
             value = values[generic["params"][0]]
             if generic["kind"] == "bool":
-                out.append((Target(entry, name, bool(value)), value))
+                out.append((Target(kernel, name, bool(value)), value))
             else:
-                out.append((Target(entry, name), value))
+                out.append((Target(kernel, name), value))
     return out
 
 
@@ -248,6 +256,10 @@ def candidates(bases: list[KernelSpec], manifests: list[dict[str, Any]]) -> list
     for base in bases:
         add(base)
     pairs = condition_params(manifests)
+    # Constants an entry's conditions or variant read: changing them moves to another entry.
+    pinned = {n for pair in pairs for n in pair} | {
+        n for m in manifests for n in [*(m.get("const_variant") or {}), *(
+            _tree_params([None, *[c["tree"] for c in m.get("conditions") or []]]))]}
     starts = list(bases)
     for manifest in manifests:
         starts += [with_entry_types(base, manifest) for base in bases]
@@ -257,7 +269,11 @@ def candidates(bases: list[KernelSpec], manifests: list[dict[str, Any]]) -> list
         # Every integer constant changed at once: one specialization gives each its second
         # value when cuTile Python takes it (the one-at-a-time ones below are the fallback).
         add(with_consts(start, {name: alternatives(value)[0] for name, value in values.items()
-                                if not isinstance(value, bool) and isinstance(value, int)}))
+                                if not isinstance(value, bool) and isinstance(value, int)
+                                and name not in pinned}))
+        # Likewise every bool constant flipped at once: each arm's other side in one.
+        add(with_consts(start, {name: not value for name, value in values.items()
+                                if isinstance(value, bool) and name not in pinned}))
         for name, value in values.items():
             for other in alternatives(value):
                 add(with_consts(start, {name: other}))
