@@ -18,6 +18,7 @@ import pytest
 from transpiler.driver import read_manifests, translate_bytes
 from transpiler.frontend.cutile_py import parse_source
 from transpiler.ircheck import toolchain
+from transpiler.ircheck.canonicalize import convert_literal
 from transpiler.ircheck.check import _collect_specs, select_manifest
 from transpiler.ircheck.coverage import Coverage, alternatives, candidates, choose
 from transpiler.ircheck.spec import ConstSpec, KernelSpec
@@ -163,3 +164,9 @@ def test_a_file_without_host_code_verifies(tmp_path: Path) -> None:
     verdicts = report["files"][0]["verify"]
     assert {v["verdict"] for v in verdicts} <= {"PASS", "PASS_WITH_NOTES"}
     assert {("SCALE_BY_TWO=True" in v["specialization"]) for v in verdicts} == {True, False}
+
+
+def test_a_constant_beyond_the_element_types_range_converts_to_infinity() -> None:
+    assert convert_literal("<f32: 1000000.0>", "f16") == "<f16: inf>"
+    assert convert_literal("<f32: -1000000.0>", "f16") == "<f16: -inf>"
+    assert convert_literal("<f32: 1.5>", "f16") == "<f16: 1.5>"

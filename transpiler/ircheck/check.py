@@ -573,6 +573,9 @@ def _check_each_kernel(source_path: Path, rust_path: Path,
             out += [CheckOutcome(kernel, spec, "ERROR", error=(
                 f"cuTile Rust did not finish compiling in {err.timeout:.0f} s"))
                 for spec in chosen]
+        except Exception as err:  # noqa: BLE001 - a checker fault is this kernel's ERROR
+            out += [CheckOutcome(kernel, spec, "ERROR", error=(
+                f"the IR check stopped: {type(err).__name__}: {err}")) for spec in chosen]
     return out
 
 
