@@ -91,8 +91,14 @@ def targets_of(manifest: dict[str, Any]) -> list[Target]:
     each integer one."""
     entry = entry_name(manifest)
     kernel = str(manifest.get("kernel", entry))
+    # A constant the entry's conditions or variant pin has the values of the entries that
+    # translate it (their own targets), not others of its own.
+    pinned = {*(manifest.get("const_variant") or {}), *_tree_params(
+        [None, *[c["tree"] for c in manifest.get("conditions") or []]])}
     out = [Target(entry)]
     for generic in manifest.get("generics", []):
+        if generic.get("tree") is None and generic.get("params", [None])[0] in pinned:
+            continue
         if generic.get("tree") is not None or generic["kind"] == "bool":
             out += [Target(kernel, generic["name"], True), Target(kernel, generic["name"], False)]
         elif generic["kind"] != "type":
@@ -160,7 +166,8 @@ class Coverage:
     """What the specializations counted so far reach, per target."""
 
     def __init__(self, manifests: Iterable[dict[str, Any]]) -> None:
-        self.wanted: list[Target] = [t for m in manifests for t in targets_of(m)]
+        self.wanted: list[Target] = list(dict.fromkeys(t for m in manifests
+                                                       for t in targets_of(m)))
         self.int_values: dict[Target, set[object]] = {}
         self.hit: set[Target] = set()
         self.attempts: dict[Target, int] = {}
