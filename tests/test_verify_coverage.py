@@ -42,8 +42,10 @@ def _run(*args: str, cwd: Path = ROOT) -> tuple[int, dict]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run([sys.executable, "-m", "transpiler", *args, "--json"],
                           capture_output=True, text=True, env=env, cwd=cwd, check=False)
-    return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else {
-        "stderr": proc.stderr}
+    # `--verify` prints its verdict lines before the report.
+    text = proc.stdout if proc.stdout.startswith("{") else proc.stdout.partition("\n{")[2]
+    report = json.loads(text if text.startswith("{") or not text else "{" + text)
+    return proc.returncode, report or {"stderr": proc.stderr}
 
 
 def _translation(source: Path) -> str:
