@@ -286,7 +286,7 @@ def isolated_source(source: Path, keep: set[str]) -> str:
     tree = ast.parse(text)
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name not in keep and \
-                corpus_specs._is_kernel_def(stmt):
+                corpus_specs.is_kernel_def(stmt):
             first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
             for index in range(first - 1, stmt.end_lineno or stmt.lineno):
                 lines[index] = "\n"

@@ -1,4 +1,4 @@
-"""The corpus host-code model follows callers across the package (`bench.corpus_specs`).
+"""The corpus host-code model follows callers across the package (`transpiler.frontend.host`).
 
 When a kernel's `ct.Constant` arguments depend on a parameter of the launching function
 that only a caller gives (a config dict), the callers of that function elsewhere in the
@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import corpus_specs
+from transpiler.frontend.host import callers as host_callers
+from transpiler.frontend.host import reader as host_reader
+from transpiler.frontend.host import values as host_values
+from transpiler.ircheck import host_specs
 
 _OP = '''
     from typing import Dict
@@ -87,22 +90,22 @@ def package(tmp_path: Path) -> Path:
 
 def test_dict_parameter_gets_no_typical_tensor(package: Path) -> None:
     """A container-annotated parameter is unknown, so the kernel's constants are too."""
-    records, _ = corpus_specs.collect_launches(package / "pkg/ops/scale.py", package,
+    records, _ = host_reader.collect_launches(package / "pkg/ops/scale.py", package,
                                                "float16")
     own = [r for r in records if r.origin == "launch_scale"]
-    assert own and isinstance(own[0].args[2], corpus_specs.Unknown)
-    assert corpus_specs.unresolved_origins(own, corpus_specs.Package(package).module_at(
+    assert own and isinstance(own[0].args[2], host_values.Unknown)
+    assert host_callers.unresolved_origins(own, host_values.Package(package).module_at(
         package / "pkg/ops/scale.py").tree) == ["launch_scale"]
 
 
 def test_callers_are_found_outermost_first(package: Path) -> None:
     op = (package / "pkg/ops/scale.py").resolve()
-    callers = corpus_specs.find_callers(package, op, {"scale_op": (op, "launch_scale")})
+    callers = host_callers.find_callers(package, op, {"scale_op": (op, "launch_scale")})
     assert [(c.name, c.depth) for c in callers] == [("scale", 2), ("scale_impl", 1)]
 
 
 def test_constants_come_from_the_outermost_caller(package: Path) -> None:
-    launches, problems, _ = corpus_specs.discover(package / "pkg/ops/scale.py", package)
+    launches, problems, _ = host_reader.discover(package / "pkg/ops/scale.py", package)
     records = launches["scale_kernel"].by_dtype["float16"]
     known = [r for r in records if r.origin == "scale"]
     assert known, problems
@@ -113,7 +116,7 @@ def test_constants_come_from_the_outermost_caller(package: Path) -> None:
         {"name": "y", "kind": "array", "ndim": 2, "element": "E"},
         {"name": "TILE", "kind": "const", "const_kind": "int"},
         {"name": "GROUP", "kind": "const", "const_kind": "int"}]}
-    found = corpus_specs.specs_for(launches["scale_kernel"], [manifest], {"TILE", "GROUP"})
+    found = host_specs.specs_for(launches["scale_kernel"], [manifest], {"TILE", "GROUP"})
     assert not found.errors
     assert found.sources[0] == "float32: pkg.interface.scale (ct.launch)"
     assert found.specs[0].label() == "scale_kernel[x:float32/2,y:float32/2,TILE=256,GROUP=8]"
@@ -123,5 +126,5 @@ def test_no_callers_are_run_when_constants_are_known(package: Path) -> None:
     op = package / "pkg/ops/scale.py"
     op.write_text(op.read_text().replace('config["TILE"]', "128").replace(
         'config.get("GROUP", 8)', "8"))
-    records, _ = corpus_specs.collect_launches(op, package, "float16")
+    records, _ = host_reader.collect_launches(op, package, "float16")
     assert {r.origin for r in records} == {"launch_scale"}

@@ -1,4 +1,4 @@
-"""The corpus host-code evaluator (`bench.corpus_specs`) on small snippets: f-strings,
+"""The corpus host-code evaluator (`transpiler.frontend.host`) on small snippets: f-strings,
 dict views, and parameters whose annotation names a container (no typical value)."""
 
 from __future__ import annotations
@@ -7,14 +7,18 @@ import ast
 import textwrap
 from pathlib import Path
 
-from bench import corpus_specs
+from transpiler.frontend.host import interpreter as host_interpreter
+from transpiler.frontend.host import typical as host_typical
+from transpiler.frontend.host import values as host_values
+from transpiler.frontend.host.models import LIBRARY
 
 
 def _module_value(tmp_path: Path, source: str) -> object:
     """`VALUE` of a one-module package, as the host-code evaluator computes it."""
     (tmp_path / "mod.py").write_text(textwrap.dedent(source))
-    package = corpus_specs.Package(tmp_path)
-    interp = corpus_specs.Interpreter(package, corpus_specs.OP_KINDS[-1], "float16")
+    package = host_values.Package(tmp_path)
+    interp = host_interpreter.Interpreter(package, host_typical.OP_KINDS[-1], "float16",
+                                          LIBRARY)
     return package.module_at(tmp_path / "mod.py").lookup(interp, "VALUE")
 
 
@@ -25,12 +29,12 @@ def test_fstrings_and_dict_views(tmp_path: Path) -> None:
         VALUE = (keys, len(sizes.values()), "n" in sizes.keys(), sizes.get("k", 32))
     ''') == (["M_006464", "N_0128128"], 2, True, 32)
     assert isinstance(_module_value(tmp_path, "VALUE = f\"{unknown_name}\""),
-                      corpus_specs.Unknown)
+                      host_values.Unknown)
 
 
 def test_container_annotations_give_unknown(tmp_path: Path) -> None:
-    interp = corpus_specs.Interpreter(corpus_specs.Package(tmp_path), corpus_specs.OP_KINDS[-1],
-                                      "float16")
+    interp = host_interpreter.Interpreter(host_values.Package(tmp_path),
+                                          host_typical.OP_KINDS[-1], "float16", LIBRARY)
     fn = ast.parse("def f(a: Dict[str, Any], b: typing.List[int], c: torch.Tensor, d): pass")
     args = fn.body[0].args.args  # type: ignore[attr-defined]
     values = [interp.typical_argument(None, a) for a in args]  # type: ignore[arg-type]

@@ -3,7 +3,7 @@
 `bench/results/ratchet.json` records the counts of the last accepted run
 (`python -m bench.corpus --update-ratchet` raises them, never lowers them). Tests:
 
-- the host-code evaluator (`bench.corpus_specs`) on a small made-up package (always runs);
+- the host-code evaluator (`transpiler.frontend.host`) on a small made-up package (always runs);
 - translation only (about 20 s): the number of kernels translated deterministically; runs
   when the `tilegym` wheel is cached or can be downloaded;
 - translation + IR check (minutes): the number of deterministic, IR-passing kernels; runs
@@ -19,7 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from bench import corpus, corpus_specs
+from bench import corpus
+from transpiler.frontend.host import reader as host_reader
+from transpiler.frontend.host import typical as host_typical
+from transpiler.frontend.host import values as host_values
+from transpiler.ircheck import host_specs
 
 RATCHET = json.loads(corpus.RATCHET.read_text()) if corpus.RATCHET.is_file() else {}
 
@@ -107,7 +111,7 @@ def package(tmp_path: Path) -> Path:
 
 
 def test_evaluator_finds_constants_and_dtypes(package: Path) -> None:
-    launches, problems, kind = corpus_specs.discover(package / "pkg/ops/scale.py", package)
+    launches, problems, kind = host_reader.discover(package / "pkg/ops/scale.py", package)
     scale = launches["scale_kernel"]
     assert sorted(scale.by_dtype) == ["bfloat16", "float16"]  # the dtype assert rules out f32
     first = scale.by_dtype["float16"][0]
@@ -121,14 +125,14 @@ def test_evaluator_finds_constants_and_dtypes(package: Path) -> None:
 
 
 def test_specs_follow_the_manifest(package: Path) -> None:
-    launches, _, _ = corpus_specs.discover(package / "pkg/ops/scale.py", package)
+    launches, _, _ = host_reader.discover(package / "pkg/ops/scale.py", package)
     manifest = {"params": [
         {"name": "x", "kind": "array", "ndim": 2, "element": "E"},
         {"name": "y", "kind": "array", "ndim": 2, "element": "E"},
         {"name": "n", "kind": "scalar", "element": "i32"},
         {"name": "TILE", "kind": "const", "const_kind": "int"},
         {"name": "FAST", "kind": "const", "const_kind": "bool"}]}
-    found = corpus_specs.specs_for(launches["scale_kernel"], [manifest], {"TILE", "FAST"})
+    found = host_specs.specs_for(launches["scale_kernel"], [manifest], {"TILE", "FAST"})
     assert not found.errors
     assert [s.label() for s in found.specs] == [
         "scale_kernel[x:float16/2,y:float16/2,n:int32,TILE=1024,FAST=False]",
@@ -148,18 +152,18 @@ def test_specializations_cutile_python_rejects_do_not_count() -> None:
 
 
 def test_a_guessed_input_type_yields_to_the_type_the_kernel_fixes() -> None:
-    kind = corpus_specs.OP_KINDS[-1]
-    guessed = corpus_specs.FakeTensor(corpus_specs.DType("float32"), None, kind)
+    kind = host_typical.OP_KINDS[-1]
+    guessed = host_values.FakeTensor(host_values.DType("float32"), None, kind)
     guessed.dtype_guessed = True
-    built = corpus_specs.FakeTensor(corpus_specs.DType("float16"), None, kind)
+    built = host_values.FakeTensor(host_values.DType("float16"), None, kind)
     fixed = {"kind": "array", "ndim": 2, "element": "f8e4m3fn"}
     generic = {"kind": "array", "ndim": 2, "element": "E"}
-    assert corpus_specs._param_spec(fixed, guessed, "float32").dtype == "float8_e4m3fn"  # type: ignore
-    assert corpus_specs._param_spec(generic, guessed, "float32").dtype == "float32"  # type: ignore
-    assert corpus_specs._param_spec(fixed, built, "float32").dtype == "float16"  # type: ignore
+    assert host_specs.param_spec(fixed, guessed, "float32").dtype == "float8_e4m3fn"  # type: ignore
+    assert host_specs.param_spec(generic, guessed, "float32").dtype == "float32"  # type: ignore
+    assert host_specs.param_spec(fixed, built, "float32").dtype == "float16"  # type: ignore
     # A tensor derived from a guessed one keeps the guess unless a dtype is named.
     assert guessed.like().dtype_guessed
-    assert not guessed.like(dtype=corpus_specs.DType("bfloat16")).dtype_guessed
+    assert not guessed.like(dtype=host_values.DType("bfloat16")).dtype_guessed
 
 
 def test_isolated_source_keeps_lines(tmp_path: Path) -> None:

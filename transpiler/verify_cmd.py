@@ -99,7 +99,7 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
                numeric: list[Any] | None = None, seed: int = 0) -> list[Any]:
     """The structural outcomes; with `numeric` (a list), also the numeric check's, appended
     to it."""
-    from transpiler.ircheck.check import _collect_specs, check_pairs, compile_pairs
+    from transpiler.ircheck.check import IrPair, plan_specs, verify_specs
     from transpiler.ircheck.generated import HarnessError, cargo_check_files
 
     rust_text = rust_path.read_text(encoding="utf-8")
@@ -120,24 +120,28 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
     python_manifests = _python_manifests(source_path)
     spec_source = {**python_manifests, **{k: v for k, v in manifests.items()
                                           if k not in python_manifests}}
-    specs = _collect_specs(source, spec_source, spec_files)
+    plan = plan_specs(source, spec_source, spec_files)
     kernels = {k.name for k in source.kernels}
-    specs = {k: v for k, v in specs.items() if k in kernels}
+    plan.given = {k: v for k, v in plan.given.items() if k in kernels}
+    plan.pools = {k: v for k, v in plan.pools.items() if k in kernels}
     for kernel in kernels:
         rs = kernel_map.get(kernel, kernel)
         if not any(m.get("kernel") == rs or m.get("entry") == rs for m in manifests.values()):
             raise VerifyError(f"no `#[cutile::entry]` named `{rs}` for kernel `{kernel}` "
                               "(use --map PY=RS)")
-        if not specs.get(kernel):
+        if not plan.given.get(kernel) and not plan.pools.get(kernel):
             raise VerifyError(f"no specialization for `{kernel}`: pass --spec FILE")
-    pairs = compile_pairs(source_path, rust_path, manifests, specs, kernel_map)
+    compiled: list[IrPair] = []
+    outcomes = verify_specs(source_path, rust_path, manifests, plan,
+                            Path(keep_ir) if keep_ir else None, kernel_map,
+                            compiled.extend if numeric is not None else None)
     if numeric is not None:
         from transpiler.numeric_check.inputs import load_numeric_settings
         from transpiler.numeric_check.run import numeric_check
 
-        numeric.extend(numeric_check(source_path, rust_path, manifests, pairs,
+        numeric.extend(numeric_check(source_path, rust_path, manifests, compiled,
                                      load_numeric_settings(spec_files), kernel_map, seed))
-    return check_pairs(pairs, Path(keep_ir) if keep_ir else None)
+    return outcomes
 
 
 def _entry_names(rust_path: Path) -> set[str]:

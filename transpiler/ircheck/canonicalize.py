@@ -1229,6 +1229,14 @@ def _literal_value(kind: str, text: str) -> float | None:
 
 
 def _round_to(kind: str, value: float) -> float:
+    try:
+        return _round_finite(kind, value)
+    except OverflowError:
+        # Beyond the largest finite value of the type: round-to-nearest gives infinity.
+        return math.copysign(math.inf, value)
+
+
+def _round_finite(kind: str, value: float) -> float:
     if kind == "f16":
         return struct.unpack("<e", struct.pack("<e", value))[0]
     if kind in ("f32", "bf16"):

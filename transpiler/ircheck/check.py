@@ -5,13 +5,19 @@ the specializations to check; gives, per kernel and specialization, the verdict 
 the Tile IR that cuTile Python produces (`reference.reference_ir`) with the Tile IR that cuTile
 Rust produces for the same specialization (`generated.compile_rust_kernels`, one harness run
 per file), both printed by the same `tileirdisasm` and compared structurally
-(`compare.compare_modules`). Specializations come from `--spec` files, else from the kernel's
-launch sites and the dtypes its host code names (`derive_specs`).
+(`compare.compare_modules`). Specializations come from `--spec` files and from the kernel's
+host code as the host-code reader sees it (`derive_specs`), chosen so that every Rust entry,
+both values of each bool constant and two values of each integer constant are checked
+(`coverage`); `verify_specs` checks them in rounds and reports a derived specialization
+cuTile Python rejects as SKIPPED and what none reached as NOT_CHECKED.
 """
 
 from __future__ import annotations
 
+import ast
+import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +25,11 @@ from typing import Any
 from specialization.plan import FLOAT_BITS_KIND
 from transpiler.analysis import evaluate_condition, evaluate_expression
 from transpiler.frontend.cutile_py import SourceModule, parse_source
+from transpiler.frontend.host.kernels import constant_params
+from transpiler.frontend.host.reader import KernelLaunch, discover, package_root
 from transpiler.frontend.host_values import host_dtypes, launch_constants
+from transpiler.ircheck.coverage import Coverage, Target, candidates, choose, reached
+from transpiler.ircheck.host_specs import every_launch_spec
 from transpiler.ircheck.spec import (
     RUST_ELEMENT_TYPES,
     ArraySpec,
@@ -110,8 +120,52 @@ def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
     return out
 
 
-def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelSpec]:
-    """Specializations for a kernel from how its file launches it.
+def derive_specs(source: SourceModule, manifests: dict[str, dict[str, Any]]
+                 ) -> dict[str, list[KernelSpec]]:
+    """Per kernel, the specializations worth checking, in the order they are tried.
+
+    First those the host code launches the kernel with, as the host-code reader
+    (`frontend.host`) sees them: per element type of the op, the constants the host
+    computes, from the package's callers where the file's functions take them as parameters.
+    A kernel no host function launches gets `literal_specs` instead. Then the variations
+    that reach the entries, bool arms and second integer values the host's own do not
+    (`coverage.candidates`).
+    """
+    launches = host_launches(source)
+    constants = constant_params(ast.parse(source.text))
+    by_kernel: dict[str, list[dict[str, Any]]] = {}
+    for manifest in manifests.values():
+        by_kernel.setdefault(str(manifest["kernel"]), []).append(manifest)
+    pools: dict[str, list[KernelSpec]] = {}
+    for kernel, mine in by_kernel.items():
+        launch = launches.get(kernel)
+        bases = every_launch_spec(launch, mine, constants.get(kernel, set())) if launch else []
+        if not bases:
+            bases = [s for m in mine for s in literal_specs(source, m)]
+        pools[kernel] = candidates(list(dict.fromkeys(bases)), mine)
+    return pools
+
+
+def host_launches(source: SourceModule) -> dict[str, KernelLaunch]:
+    """Every launch of the file's kernels its host code makes, read without running it.
+    The file is read where it lies (its package gives the callers and imports) when it is
+    the text being checked, else from a copy alone in a temporary folder; callers are
+    looked for only in a package (a loose file's folder may hold anything)."""
+    path = Path(source.path)
+    try:
+        if path.is_file() and path.read_text(encoding="utf-8") == source.text:
+            in_package = (path.parent / "__init__.py").is_file()
+            return discover(path, package_root(path), callers=in_package)[0]
+        with tempfile.TemporaryDirectory(prefix="transpiler-host-") as tmp:
+            copy = Path(tmp) / (path.name if path.suffix == ".py" else "source.py")
+            copy.write_text(source.text, encoding="utf-8")
+            return discover(copy, Path(tmp), callers=False)[0]
+    except Exception:  # noqa: BLE001 - a reader fault leaves the literal specializations
+        return {}
+
+
+def literal_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelSpec]:
+    """Specializations for a kernel no host function is seen to launch.
 
     Constants come from the launch site's arguments when they are literals or host locals /
     module constants assigned a literal; otherwise `DEFAULT_CONST_INT`. Each launch-time dtype
@@ -400,17 +454,18 @@ def _keep(folder: Path, spec: KernelSpec, reference: str, generated: str) -> Non
 
 def verify_translation(display: str, result: Any, spec_files: list[str],
                        keep_ir: str | None, quiet: bool = False) -> list[dict[str, Any]]:
-    """`--verify` for one translated file: prints a verdict line per kernel and spec."""
+    """`--verify` for one translated file: prints a verdict line per kernel and spec, then
+    a line per entry or arm no specialization checked."""
     from transpiler.driver import read_manifests
 
     source = parse_source(result.source, display)
     manifests = read_manifests(result.rust)
-    specs = _collect_specs(source, manifests, spec_files)
+    plan = plan_specs(source, manifests, spec_files)
     with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
         rust_path = Path(tmp) / "translation.rs"
         rust_path.write_text(result.rust, encoding="utf-8")
-        outcomes = check_file(Path(display), rust_path, manifests, specs,
-                              Path(keep_ir) if keep_ir else None)
+        outcomes = verify_specs(Path(display), rust_path, manifests, plan,
+                                Path(keep_ir) if keep_ir else None)
     for outcome in outcomes:
         if not quiet:
             print(f"{display}: {outcome.line()}")
@@ -419,25 +474,204 @@ def verify_translation(display: str, result: Any, spec_files: list[str],
     return [o.to_json() for o in outcomes]
 
 
-def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
-                   spec_files: list[str]) -> dict[str, list[KernelSpec]]:
-    specs: dict[str, list[KernelSpec]] = {}
+# ---- which specializations, and what they leave unchecked ----------------------------------
+
+#: Rounds of checks: a round after the first tries other candidates for what the previous
+#: rounds left unreached (cuTile Python rejected the specialization tried for it).
+MAX_ROUNDS = 3
+
+
+@dataclass
+class SpecPlan:
+    """The specializations of a file's kernels: the `--spec` files' (checked as given) and,
+    per kernel, the derived candidates in the order they are tried."""
+
+    given: dict[str, list[KernelSpec]]
+    pools: dict[str, list[KernelSpec]]
+
+
+@dataclass
+class NotChecked:
+    """An entry, or a value of one of its const generics, that no checked specialization
+    reached: reported, never counted as passing."""
+
+    kernel: str
+    target: Target
+    reason: str
+    verdict: str = "NOT_CHECKED"
+    text: str = ""
+
+    def line(self) -> str:
+        return f"{self.verdict:<16} {self.target.describe()}: {self.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        value = self.target.value
+        return {"kernel": self.kernel, "specialization": None, "verdict": self.verdict,
+                "entry": self.target.entry, "generic": self.target.generic,
+                "value": value if isinstance(value, bool | int | float | str) else None,
+                "reason": self.reason, "notes": [], "differences": [], "error": None,
+                "reference_rejected": False}
+
+
+def plan_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
+               spec_files: list[str]) -> SpecPlan:
+    given: dict[str, list[KernelSpec]] = {}
     for path in spec_files:
         for kernel, entries in load_spec_file(Path(path)).items():
-            specs.setdefault(kernel, []).extend(entries)
-    for manifest in manifests.values():
-        kernel = str(manifest["kernel"])
-        if kernel not in specs:
-            specs[kernel] = []
-        if manifest.get("dtype_variant") or manifest.get("const_variant") or manifest.get(
-                "conditions") or not specs[kernel]:
-            for spec in derive_specs(source, manifest):
-                if spec not in specs[kernel]:
-                    specs[kernel].append(spec)
-    return specs
+            given.setdefault(kernel, []).extend(entries)
+    return SpecPlan(given, derive_specs(source, manifests))
+
+
+def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
+                   spec_files: list[str]) -> dict[str, list[KernelSpec]]:
+    """The first round of `verify_specs`: the given specializations, then the derived ones
+    that reach what those do not."""
+    plan = plan_specs(source, manifests, spec_files)
+    coverage = {k: Coverage(kernel_manifests(manifests, k)) for k in plan.pools}
+    return _next_round(plan, manifests, coverage, {}, {}, first=True)
 
 
 def collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
                   spec_files: list[str]) -> dict[str, list[KernelSpec]]:
-    """The specializations `--verify` checks: the spec files', else the launch sites'."""
+    """The specializations a translation's `--verify` checks first (`_collect_specs`)."""
     return _collect_specs(source, manifests, spec_files)
+
+
+def kernel_manifests(manifests: dict[str, dict[str, Any]], kernel: str
+                     ) -> list[dict[str, Any]]:
+    return [m for m in manifests.values()
+            if m.get("kernel") == kernel or m.get("entry") == kernel]
+
+
+def _usable_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
+                     spec: KernelSpec) -> dict[str, Any] | None:
+    """The entry `spec` runs on when it binds every generic of that entry; else None."""
+    manifest = select_manifest(manifests, kernel, spec)
+    if manifest is None:
+        return None
+    try:
+        generics_for(manifest, spec)
+    except (KeyError, ValueError):
+        return None
+    return manifest
+
+
+def _next_round(plan: SpecPlan, manifests: dict[str, dict[str, Any]],
+                coverage: dict[str, Coverage], tried: dict[str, list[KernelSpec]],
+                kernel_map: dict[str, str], first: bool) -> dict[str, list[KernelSpec]]:
+    out: dict[str, list[KernelSpec]] = {}
+    for kernel in dict.fromkeys([*plan.given, *plan.pools]):
+        rs_name = kernel_map.get(kernel, kernel)
+        chosen = list(plan.given.get(kernel, [])) if first else []
+        wanted = coverage.get(kernel) or Coverage(kernel_manifests(manifests, rs_name))
+        assumed = wanted.copy()
+        for spec in chosen:
+            manifest = _usable_manifest(manifests, rs_name, spec)
+            if manifest is not None:
+                assumed.add(manifest, spec)
+        done = tried.get(kernel, [])
+        pool = [s for s in plan.pools.get(kernel, []) if s not in done and s not in chosen]
+        chosen += choose(pool, lambda s, n=rs_name: _usable_manifest(manifests, n, s),
+                         assumed, wanted_only=not first)
+        if first and not chosen and plan.pools.get(kernel):
+            # Nothing the Rust entries take: the host's own first specialization still
+            # shows why (no entry for it, or cuTile Python rejects it as well).
+            chosen.append(plan.pools[kernel][0])
+        if chosen:
+            out[kernel] = chosen
+    return out
+
+
+def verify_specs(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
+                 plan: SpecPlan, keep_ir: Path | None = None,
+                 kernel_map: dict[str, str] | None = None,
+                 on_pairs: Callable[[list[IrPair]], None] | None = None
+                 ) -> list[CheckOutcome | NotChecked]:
+    """Check the plan's specializations in rounds until every entry target is reached or
+    no candidate is left; derived specializations cuTile Python rejects are SKIPPED (no
+    launch the original supports), and what stays unreached is NOT_CHECKED. `on_pairs`
+    sees both sides' IR of every round (the numeric check runs on them)."""
+    kernel_map = kernel_map or {}
+    kernels = list(dict.fromkeys([*plan.given, *plan.pools]))
+    coverage = {k: Coverage(kernel_manifests(manifests, kernel_map.get(k, k)))
+                for k in kernels}
+    tried: dict[str, list[KernelSpec]] = {k: [] for k in kernels}
+    outcomes: list[CheckOutcome] = []
+    specs = _next_round(plan, manifests, coverage, tried, kernel_map, first=True)
+    for _ in range(MAX_ROUNDS):
+        if not specs:
+            break
+        for outcome in _check_each_kernel(source_path, rust_path, manifests, specs, keep_ir,
+                                          kernel_map, on_pairs):
+            given = outcome.spec in plan.given.get(outcome.kernel, [])
+            if outcome.reference_rejected and not given:
+                outcome.verdict = "SKIPPED"
+                outcome.error = (outcome.error or "").replace(
+                    "cuTile Python did not compile it",
+                    "cuTile Python rejects this derived specialization", 1)
+            tried[outcome.kernel].append(outcome.spec)
+            outcomes.append(outcome)
+            manifest = _usable_manifest(manifests, kernel_map.get(outcome.kernel,
+                                                                  outcome.kernel),
+                                        outcome.spec)
+            if manifest is not None and outcome.verdict in COMPARED:
+                coverage[outcome.kernel].add(manifest, outcome.spec)
+            elif manifest is not None:
+                coverage[outcome.kernel].failed(manifest, outcome.spec)
+        specs = _next_round(plan, manifests, coverage, tried, kernel_map, first=False)
+    gaps: list[CheckOutcome | NotChecked] = []
+    for kernel in kernels:
+        missing = coverage[kernel].missing()
+        unreached = {t.entry for t in missing if t.generic is None}
+        for target in missing:
+            if target.generic is not None and target.entry in unreached:
+                continue  # the entry's own line says it
+            gaps.append(NotChecked(kernel, target, _why_unreached(
+                target, outcomes, kernel, manifests, kernel_map.get(kernel, kernel))))
+    return [*outcomes, *gaps]
+
+
+def _check_each_kernel(source_path: Path, rust_path: Path,
+                       manifests: dict[str, dict[str, Any]], specs: dict[str, list[KernelSpec]],
+                       keep_ir: Path | None, kernel_map: dict[str, str],
+                       on_pairs: Callable[[list[IrPair]], None] | None = None
+                       ) -> list[CheckOutcome]:
+    """`check_file` one kernel at a time, so that a kernel whose Rust the harness does not
+    compile in time is an ERROR of its own specializations only."""
+    out: list[CheckOutcome] = []
+    for kernel, chosen in specs.items():
+        try:
+            pairs = compile_pairs(source_path, rust_path, manifests, {kernel: chosen},
+                                  kernel_map)
+            if on_pairs is not None:
+                on_pairs(pairs)
+            out += check_pairs(pairs, keep_ir)
+        except subprocess.TimeoutExpired as err:
+            out += [CheckOutcome(kernel, spec, "ERROR", error=(
+                f"cuTile Rust did not finish compiling in {err.timeout:.0f} s"))
+                for spec in chosen]
+        except Exception as err:  # noqa: BLE001 - a checker fault is this kernel's ERROR
+            out += [CheckOutcome(kernel, spec, "ERROR", error=(
+                f"the IR check stopped: {type(err).__name__}: {err}")) for spec in chosen]
+    return out
+
+
+#: Verdicts of a specialization both sides compiled and the check compared.
+COMPARED = ("PASS", "PASS_WITH_NOTES", "FAIL")
+
+
+def _why_unreached(target: Target, outcomes: list[CheckOutcome], kernel: str,
+                   manifests: dict[str, dict[str, Any]], rs_name: str) -> str:
+    verdicts: list[str] = []
+    for outcome in outcomes:
+        if outcome.kernel != kernel:
+            continue
+        manifest = _usable_manifest(manifests, rs_name, outcome.spec)
+        if manifest is not None and any(t == target for t, _ in reached(manifest,
+                                                                         outcome.spec)):
+            verdicts.append(outcome.verdict)
+    if not verdicts:
+        return "no specialization derived from the host code reaches it"
+    counts = ", ".join(f"{n} {v}" for v, n in sorted(
+        {v: verdicts.count(v) for v in verdicts}.items()))
+    return f"the specializations tried for it ended {counts}"
