@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
 from transpiler.model import ArrayType, DType, DTypeVar, ElemType, KernelModel, ScalarType
+from transpiler.model.elements import RUST_ELEMENT_TYPES
 
 MANIFEST_VERSION = 1
 

@@ -38,8 +38,8 @@ from transpiler.driver import read_manifests
 from transpiler.emit_kinds import EMIT_KINDS as EMIT_KINDS  # re-exported
 from transpiler.emit_kinds import emit_path as emit_path  # re-exported
 from transpiler.frontend.cutile_py import LaunchSite, SourceModule, dotted_name, tile_attr
-from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
+from transpiler.model.elements import ABI_DTYPE_CODES, RUST_ELEMENT_TYPES, TORCH_ELEMENT_NAMES
 
 if TYPE_CHECKING:
     from transpiler.driver import TranslationResult
@@ -48,18 +48,10 @@ if TYPE_CHECKING:
 DEFAULT_ELEMENT_TYPES: tuple[str, ...] = ("f32", "f16", "bf16")
 
 #: `DT_*` codes of runtime.rs, by cutile element name.
-DTYPE_CODES: dict[str, int] = {
-    "bool": 0, "u8": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "f16": 6, "bf16": 7,
-    "f32": 8, "f64": 9, "u16": 10, "u32": 11, "u64": 12,
-}
+DTYPE_CODES: dict[str, int] = ABI_DTYPE_CODES
 
 #: torch dtype attribute -> cutile element name (host code that names a dtype).
-TORCH_DTYPES: dict[str, str] = {
-    "float32": "f32", "float": "f32", "float16": "f16", "half": "f16", "bfloat16": "bf16",
-    "float64": "f64", "double": "f64", "int8": "i8", "int16": "i16", "int32": "i32",
-    "int": "i32", "int64": "i64", "long": "i64", "uint8": "u8", "bool": "bool",
-    "uint16": "u16", "uint32": "u32", "uint64": "u64",
-}
+TORCH_DTYPES: dict[str, str] = TORCH_ELEMENT_NAMES
 
 _RUST_SCALAR_C = {"f32": "f32", "f64": "f64", "i32": "i32", "i64": "i64", "u32": "u32",
                   "u64": "u64", "i16": "i16", "i8": "i8", "u8": "u8", "u16": "u16",

@@ -20,7 +20,6 @@ from rust_emit import tree as t
 from specialization.plan import Generic, SpecializedKernel
 from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
-from transpiler.ircheck.spec import dtype_of_rust
 from transpiler.lowering import loop_split
 from transpiler.lowering.float_bits import half_bits, signed_i16
 from transpiler.lowering.region_holes import lower_region_hole
@@ -54,6 +53,7 @@ from transpiler.model import (
     dim_op,
     statement_exprs,
 )
+from transpiler.model.elements import ELEMENTS, dtype_of_rust
 
 #: Element types Rust has no literals of: their zero is `T::ZERO`, other values an `f32`
 #: constant converted.
@@ -1720,8 +1720,7 @@ def lower_permute(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.Call("permute", (x, axes))
 
 
-_INT_BITS = {"bool": 1, "i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64,
-             "u64": 64}
+_INT_BITS = {e.rust: e.bits for e in ELEMENTS if not e.is_float}
 
 
 def _int_conversion(lw: KernelLowerer, source: TExpr, target: TExpr) -> str | None:

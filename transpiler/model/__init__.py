@@ -3,10 +3,8 @@
 `ir` holds the kernel model itself; this package re-exports its names.
 """
 
+from transpiler.model.elements import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES
 from transpiler.model.ir import (
-    ALL_DTYPES,
-    FLOAT_DTYPES,
-    INT_DTYPES,
     ArrayType,
     ConstType,
     Dim,

@@ -13,18 +13,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from transpiler.diagnostics import Span
+from transpiler.model.elements import FLOAT_DTYPES, INT_DTYPES
 
 # ---- element types -------------------------------------------------------------------------
-
-FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn",
-                "float8_e5m2")
-INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-ALL_DTYPES = FLOAT_DTYPES + INT_DTYPES + ("bool_",)
 
 
 @dataclass(frozen=True)
 class DType:
-    """A concrete cuda.tile element type, by its cuda.tile name (`float32`, `bfloat16`)."""
+    """A concrete element type, by its model name (`float32`, `bfloat16`; a row of
+    `model.elements.ELEMENTS`)."""
 
     name: str
 
