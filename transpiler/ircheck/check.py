@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from transpiler.analysis import evaluate_condition, evaluate_expression
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.ircheck.spec import (
@@ -29,6 +28,7 @@ from transpiler.ircheck.spec import (
     dtype_of_rust,
     load_spec_file,
 )
+from transpiler.model.consts import evaluate_condition, evaluate_expression
 
 DEFAULT_CONST_INT = 64
 _FLOAT_DTYPES = ("float32", "float16", "bfloat16")

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 
 from rust_emit import tree as t
 from specialization.plan import Generic, SpecializedKernel
-from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.lowering import loop_split
 from transpiler.lowering.float_bits import half_bits, signed_i16
 from transpiler.lowering.region_holes import lower_region_hole
+from transpiler.lowering.rust_names import rust_ident
 from transpiler.lowering.store_tokens import (
     bound_names,
     chained_store_arrays,
@@ -53,6 +53,8 @@ from transpiler.model import (
     dim_op,
     statement_exprs,
 )
+from transpiler.model.consts import I32, condition_tree
+from transpiler.model.consts import params_in as _params_in
 from transpiler.model.elements import ELEMENTS, dtype_of_rust
 
 #: Element types Rust has no literals of: their zero is `T::ZERO`, other values an `f32`

@@ -17,11 +17,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from transpiler.analysis import (
-    _NEGATED,
     ATOMIC_DTYPE,
     NARROWING_STORE,
     ConstDependentError,
-    _params_in,
     note_static_dtype_pin,
     rank_conflict,
     split_per_static_outcome,
@@ -45,6 +43,8 @@ from transpiler.model import (
     TileType,
     dim_op,
 )
+from transpiler.model.consts import NEGATED as _NEGATED
+from transpiler.model.consts import params_in as _params_in
 
 if TYPE_CHECKING:
     from transpiler.analysis import KernelAnalyzer

@@ -1,6 +1,10 @@
-"""The neutral kernel model: types, values, expressions and statements of a kernel.
+"""The neutral kernel model: what every front end gives and every later pass reads.
 
-`ir` holds the kernel model itself; this package re-exports its names.
+`ir` holds the kernel model (types, values, expressions, statements, `KernelModel`),
+`elements` the element-type table, `consts` the compile-time value language (constant
+parameters, expressions and conditions over them, `PY_OPS`), `enums` the neutral modes and
+kernel hints. Nothing here depends on a source language or on the target. The package
+re-exports the names of `ir` and the dtype lists.
 """
 
 from transpiler.model.elements import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES
