@@ -34,10 +34,17 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from transpiler.driver import read_manifests
+from rust_emit.rustfmt import format_rust
+from specialization.manifest import Manifest, ManifestParam, read_manifests
 from transpiler.emit_kinds import EMIT_KINDS as EMIT_KINDS  # re-exported
 from transpiler.emit_kinds import emit_path as emit_path  # re-exported
-from transpiler.frontend.cutile_py import LaunchSite, SourceModule, dotted_name, tile_attr
+from transpiler.frontend.cutile_py import (
+    LaunchSite,
+    SourceModule,
+    dotted_name,
+    parse_source,
+    tile_attr,
+)
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
 from transpiler.model.elements import ABI_DTYPE_CODES, RUST_ELEMENT_TYPES, TORCH_ELEMENT_NAMES
 
@@ -151,7 +158,8 @@ def kernel_signatures(rust: str) -> tuple[str, dict[str, list[KernelSig]]]:
         raise ValueError("the Rust text has no `#[cutile::module] pub mod`")
     sigs: dict[str, list[KernelSig]] = {}
     for entry, data in read_manifests(rust).items():
-        sig = _signature(data, str(data.get("entry") or _rust_fn_after(rust, entry)))
+        sig = _signature(Manifest.from_json(data),
+                         str(data.get("entry") or _rust_fn_after(rust, entry)))
         sigs.setdefault(sig.name, []).append(sig)
     return module.group(1), sigs
 
@@ -162,36 +170,27 @@ def _rust_fn_after(rust: str, kernel: str) -> str:
     return found.group(1) if found else kernel
 
 
-def _launch_rank(param: dict[str, object]) -> int:
+def _launch_rank(param: ManifestParam) -> int:
     """The rank the launcher passes an array at: the manifest's `ndim`, where -1 (an array the
     entry never reads) is the 1-d tensor the Rust entry takes (`{ [-1] }`)."""
-    ndim = int(param.get("ndim", 0) or 0)  # type: ignore[call-overload]
+    ndim = param.ndim or 0
     return 1 if ndim < 0 else ndim
 
 
-def _signature(data: dict[str, object], rust_fn: str) -> KernelSig:
-    raw = list(data["params"])  # type: ignore[call-overload]
+def _signature(manifest: Manifest, rust_fn: str) -> KernelSig:
     params = tuple(
-        ParamSig(str(p["name"]), str(p["kind"]), _launch_rank(p),
-                 str(p.get("element", "") or ""), str(p.get("const_kind", "") or ""),
-                 p.get("fixed") is not None)
-        for p in raw if p["kind"] not in ("derived", "stride")
+        ParamSig(p.name, p.kind, _launch_rank(p), p.element or "", p.const_kind or "",
+                 p.fixed is not None)
+        for p in manifest.kernel_params
     )
-    derived = tuple((str(p["name"]), p["expr"]) for p in raw if p["kind"] == "derived")
-    strides = tuple((str(p["name"]), str(p["array"]), int(p["dim"]))
-                    for p in raw if p["kind"] == "stride")
-    generics = tuple(
-        GenericSig(str(g["name"]), str(g["kind"]), tuple(str(x) for x in g["params"]),
-                   g.get("tree"))
-        for g in data["generics"]  # type: ignore[attr-defined]
-    )
-    variant = tuple((str(k), RUST_ELEMENT_TYPES.get(str(v), str(v)))
-                    for k, v in dict(data.get("dtype_variant") or {}).items())  # type: ignore[call-overload]
-    consts = tuple((str(k), v)
-                   for k, v in dict(data.get("const_variant") or {}).items())  # type: ignore[call-overload]
-    conds = tuple((c["tree"], bool(c["value"]), str(c.get("text", "")))
-                  for c in data.get("conditions") or [])  # type: ignore[attr-defined]
-    return KernelSig(str(data["kernel"]), rust_fn, params, generics, variant, derived, consts,
+    derived = tuple((p.name, p.expr) for p in manifest.params if p.kind == "derived")
+    strides = tuple((p.name, str(p.array), int(p.dim or 0))
+                    for p in manifest.params if p.kind == "stride")
+    generics = tuple(GenericSig(g.name, g.kind, g.params, g.tree) for g in manifest.generics)
+    variant = tuple((k, RUST_ELEMENT_TYPES.get(v, v)) for k, v in manifest.dtype_variant.items())
+    consts = tuple(manifest.const_variant.items())
+    conds = tuple((c.tree, c.value, c.text) for c in manifest.conditions)
+    return KernelSig(manifest.kernel, rust_fn, params, generics, variant, derived, consts,
                      strides, conds)
 
 
@@ -1203,8 +1202,6 @@ _INT_SCALARS = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}
 def emit_rust_launchers(source: SourceModule, rust: str,
                         element_types: tuple[str, ...] = DEFAULT_ELEMENT_TYPES) -> str:
     """The Rust launchers of every launch site of `source` (see the module docstring)."""
-    from rust_emit.rustfmt import format_rust
-
     plan = plan_launches(source, rust, element_types)
     parts = [_rust_header(plan)]
     for launch in plan.launches:
@@ -2246,8 +2243,6 @@ def emit_result(result: TranslationResult, kind: str) -> TranslationResult:
     """`result` with its text replaced by the `--emit` output (kernels: unchanged)."""
     if kind == "kernels" or result.rust is None or result.source is None:
         return result
-    from transpiler.frontend.cutile_py import parse_source
-
     source = parse_source(result.source, result.path)
     emit = emit_rust_launchers if kind == "launcher" else emit_pywrapper
     return replace(result, rust=emit(source, result.rust))

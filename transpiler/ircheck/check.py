@@ -12,12 +12,18 @@ launch sites and the dtypes its host code names (`derive_specs`).
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from specialization.manifest import Manifest, ManifestParam, as_manifest, read_manifests
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.frontend.host_values import host_dtypes, launch_constants
+from transpiler.ircheck.compare import compare_modules, format_verdict
+from transpiler.ircheck.generated import compile_rust_kernels
+from transpiler.ircheck.parse import parse_tileir
+from transpiler.ircheck.reference import ReferenceIrError, reference_ir
 from transpiler.ircheck.spec import (
     RUST_ELEMENT_TYPES,
     ArraySpec,
@@ -147,32 +153,28 @@ def derive_specs(source: SourceModule, manifest: dict[str, Any]) -> list[KernelS
 # ---- running the check ---------------------------------------------------------------------
 
 
-def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
+def check_file(source_path: Path, rust_path: Path,
+               manifests: Mapping[str, Manifest | dict[str, Any]],
                specs: dict[str, list[KernelSpec]], keep_ir: Path | None = None,
                kernel_map: dict[str, str] | None = None) -> list[CheckOutcome]:
     """Compile every (kernel, spec) on both sides and compare; one outcome each."""
-    from transpiler.ircheck.compare import compare_modules, format_verdict
-    from transpiler.ircheck.generated import compile_rust_kernels
-    from transpiler.ircheck.parse import parse_tileir
-
     kernel_map = kernel_map or {}
     jobs: list[tuple[str, KernelSpec]] = [(k, s) for k, ss in specs.items() for s in ss]
     requests: list[dict[str, Any]] = []
     outcomes: list[CheckOutcome | None] = []
-    chosen: list[dict[str, Any] | None] = []
+    chosen: list[Manifest | None] = []
     compiled_specs: list[KernelSpec] = []  # what both sides compile (see below)
     for kernel, spec in jobs:
         rs_name = kernel_map.get(kernel, kernel)
         manifest = select_manifest(manifests, rs_name, spec)
-        compiled_specs.append(spec if manifest is None else _unused_arrays_as_1d(spec,
-                                                                                 manifest))
+        compiled_specs.append(spec if manifest is None else unused_arrays_as_1d(spec, manifest))
         chosen.append(manifest)
         try:
             if manifest is None:
                 raise ValueError(f"no Rust entry for `{rs_name}` with a manifest that fits "
                                  "this specialization")
-            generics = generics_for(manifest, spec)
-            rs_name = str(manifest.get("entry", rs_name))
+            generics = generics_for(manifest.to_json(), spec)
+            rs_name = manifest.entry
         except (KeyError, ValueError) as err:
             outcomes.append(_without_entry(source_path, kernel, spec, str(err)))
             continue
@@ -199,9 +201,10 @@ def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str
             generated_text = result.disassemble(debug_info=True)
             if keep_ir is not None:
                 _keep(keep_ir, spec, reference_text, generated_text)
-            bound = bound_scalar_args(manifest or {}, compiled_spec)
+            bound = bound_scalar_args(manifest, compiled_spec) if manifest else {}
+            aliases = aliased_args(manifest) if manifest else {}
             verdict = compare_modules(parse_tileir(reference_text), parse_tileir(generated_text),
-                                      bound, aliased_args(manifest or {}))
+                                      bound, aliases)
             final.append(CheckOutcome(
                 kernel, spec, verdict.status,
                 notes=[f"{n.rule}: {n.message}" for n in verdict.notes],
@@ -223,8 +226,6 @@ def _reference_text(source_path: Path, kernel: str, spec: KernelSpec, compiled: 
                     error: str | None = None) -> str | CheckOutcome:
     """cuTile Python's IR for `compiled`, or the outcome that says it rejects the
     specialization (then no launch of the original, whatever the Rust side did)."""
-    from transpiler.ircheck.reference import ReferenceIrError, reference_ir
-
     try:
         return reference_ir(source_path, compiled)
     except (ReferenceIrError, ValueError, TypeError) as err:
@@ -234,11 +235,10 @@ def _reference_text(source_path: Path, kernel: str, spec: KernelSpec, compiled: 
                             reference_rejected=True)
 
 
-def _unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSpec:
+def unused_arrays_as_1d(spec: KernelSpec, manifest: Manifest) -> KernelSpec:
     """`spec` with the arrays the entry never reads (manifest ndim -1) as 1-d: the Rust takes
     them so, and their rank changes only the entry's argument list on either side."""
-    unused = {p["name"] for p in manifest.get("params", [])
-              if p["kind"] == "array" and int(p["ndim"]) < 0}
+    unused = {p.name for p in manifest.params if p.kind == "array" and (p.ndim or 0) < 0}
     if not unused:
         return spec
     params = tuple((name, ArraySpec(p.dtype, 1) if name in unused and isinstance(
@@ -246,23 +246,21 @@ def _unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSp
     return replace(spec, params=params)
 
 
-def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
-                    spec: KernelSpec) -> dict[str, Any] | None:
+def select_manifest(manifests: Mapping[str, Manifest | dict[str, Any]], kernel: str,
+                    spec: KernelSpec) -> Manifest | None:
     """The manifest of the Rust entry that translates `kernel` for `spec`'s dtypes: the
     generic entry, or the dtype variant whose fixed element types the spec matches."""
-    for manifest in manifests.values():
-        if manifest.get("kernel") != kernel and manifest.get("entry") != kernel:
+    for manifest in map(as_manifest, manifests.values()):
+        if kernel not in (manifest.kernel, manifest.entry):
             continue
-        variant = manifest.get("dtype_variant") or {}
-        consts = manifest.get("const_variant") or {}
         dtypes_match = all(isinstance(spec.param(p), ArraySpec) and spec.param(p).dtype == d
-                           for p, d in variant.items())
+                           for p, d in manifest.dtype_variant.items())
         consts_match = all(isinstance(spec.param(p), ConstSpec) and spec.param(p).value == v
-                           for p, v in consts.items())
+                           for p, v in manifest.const_variant.items())
         values = {name: p.value for name, p in spec.params if isinstance(p, ConstSpec)}
         try:
-            conds_match = all(bool(evaluate_condition(c["tree"], values)) == c["value"]
-                              for c in manifest.get("conditions") or [])
+            conds_match = all(bool(evaluate_condition(c.tree, values)) == c.value
+                              for c in manifest.conditions)
         except (KeyError, TypeError, ZeroDivisionError):
             conds_match = False
         if dtypes_match and consts_match and conds_match:
@@ -270,50 +268,52 @@ def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
     return None
 
 
-def entry_arg_positions(manifest: dict[str, Any]) -> dict[str, int]:
+def _is_runtime_float_const(param: ManifestParam) -> bool:
+    """A `float` constant the translation passes at run time (not folded into the kernel)."""
+    return param.kind == "const" and param.fixed is None and param.const_kind == "float"
+
+
+def entry_arg_positions(manifest: Manifest) -> dict[str, int]:
     """Where each Rust parameter's entry arguments start: a `&Tensor` of rank r takes
     1 + 2r (base, shape, strides), a scalar one; const generics take none."""
     positions: dict[str, int] = {}
     position = 0
-    for p in manifest.get("params", []):
-        positions[p["name"]] = position
-        if p["kind"] == "array":
-            position += 1 + 2 * max(int(p["ndim"]), 1)
-        elif p["kind"] in ("scalar", "derived", "stride"):
-            position += 1
-        elif p.get("fixed") is None and p.get("const_kind") == "float":
+    for p in manifest.params:
+        positions[p.name] = position
+        if p.kind == "array":
+            position += 1 + 2 * max(p.ndim or 0, 1)
+        elif p.kind in ("scalar", "derived", "stride") or _is_runtime_float_const(p):
             position += 1
     return positions
 
 
-def bound_scalar_args(manifest: dict[str, Any], spec: KernelSpec) -> dict[int, str]:
-    """Entry-argument positions of runtime `f32` parameters that stand for a
-    `ct.Constant[float]` (or an expression over them), with the constant the specialization
-    binds them to."""
+def bound_scalar_args(manifest: Manifest, spec: KernelSpec) -> dict[int, str]:
+    """Entry-argument positions of runtime `f32` parameters that stand for a float
+    constant (or an expression over them), with the constant the specialization binds
+    them to."""
     positions = entry_arg_positions(manifest)
     consts = {name: p.value for name, p in spec.params if isinstance(p, ConstSpec)}
     bound: dict[int, str] = {}
-    for p in manifest.get("params", []):
-        if p["kind"] == "derived":
-            bound[positions[p["name"]]] = f"<f32: {evaluate_expression(p['expr'], consts)!r}>"
-        elif p["kind"] == "const" and p.get("fixed") is None and p.get(
-                "const_kind") == "float":
-            value = spec.param(p["name"])
+    for p in manifest.params:
+        if p.kind == "derived":
+            bound[positions[p.name]] = f"<f32: {evaluate_expression(p.expr, consts)!r}>"
+        elif _is_runtime_float_const(p):
+            value = spec.param(p.name)
             if isinstance(value, ConstSpec):
-                bound[positions[p["name"]]] = f"<f32: {float(value.value)!r}>"
+                bound[positions[p.name]] = f"<f32: {float(value.value)!r}>"
     return bound
 
 
-def aliased_args(manifest: dict[str, Any]) -> dict[int, int]:
+def aliased_args(manifest: Manifest) -> dict[int, int]:
     """Entry-argument positions of stride parameters -> the position of the tensor's own
     stride argument they carry (the launcher passes the same value)."""
     positions = entry_arg_positions(manifest)
-    arrays = {p["name"]: p for p in manifest.get("params", []) if p["kind"] == "array"}
+    arrays = {p.name: p for p in manifest.params if p.kind == "array"}
     aliases: dict[int, int] = {}
-    for p in manifest.get("params", []):
-        if p["kind"] == "stride" and p["array"] in arrays:
-            ndim = int(arrays[p["array"]]["ndim"])
-            aliases[positions[p["name"]]] = positions[p["array"]] + 1 + ndim + int(p["dim"])
+    for p in manifest.params:
+        if p.kind == "stride" and p.array in arrays:
+            ndim = arrays[str(p.array)].ndim or 0
+            aliases[positions[p.name]] = positions[str(p.array)] + 1 + ndim + (p.dim or 0)
     return aliases
 
 
@@ -338,8 +338,6 @@ def _keep(folder: Path, spec: KernelSpec, reference: str, generated: str) -> Non
 def verify_translation(display: str, result: Any, spec_files: list[str],
                        keep_ir: str | None, quiet: bool = False) -> list[dict[str, Any]]:
     """`--verify` for one translated file: prints a verdict line per kernel and spec."""
-    from transpiler.driver import read_manifests
-
     source = parse_source(result.source, display)
     manifests = read_manifests(result.rust)
     specs = _collect_specs(source, manifests, spec_files)
