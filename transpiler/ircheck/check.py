@@ -23,7 +23,7 @@ from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.ircheck.compare import compare_modules, format_verdict
 from transpiler.ircheck.generated import compile_rust_kernels
 from transpiler.ircheck.parse import parse_tileir
-from transpiler.ircheck.reference import ReferenceIrError, reference_ir
+from transpiler.ircheck.rules import CUTILE_PY, ReferenceProducer
 from transpiler.ircheck.spec import (
     RUST_ELEMENT_TYPES,
     ArraySpec,
@@ -223,12 +223,13 @@ def _without_entry(source_path: Path, kernel: str, spec: KernelSpec,
 
 
 def _reference_text(source_path: Path, kernel: str, spec: KernelSpec, compiled: KernelSpec,
-                    error: str | None = None) -> str | CheckOutcome:
+                    error: str | None = None,
+                    producer: ReferenceProducer = CUTILE_PY) -> str | CheckOutcome:
     """cuTile Python's IR for `compiled`, or the outcome that says it rejects the
     specialization (then no launch of the original, whatever the Rust side did)."""
     try:
-        return reference_ir(source_path, compiled)
-    except (ReferenceIrError, ValueError, TypeError) as err:
+        return producer.reference_ir(source_path, compiled)
+    except producer.rejections as err:
         lead = (f"{error}; cuTile Python does not compile it either" if error
                 else "cuTile Python did not compile it")
         return CheckOutcome(kernel, spec, "ERROR", error=f"{lead}: {err}",
