@@ -48,7 +48,7 @@ KNOWN_CYCLES: set[frozenset[str]] = {
     # Span closes a cycle through it; specialization reads the model and lowering and the
     # driver read specialization; llm_fallback calls the driver and the cli starts it.
     frozenset({"transpiler", "transpiler.model", "transpiler.frontend", "transpiler.lowering",
-               "transpiler.ircheck", "specialization", "llm_fallback"}),
+               "transpiler.ircheck", "transpiler.hostglue", "specialization", "llm_fallback"}),
 }
 KNOWN_LOCAL: set[tuple[str, str]] = {
     # analysis and the cuTile typing rules import each other; the dialect interface

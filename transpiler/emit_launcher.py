@@ -19,6 +19,9 @@ Takes a cuTile Python file's `SourceModule` and the Rust text the transpiler gen
   the command line needs before it knows whether to emit anything else, live in
   `transpiler.emit_kinds` and are re-exported here).
 
+The C ABI's tables (`hostglue/abi.py`) and the entries' signatures read from the manifests
+(`hostglue/signatures.py`) live in `transpiler.hostglue`, and are re-exported here.
+
 Nothing is imported or run: host code is read with libcst. The C ABI (`TensorDesc`, dtype
 codes, error codes) is defined by `launcher/template/src/runtime.rs`.
 """
@@ -26,16 +29,13 @@ codes, error codes) is defined by `launcher/template/src/runtime.rs`.
 from __future__ import annotations
 
 import json
-import keyword
 import math
-import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from rust_emit.rustfmt import format_rust
-from specialization.manifest import Manifest, ManifestParam, read_manifests
 from transpiler.emit_kinds import EMIT_KINDS as EMIT_KINDS  # re-exported
 from transpiler.emit_kinds import emit_path as emit_path  # re-exported
 from transpiler.frontend.cutile_py import (
@@ -46,153 +46,18 @@ from transpiler.frontend.cutile_py import (
     tile_attr,
 )
 from transpiler.hostglue import pyruntime_text
-from transpiler.lowering.reserved_names import RUST_KEYWORDS
-from transpiler.model.elements import ABI_DTYPE_CODES, RUST_ELEMENT_TYPES, TORCH_ELEMENT_NAMES
+from transpiler.hostglue.abi import DEFAULT_ELEMENT_TYPES as DEFAULT_ELEMENT_TYPES
+from transpiler.hostglue.abi import DTYPE_CODES as DTYPE_CODES
+from transpiler.hostglue.abi import TORCH_DTYPES as TORCH_DTYPES
+from transpiler.hostglue.signatures import GenericSig as GenericSig
+from transpiler.hostglue.signatures import KernelSig as KernelSig
+from transpiler.hostglue.signatures import ParamSig as ParamSig
+from transpiler.hostglue.signatures import kernel_signatures as kernel_signatures
 
 if TYPE_CHECKING:
     from transpiler.driver import TranslationResult
 
-#: Element types each dispatched dtype generic is built for (cutile names).
-DEFAULT_ELEMENT_TYPES: tuple[str, ...] = ("f32", "f16", "bf16")
-
-#: `DT_*` codes of runtime.rs, by cutile element name.
-DTYPE_CODES: dict[str, int] = ABI_DTYPE_CODES
-
-#: torch dtype attribute -> cutile element name (host code that names a dtype).
-TORCH_DTYPES: dict[str, str] = TORCH_ELEMENT_NAMES
-
-_RUST_SCALAR_C = {"f32": "f32", "f64": "f64", "i32": "i32", "i64": "i64", "u32": "u32",
-                  "u64": "u64", "i16": "i16", "i8": "i8", "u8": "u8", "u16": "u16",
-                  "bool": "bool"}
-_RESERVED = {"stream", "device", "context", "grid", "grid_x", "grid_y", "grid_z", "out",
-             "generics", "key", "op", "self", "Self", "crate", "super", "fast", "fast_key",
-             "packet", "spec", "probe", "resolve_generics", "tl_packet", "tl_reader"}
 _MAX_INLINE_DEPTH = 6
-
-
-# ---- kernel signatures ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ParamSig:
-    """One kernel parameter as the manifest records it."""
-
-    name: str
-    kind: str  # "array" | "scalar" | "const"
-    ndim: int = 0
-    element: str = ""  # Rust element type or generic name (arrays, scalars)
-    const_kind: str = ""  # "int" | "bool" | "float" (constants)
-    fixed: bool = False  # a float constant folded into the kernel
-
-    @property
-    def ident(self) -> str:
-        """The Rust/C identifier of this parameter in generated code."""
-        name = self.name
-        if keyword.iskeyword(name) or name in _RESERVED or name in RUST_KEYWORDS:
-            return name + "_arg"
-        return name
-
-    @property
-    def is_generic_const(self) -> bool:
-        return self.kind == "const" and self.const_kind in ("int", "bool")
-
-    @property
-    def c_type(self) -> str:
-        """The Rust type of the C parameter (arrays: a descriptor pointer)."""
-        if self.kind == "array":
-            return "*const TensorDesc"
-        if self.kind == "scalar":
-            return _RUST_SCALAR_C.get(self.element, self.element)
-        return {"int": "i32", "bool": "bool"}.get(self.const_kind, "f64")
-
-
-
-
-@dataclass(frozen=True)
-class GenericSig:
-    name: str
-    kind: str  # "type" | "i32" | "bool"
-    params: tuple[str, ...]
-    tree: object = None  # a derived const generic: its value over the constants
-
-
-@dataclass(frozen=True)
-class KernelSig:
-    """What the launcher needs of one Rust entry translating a Python kernel."""
-
-    name: str  # the Python kernel
-    rust_fn: str  # the Rust entry
-    params: tuple[ParamSig, ...]
-    generics: tuple[GenericSig, ...]
-    variant: tuple[tuple[str, str], ...] = ()  # (array param, element) a dtype variant fixes
-    derived: tuple[tuple[str, object], ...] = ()  # f32 params computed from float constants
-    consts: tuple[tuple[str, object], ...] = ()  # (constant, value) a value variant fixes
-    # i32 params carrying a tensor's stride (name, array, dim): a kernel cannot read them
-    strides: tuple[tuple[str, str, int], ...] = ()
-    # (condition tree over constants, outcome, text) a condition variant fixes
-    conds: tuple[tuple[object, bool, str], ...] = ()
-
-    @property
-    def is_variant(self) -> bool:
-        """One of several entries of a kernel, for given dtypes, constant values and/or
-        outcomes of conditions over constants."""
-        return bool(self.variant or self.consts or self.conds)
-
-    def param(self, name: str) -> ParamSig:
-        return next(p for p in self.params if p.name == name)
-
-    @property
-    def rust_args(self) -> tuple[ParamSig | str, ...]:
-        """Arguments of the Rust entry, in order: parameters (int/bool constants are
-        generics, fixed float constants are folded), then derived values (by name)."""
-        kept: list[ParamSig | str] = [p for p in self.params
-                                      if not p.is_generic_const and not p.fixed]
-        return (*kept, *(name for name, _ in self.derived),
-                *(name for name, _, _ in self.strides))
-
-
-def kernel_signatures(rust: str) -> tuple[str, dict[str, list[KernelSig]]]:
-    """The `#[cutile::module]` name of a generated file and, per Python kernel, the
-    signatures of its Rust entries (several when dtype variants split it)."""
-    module = re.search(r"#\[cutile::module\]\s*pub mod (\w+)", rust)
-    if module is None:
-        raise ValueError("the Rust text has no `#[cutile::module] pub mod`")
-    sigs: dict[str, list[KernelSig]] = {}
-    for entry, data in read_manifests(rust).items():
-        sig = _signature(Manifest.from_json(data),
-                         str(data.get("entry") or _rust_fn_after(rust, entry)))
-        sigs.setdefault(sig.name, []).append(sig)
-    return module.group(1), sigs
-
-
-def _rust_fn_after(rust: str, kernel: str) -> str:
-    start = rust.find(f'"kernel":{json.dumps(kernel)}')
-    found = re.compile(r"\bfn (\w+)").search(rust, max(start, 0))
-    return found.group(1) if found else kernel
-
-
-def _launch_rank(param: ManifestParam) -> int:
-    """The rank the launcher passes an array at: the manifest's `ndim`, where -1 (an array the
-    entry never reads) is the 1-d tensor the Rust entry takes (`{ [-1] }`)."""
-    ndim = param.ndim or 0
-    return 1 if ndim < 0 else ndim
-
-
-def _signature(manifest: Manifest, rust_fn: str) -> KernelSig:
-    params = tuple(
-        ParamSig(p.name, p.kind, _launch_rank(p), p.element or "", p.const_kind or "",
-                 p.fixed is not None)
-        for p in manifest.kernel_params
-    )
-    derived = tuple((p.name, p.expr) for p in manifest.params if p.kind == "derived")
-    strides = tuple((p.name, str(p.array), int(p.dim or 0))
-                    for p in manifest.params if p.kind == "stride")
-    generics = tuple(GenericSig(g.name, g.kind, g.params, g.tree) for g in manifest.generics)
-    variant = tuple((k, RUST_ELEMENT_TYPES.get(v, v)) for k, v in manifest.dtype_variant.items())
-    consts = tuple(manifest.const_variant.items())
-    conds = tuple((c.tree, c.value, c.text) for c in manifest.conditions)
-    return KernelSig(manifest.kernel, rust_fn, params, generics, variant, derived, consts,
-                     strides, conds)
 
 
 # ---- host values ---------------------------------------------------------------------------

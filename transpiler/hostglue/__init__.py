@@ -1,8 +1,10 @@
 """Host glue: what runs a translation from the original host code.
 
-`pyruntime.py` is the launch runtime that `--emit pywrapper` copies into each wrapper
-module (read as a package resource, not imported by the product). The launch planning,
-the Rust launchers and the wrapper generator are in `transpiler.emit_launcher`.
+`abi` holds the C ABI's tables, `signatures` the Rust entries of a generated file read from
+its manifests, `pyruntime.py` the launch runtime that `--emit pywrapper` copies into each
+wrapper module (read as a package resource, not imported by the product). Host evaluation,
+launch planning, the Rust launchers and the wrapper generator are still in
+`transpiler.emit_launcher`.
 """
 
 from importlib import resources
