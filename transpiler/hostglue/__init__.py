@@ -1,10 +1,11 @@
 """Host glue: what runs a translation from the original host code.
 
 `abi` holds the C ABI's tables, `signatures` the Rust entries of a generated file read from
-its manifests, `pyruntime.py` the launch runtime that `--emit pywrapper` copies into each
-wrapper module (read as a package resource, not imported by the product). Host evaluation,
-launch planning, the Rust launchers and the wrapper generator are still in
-`transpiler.emit_launcher`.
+its manifests, `host_values` the symbolic evaluation of host code before a launch, `plan`
+the launch plans (grid, generics, dispatch), `rust_launchers` the `extern "C"` launchers,
+`pywrapper` the Python drop-in module, and `pyruntime.py` the launch runtime that the
+wrapper carries (read as a package resource, not imported by the product).
+`transpiler.emit_launcher` is the entry point.
 """
 
 from importlib import resources
