@@ -2,7 +2,7 @@
 
 Takes nothing; gives the data types of a kernel after name resolution and typing:
 element types (concrete, or a variable that specialization turns into a generic), symbolic
-shapes (integers, `ct.Constant` parameter names, and arithmetic on them), value types (tile,
+shapes (integers, integer constant parameters' names, and arithmetic on them), value types (tile,
 scalar, array, compile-time Python value), typed expressions and statements that keep their
 source span, and `KernelModel` itself.
 """
@@ -71,7 +71,7 @@ ElemType = DType | DTypeVar
 
 @dataclass(frozen=True)
 class DimSym:
-    """A `ct.Constant[int]` parameter used as a dimension (a const generic in Rust)."""
+    """An integer constant parameter used as a dimension (a const generic of the target)."""
 
     name: str
 
@@ -315,10 +315,10 @@ class KernelParam:
     name: str
     kind: str
     type: ValueType
-    const_kind: str | None = None  # "int", "bool", "float" for `ct.Constant[...]`
+    const_kind: str | None = None  # "int", "bool", "float" for a constant parameter
     span: Span | None = None
     written: bool = False  # an array the kernel stores to
-    fixed: object = None  # a `ct.Constant[float]` folded to the value every launch passes
+    fixed: object = None  # a float constant folded to the value every launch passes
 
 
 @dataclass
@@ -338,9 +338,9 @@ class KernelModel:
     derived_params: list[tuple[str, object]] = field(default_factory=list)
     # Extra runtime i32 parameters carrying array strides: (name, array, dim).
     stride_params: list[tuple[str, str, int]] = field(default_factory=list)
-    # `ct.Constant` parameter -> the value this variant is translated for.
+    # Constant parameter -> the value this variant is translated for.
     const_variant: dict[str, object] = field(default_factory=dict)
     # Condition over constants (Rust text) -> {"tree": JSON condition, "value": outcome}.
     cond_variant: dict[str, dict[str, object]] = field(default_factory=dict)
-    # Array parameter -> cuda.tile dtype this variant is translated for (empty: generic).
+    # Array parameter -> model dtype this variant is translated for (empty: generic).
     dtype_variant: dict[str, str] = field(default_factory=dict)
