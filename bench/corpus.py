@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpus_specs
+from specialization.manifest import parse_manifests
 
 REPO = Path(__file__).resolve().parent.parent
 WHEEL_REQUIREMENT = "tilegym==1.5.1"
@@ -296,16 +297,15 @@ def isolated_source(source: Path, keep: set[str]) -> str:
 def check_rows(source: Path, rust_path: Path, rows: list[KernelRow],
                launches: dict[str, corpus_specs.KernelLaunch], mode: str) -> None:
     """IR-check the translated kernels among `rows` against the Rust at `rust_path`."""
-    from transpiler.driver import read_manifests
     from transpiler.ircheck.check import check_file
 
-    manifests = read_manifests(rust_path.read_text(encoding="utf-8"))
+    manifests = parse_manifests(rust_path.read_text(encoding="utf-8"))
     constants = corpus_specs.constant_params(ast.parse(source.read_text(encoding="utf-8")))
     specs: dict[str, list[Any]] = {}
     run_dtypes: dict[str, str] = {}
     for row in rows:
         row.ir_mode = mode
-        mine = [m for m in manifests.values() if m.get("kernel") == row.kernel]
+        mine = [m.to_json() for m in manifests.values() if m.kernel == row.kernel]
         if not mine:
             row.ir_note = "the Rust output has no manifest for this kernel"
             continue

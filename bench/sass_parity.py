@@ -37,6 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specialization.manifest import parse_manifests
+
 REPO = Path(__file__).resolve().parents[1]
 TOOLCHAIN = REPO / ".cache" / "sass-toolchain"
 RESULTS = REPO / "bench" / "results"
@@ -157,12 +159,11 @@ class PairRow:
 def compare_file(source: Path, rust: Path, specs: dict[str, list[Any]], toolchain: Path,
                  label: str) -> list[PairRow]:
     """One row per (kernel, specialization): both sides' SASS statistics."""
-    from transpiler.driver import read_manifests
-    from transpiler.ircheck.check import _unused_arrays_as_1d, generics_for, select_manifest
+    from transpiler.ircheck.check import generics_for, select_manifest, unused_arrays_as_1d
     from transpiler.ircheck.generated import compile_rust_kernels
     from transpiler.ircheck.reference import reference_bytecode
 
-    manifests = read_manifests(rust.read_text(encoding="utf-8"))
+    manifests = parse_manifests(rust.read_text(encoding="utf-8"))
     rows: list[PairRow] = []
     jobs: list[tuple[PairRow, Any]] = []
     requests: list[dict[str, Any]] = []
@@ -174,7 +175,7 @@ def compare_file(source: Path, rust: Path, specs: dict[str, list[Any]], toolchai
             if manifest is None:
                 row.error = "no Rust entry fits"
                 continue
-            compiled = _unused_arrays_as_1d(spec, manifest)
+            compiled = unused_arrays_as_1d(spec, manifest)
             requests.append({"entry": manifest["entry"], "id": spec.label(),
                              "generics": generics_for(manifest, compiled)})
             jobs.append((row, compiled))
@@ -221,12 +222,10 @@ def corpus_pairs(only: list[str]) -> list[tuple[Path, Path, dict[str, list[Any]]
             continue
         launches, _, _ = corpus_specs.discover(source, root)
         constants = corpus_specs.constant_params(ast.parse(source.read_text(encoding="utf-8")))
-        from transpiler.driver import read_manifests
-
-        manifests = read_manifests(rust.read_text(encoding="utf-8"))
+        manifests = parse_manifests(rust.read_text(encoding="utf-8"))
         specs: dict[str, list[Any]] = {}
         for kernel, launch in launches.items():
-            mine = [m for m in manifests.values() if m.get("kernel") == kernel]
+            mine = [m.to_json() for m in manifests.values() if m.kernel == kernel]
             if mine:
                 found = corpus_specs.specs_for(launch, mine, constants.get(kernel, set()))
                 if found.specs:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from specialization.manifest import parse_manifests, read_manifests
+
 RUST_NAME = "translation.rs"
 _LOC_RE = re.compile(re.escape(RUST_NAME) + r":(\d+)")
 
@@ -77,7 +79,6 @@ class HarnessVerifier:
                     for d in diagnostics if d.is_error]
 
     def ir_check(self, source: str, display: str, rust: str, kernels: list[str]) -> IrResult:
-        from transpiler.driver import read_manifests
         from transpiler.ircheck.check import check_file
 
         manifests = read_manifests(rust)
@@ -88,7 +89,7 @@ class HarnessVerifier:
             rs_path = folder / RUST_NAME
             rs_path.write_text(rust, encoding="utf-8")
             specs = self._specs(source, display, manifests, kernels)
-            outcomes = check_file(py_path, rs_path, manifests, specs)
+            outcomes = check_file(py_path, rs_path, parse_manifests(rust), specs)
             data = [_outcome_json(o, folder) for o in outcomes]
         problems = [_problem(o) for o in data if o["verdict"] in ("FAIL", "ERROR")]
         for kernel in kernels:

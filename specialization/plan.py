@@ -12,7 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from transpiler.ircheck.spec import RUST_ELEMENT_TYPES
+from specialization.manifest import (
+    CONST_GENERIC_TYPES as CONST_GENERIC_TYPES,  # re-exported
+)
+from specialization.manifest import (
+    FLOAT_BITS_KIND,
+    Manifest,
+    ManifestCondition,
+    ManifestGeneric,
+    ManifestParam,
+)
+from specialization.manifest import (
+    MANIFEST_VERSION as MANIFEST_VERSION,  # re-exported
+)
 from transpiler.model import (
     ArrayType,
     DType,
@@ -22,14 +34,7 @@ from transpiler.model import (
     PointerType,
     ScalarType,
 )
-
-MANIFEST_VERSION = 1
-#: The generic kind of a `ct.Constant[float]`: an `i32` const generic holding the constant's
-#: f32 bit pattern (stable Rust has no float const generics). Python folds such a constant
-#: into its kernel per value; the bits make cuTile Rust's JIT specialize per value too.
-FLOAT_BITS_KIND = "f32_bits"
-#: Rust's spelling of each kind of const generic.
-CONST_GENERIC_TYPES = {"i32": "i32", "bool": "bool", FLOAT_BITS_KIND: "i32"}
+from transpiler.model.elements import RUST_ELEMENT_TYPES
 
 
 @dataclass(frozen=True)
@@ -76,45 +81,42 @@ class SpecializedKernel:
         return "_".join([self.model.name, *parts])
 
     def manifest(self) -> dict[str, object]:
+        """The manifest as JSON-ready data (`manifest_record().to_json()`)."""
+        return self.manifest_record().to_json()
+
+    def manifest_record(self) -> Manifest:
         params = []
         for p in self.model.params:
-            entry: dict[str, object] = {"name": p.name, "kind": p.kind}
             if isinstance(p.type, ArrayType):
-                entry["ndim"] = p.type.ndim
-                entry["element"] = self.rust_elem(p.type.dtype)
-                entry["written"] = p.written
+                params.append(ManifestParam(p.name, p.kind, ndim=p.type.ndim,
+                                            element=self.rust_elem(p.type.dtype),
+                                            written=p.written))
             elif isinstance(p.type, PointerType):
-                entry["element"] = self.rust_elem(p.type.dtype)
-                entry["written"] = p.written
+                params.append(ManifestParam(p.name, p.kind,
+                                            element=self.rust_elem(p.type.dtype),
+                                            written=p.written))
             elif isinstance(p.type, ScalarType):
-                entry["element"] = self.rust_elem(p.type.dtype)
+                params.append(ManifestParam(p.name, p.kind, element=self.rust_elem(p.type.dtype)))
             else:
-                entry["const_kind"] = p.const_kind
-                if p.fixed is not None:
-                    entry["fixed"] = p.fixed
-            params.append(entry)
+                params.append(ManifestParam(p.name, p.kind, const_kind=p.const_kind,
+                                            fixed=p.fixed))
         for name, tree in self.model.derived_params:
-            params.append({"name": name, "kind": "derived", "element": "f32", "expr": tree})
+            params.append(ManifestParam(name, "derived", element="f32", expr=tree))
         for name, array, dim in self.model.stride_params:
-            params.append({"name": name, "kind": "stride", "element": "i32", "array": array,
-                           "dim": dim})
-        return {
-            "version": MANIFEST_VERSION,
-            "kernel": self.model.name,
-            "entry": self.entry_name,
-            "dtype_variant": dict(self.model.dtype_variant),
-            "const_variant": dict(self.model.const_variant),
-            "conditions": [{"text": k, "tree": v["tree"], "value": v["value"]}
-                           for k, v in sorted(self.model.cond_variant.items())],
-            "generics": [
-                {"name": g.name, "kind": g.kind, "source": g.source, "params": list(g.params),
-                 **({"tree": g.tree} if g.tree is not None else {})}
-                for g in self.generics
-            ],
-            "params": params,
-            "output_strategy": self.output_strategy,
-            "notes": list(self.notes),
-        }
+            params.append(ManifestParam(name, "stride", element="i32", array=array, dim=dim))
+        return Manifest(
+            kernel=self.model.name,
+            entry=self.entry_name,
+            dtype_variant=dict(self.model.dtype_variant),
+            const_variant=dict(self.model.const_variant),
+            conditions=tuple(ManifestCondition(k, v["tree"], v["value"])  # type: ignore[arg-type]
+                             for k, v in sorted(self.model.cond_variant.items())),
+            generics=tuple(ManifestGeneric(g.name, g.kind, g.source, tuple(g.params), g.tree)
+                           for g in self.generics),
+            params=tuple(params),
+            output_strategy=self.output_strategy,
+            notes=tuple(self.notes),
+        )
 
 
 def specialize(model: KernelModel) -> SpecializedKernel:

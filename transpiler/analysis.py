@@ -42,7 +42,7 @@ from transpiler.frontend.splits import (
 from transpiler.frontend.syntax_facts import SyntaxFacts
 from transpiler.lowering import signatures
 from transpiler.lowering.fma import contract_fma
-from transpiler.lowering.reserved_names import DSL_FUNCTIONS, RUST_KEYWORDS
+from transpiler.lowering.rust_names import rust_ident
 from transpiler.model import (
     ALL_DTYPES,
     ArrayType,
@@ -73,11 +73,43 @@ from transpiler.model import (
     statement_exprs,
     walk_statements,
 )
+from transpiler.model.consts import (
+    BOOL,
+    F32,
+    I32,
+    NEGATED,
+    PY_OPS,
+    ConstExpr,
+    ConstParam,
+    TypedConst,
+    const,
+    expression_tree,
+    first_param,
+    is_bool_expression,
+    is_concrete,
+    is_const,
+    is_equality_pin,
+    is_float_const,
+    is_float_expression,
+    params_in,
+)
+from transpiler.model.consts import evaluate_condition as evaluate_condition  # re-exported
+from transpiler.model.consts import evaluate_expression as evaluate_expression  # re-exported
 
-I32 = DType("int32")
-F32 = DType("float32")
-BOOL = DType("bool_")
-
+# Earlier names of the compile-time value helpers (now public in `transpiler.model.consts`).
+_ConstParam = ConstParam
+_Deferred = ConstExpr
+_TypedConst = TypedConst
+_PY_OPS = PY_OPS
+_NEGATED = NEGATED
+_is_equality_pin = is_equality_pin
+_params_in = params_in
+_float_expression = is_float_expression
+_bool_expression = is_bool_expression
+_expression_tree = expression_tree
+_first_param = first_param
+_concrete = is_concrete
+_is_float_const = is_float_const
 _ENUMS = {"PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope"}
 _DTYPE_ALIASES = {"float": "float32", "int": "int32", "bool": "bool_"}
 _NP_TORCH_DTYPES = {name: name for name in ALL_DTYPES} | {"bool": "bool_", "half": "float16",
@@ -104,19 +136,6 @@ _CMPOPS = {
     cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
     cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!=",
 }
-
-
-def const(value: object, span: Span | None = None) -> TExpr:
-    return TExpr("const", [], ConstType(value), span)
-
-
-def is_const(expr: TExpr) -> bool:
-    return isinstance(expr.type, ConstType)
-
-
-def rust_ident(name: str) -> str:
-    """The Rust name of a Python local: keywords and DSL function names get a `_` suffix."""
-    return f"{name}_" if name in RUST_KEYWORDS or name in DSL_FUNCTIONS else name
 
 
 @dataclass
@@ -1791,127 +1810,6 @@ def condition_tree(value: object) -> object:
     return value
 
 
-def evaluate_condition(tree: object, values: dict[str, object]) -> object:
-    """The value of a `condition_tree` for given constants (Python semantics)."""
-    if isinstance(tree, list) and tree[0] == "param":
-        return values[tree[1]]
-    if isinstance(tree, list):
-        left, right = evaluate_condition(tree[1], values), evaluate_condition(tree[2], values)
-        return _PY_OPS[tree[0]](left, right)
-    return tree
-
-
-_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-
-
-def _params_in(value: object) -> list[str]:
-    """The `ct.Constant` parameters a compile-time condition reads."""
-    if isinstance(value, _ConstParam):
-        return [value.name]
-    if isinstance(value, DimSym):
-        return [value.name]
-    if isinstance(value, DimExpr | _Deferred):
-        out = _params_in(value.left)
-        return out + [p for p in _params_in(value.right) if p not in out]
-    return []
-
-
-# ---- compile-time helper values ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _ConstParam:
-    """A non-integer `ct.Constant` parameter (bool or float): known only at launch."""
-
-    name: str
-    kind: str = "bool"
-
-
-@dataclass(frozen=True)
-class _TypedConst:
-    """`ct.float8_e4m3fn(0.0)`: a number with an explicit dtype."""
-
-    value: object
-    dtype: DType
-
-
-@dataclass(frozen=True)
-class _Deferred:
-    """A compile-time expression over `ct.Constant` parameters, decided at launch."""
-
-    op: str
-    left: object
-    right: object
-
-
-_PY_OPS: dict[str, Callable[[object, object], object]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
-    "**": lambda a, b: a ** b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
-    "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-}
-
-
-def _float_expression(value: object) -> bool:
-    """A `_Deferred` tree over float `ct.Constant` parameters, numbers and + - * /."""
-    if isinstance(value, _Deferred):
-        return value.op in ("+", "-", "*", "/") and _float_expression(
-            value.left) and _float_expression(value.right)
-    if isinstance(value, _ConstParam):
-        return value.kind == "float"
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _bool_expression(value: object) -> bool:
-    """A `_Deferred` condition over `ct.Constant` parameters (and, or, not, comparisons)."""
-    if isinstance(value, _Deferred):
-        if value.op in ("&", "|", "^", "==", "!=", "<", "<=", ">", ">="):
-            return all(_bool_expression(v) or isinstance(v, int | float | DimSym | DimExpr)
-                       for v in (value.left, value.right))
-        return False
-    if isinstance(value, _ConstParam):
-        return value.kind == "bool"
-    return isinstance(value, bool | DimSym | DimExpr | int)
-
-
-def _expression_tree(value: object) -> object:
-    """JSON-ready form of a float expression: ["/", 1.0, ["param", "p"]]."""
-    if isinstance(value, _Deferred):
-        return [value.op, _expression_tree(value.left), _expression_tree(value.right)]
-    if isinstance(value, _ConstParam):
-        return ["param", value.name]
-    return float(value)
-
-
-def _first_param(value: object) -> str | None:
-    if isinstance(value, _ConstParam):
-        return value.name
-    if isinstance(value, _Deferred):
-        return _first_param(value.left) or _first_param(value.right)
-    return None
-
-
-def evaluate_expression(tree: object, values: dict[str, float]) -> float:
-    """The value of an `_expression_tree` for given parameter values (double precision, as
-    cuTile Python folds it)."""
-    if isinstance(tree, list) and tree[0] == "param":
-        return float(values[tree[1]])
-    if isinstance(tree, list):
-        left = evaluate_expression(tree[1], values)
-        right = evaluate_expression(tree[2], values)
-        return {"+": left + right, "-": left - right, "*": left * right}.get(
-            tree[0], left / right if right else math.inf)
-    return float(tree)
-
-
-def _concrete(value: object) -> bool:
-    return not isinstance(value, DimSym | DimExpr | _ConstParam | _Deferred)
-
-
-def _is_float_const(value: TExpr) -> bool:
-    return is_const(value) and isinstance(value.type.value, float)
 
 
 _RANK = {"bool_": 0, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 3, "int32": 3,

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import libcst as cst
+
 from rust_emit import tree as t
 from rust_emit.printer import print_source
 from rust_emit.rustfmt import format_rust
+from specialization.manifest import MANIFEST_PREFIX as MANIFEST_PREFIX  # re-exported
+from specialization.manifest import read_manifests as read_manifests  # re-exported
 from specialization.plan import SpecializedKernel, specialize
 from transpiler import __version__
 from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstruct
@@ -37,7 +40,6 @@ from transpiler.lowering.support import support_function
 from transpiler.model import KernelModel
 
 MAX_SOURCE_BYTES = 2_000_000
-MANIFEST_PREFIX = "transpiler-manifest: "
 # LLM fallback hook (llm_fallback/): given, the analysis leaves element-wise constructs it
 # cannot lower as `hole` nodes, and the hook sees each typed model before lowering (to fill
 # the holes with checked fragments). None: the deterministic path, unchanged.
@@ -190,8 +192,7 @@ def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
 
 
 def _with_manifest(fn: t.Function, spec: SpecializedKernel) -> t.Function:
-    line = MANIFEST_PREFIX + json.dumps(spec.manifest(), sort_keys=True,
-                                        separators=(",", ":"))
+    line = spec.manifest_record().to_text()
     return t.Function(fn.name, fn.params, fn.body, fn.generics, fn.ret, fn.attributes, fn.doc,
                       (*fn.comments, line), fn.unsafe, fn.public)
 
@@ -223,23 +224,9 @@ def module_name(path: str) -> str:
 
 def _module_doc(source: SourceIndex) -> tuple[str, ...]:
     body = source.module.body
-    import libcst as cst
-
     if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
             body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
         value = body[0].body[0].value.evaluated_value
         if isinstance(value, str):
             return tuple(line.strip() for line in value.strip().splitlines())
     return ()
-
-
-def read_manifests(rust_text: str) -> dict[str, dict[str, object]]:
-    """The specialization manifests embedded in a generated Rust file, by Rust entry name
-    (each names its Python kernel under "kernel")."""
-    out: dict[str, dict[str, object]] = {}
-    for line in rust_text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("// " + MANIFEST_PREFIX):
-            data = json.loads(stripped[len("// " + MANIFEST_PREFIX):])
-            out[str(data.get("entry", data["kernel"]))] = data
-    return out

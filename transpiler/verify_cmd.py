@@ -18,8 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from transpiler.driver import read_manifests, translate_bytes
+import libcst as cst
+
+from specialization.manifest import Manifest, ManifestGeneric, ManifestParam, parse_manifests
+from transpiler.driver import translate_bytes
 from transpiler.frontend.cutile_py import parse_source
+from transpiler.ircheck.generated import HarnessError, cargo_check_files, list_kernels
 from transpiler.ircheck.spec import SpecFileError
 
 EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
@@ -100,7 +104,6 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
     """The structural outcomes; with `numeric` (a list), also the numeric check's, appended
     to it."""
     from transpiler.ircheck.check import IrPair, plan_specs, verify_specs
-    from transpiler.ircheck.generated import HarnessError, cargo_check_files
 
     rust_text = rust_path.read_text(encoding="utf-8")
     errors = [d for d in cargo_check_files([rust_path]) if d.is_error]
@@ -112,13 +115,13 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
         entries = _entry_names(rust_path)
         # A manifest is trusted only while its entry is still in the file (a hand edit may
         # have renamed or removed it); otherwise bind from the signatures.
-        manifests = {k: m for k, m in read_manifests(rust_text).items() if k in entries}
+        manifests = {k: m for k, m in parse_manifests(rust_text).items() if k in entries}
         if not manifests:
             manifests = manifests_from_signature(source_path, rust_path, kernel_map)
     except HarnessError as err:
         raise VerifyError(f"cannot read the Rust file's entries: {err}") from None
     python_manifests = _python_manifests(source_path)
-    spec_source = {**python_manifests, **{k: v for k, v in manifests.items()
+    spec_source = {**python_manifests, **{k: v.to_json() for k, v in manifests.items()
                                           if k not in python_manifests}}
     plan = plan_specs(source, spec_source, spec_files)
     kernels = {k.name for k in source.kernels}
@@ -126,7 +129,7 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
     plan.pools = {k: v for k, v in plan.pools.items() if k in kernels}
     for kernel in kernels:
         rs = kernel_map.get(kernel, kernel)
-        if not any(m.get("kernel") == rs or m.get("entry") == rs for m in manifests.values()):
+        if not any(rs in (m.kernel, m.entry) for m in manifests.values()):
             raise VerifyError(f"no `#[cutile::entry]` named `{rs}` for kernel `{kernel}` "
                               "(use --map PY=RS)")
         if not plan.given.get(kernel) and not plan.pools.get(kernel):
@@ -145,8 +148,6 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
 
 
 def _entry_names(rust_path: Path) -> set[str]:
-    from transpiler.ircheck.generated import list_kernels
-
     listing = list_kernels(rust_path)
     return {e["name"] for m in listing.get("modules", []) for e in m.get("entries", [])}
 
@@ -162,15 +163,13 @@ def _python_manifests(source_path: Path) -> dict[str, dict[str, Any]]:
 
 
 def manifests_from_signature(source_path: Path, rust_path: Path,
-                             kernel_map: dict[str, str]) -> dict[str, dict[str, Any]]:
+                             kernel_map: dict[str, str]) -> dict[str, Manifest]:
     """Manifests for hand-written Rust, bound through the entry signatures."""
-    from transpiler.ircheck.generated import list_kernels
-
     listing = list_kernels(rust_path)
     source = parse_source(source_path.read_text(encoding="utf-8"), str(source_path))
     python_params = {k.name: _python_params(k.node) for k in source.kernels}
     reverse = {rs: py for py, rs in kernel_map.items()}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Manifest] = {}
     for module in listing.get("modules", []):
         for entry in module.get("entries", []):
             kernel = reverse.get(entry["name"], entry["name"])
@@ -196,37 +195,34 @@ def _python_params(fn: Any) -> dict[str, str]:
 
 
 def _annotation_text(node: Any) -> str:
-    import libcst as cst
-
     return cst.Module([]).code_for_node(node)
 
 
-def _entry_manifest(kernel: str, entry: dict[str, Any],
-                    python: dict[str, str]) -> dict[str, Any]:
-    params: list[dict[str, Any]] = []
+def _entry_manifest(kernel: str, entry: dict[str, Any], python: dict[str, str]) -> Manifest:
+    params: list[ManifestParam] = []
     tensor_of_type: dict[str, str] = {}
     for p in entry["params"]:
         name = p["name"]
         if p["kind"] == "tensor":
-            params.append({"name": name, "kind": "array", "ndim": p["rank"]})
+            params.append(ManifestParam(name, "array", ndim=int(p["rank"])))
             element = p["ty"].replace(" ", "").split("Tensor<", 1)[-1].split(",", 1)[0]
             tensor_of_type.setdefault(element, name)
         elif python.get(name) == "const_float":
-            params.append({"name": name, "kind": "const", "const_kind": "float"})
+            params.append(ManifestParam(name, "const", const_kind="float"))
         else:
-            params.append({"name": name, "kind": "scalar"})
-    generics: list[dict[str, Any]] = []
+            params.append(ManifestParam(name, "scalar"))
+    generics: list[ManifestGeneric] = []
     for g in entry["generics"]:
         if g["kind"] == "type":
             source = tensor_of_type.get(g["name"])
             if source is None:
                 raise _unbound(g["name"], "no tensor parameter has it as element type")
-            generics.append({"name": g["name"], "kind": "type", "params": [source]})
+            generics.append(ManifestGeneric(g["name"], "type", f"dtype({source})", (source,)))
         elif g["name"] in python and g.get("arity", 1) == 1:
-            generics.append({"name": g["name"], "kind": g["kind"], "params": [g["name"]]})
+            generics.append(ManifestGeneric(g["name"], g["kind"], g["name"], (g["name"],)))
         else:
             raise _unbound(g["name"], "no `ct.Constant` parameter of that name in the source")
-    return {"kernel": kernel, "entry": entry["name"], "generics": generics, "params": params}
+    return Manifest(kernel, entry["name"], params=tuple(params), generics=tuple(generics))
 
 
 def _unbound(name: str, why: str) -> Exception:

@@ -33,6 +33,7 @@ from transpiler.ircheck.parse import (
     render,
 )
 from transpiler.ircheck.restructure import restructure
+from transpiler.model.elements import ELEMENTS
 
 
 @dataclass(frozen=True)
@@ -999,8 +1000,7 @@ def _loop_index_bound(value: Value, predicate: str) -> bool:
     return low_ok and high_ok
 
 
-_ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "f16": 2, "bf16": 2, "i32": 4, "f32": 4,
-                  "tf32": 4, "i64": 8, "f64": 8}
+_ELEMENT_BYTES = {e.tileir: e.bytes for e in ELEMENTS}
 
 
 def _element_aligned(value: Value, predicate: str) -> bool:
@@ -1157,7 +1157,7 @@ def splat_literal(value: Value) -> str | None:
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
-_INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+_INT_BITS = {e.tileir: e.bits for e in ELEMENTS if e.is_int and e.signed}
 _DIVI: dict[str, Callable[[int, int], int]] = {
     "<negative_inf>": lambda a, b: a // b, "<positive_inf>": lambda a, b: -(-a // b),
     "<zero>": lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)}

@@ -17,19 +17,19 @@ from __future__ import annotations
 import ast
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from specialization.plan import FLOAT_BITS_KIND
-from transpiler.analysis import evaluate_condition, evaluate_expression
+from specialization.manifest import FLOAT_BITS_KIND, Manifest
 from transpiler.frontend.cutile_py import SourceModule, parse_source
 from transpiler.frontend.host.kernels import constant_params
 from transpiler.frontend.host.reader import KernelLaunch, discover, package_root
 from transpiler.frontend.host_values import host_dtypes, launch_constants
 from transpiler.ircheck.coverage import Coverage, Target, candidates, choose, reached
 from transpiler.ircheck.host_specs import every_launch_spec
+from transpiler.ircheck.rules import CUTILE_PY, ReferenceProducer
 from transpiler.ircheck.spec import (
     RUST_ELEMENT_TYPES,
     ArraySpec,
@@ -41,6 +41,7 @@ from transpiler.ircheck.spec import (
     load_spec_file,
 )
 from transpiler.lowering.float_bits import f32_bits
+from transpiler.model.consts import evaluate_condition, evaluate_expression
 
 DEFAULT_CONST_INT = 64
 _FLOAT_DTYPES = ("float32", "float16", "bfloat16")
@@ -230,11 +231,13 @@ class IrPair:
         return self._parsed
 
 
-def compile_pairs(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
+def compile_pairs(source_path: Path, rust_path: Path,
+                  manifests: Mapping[str, Manifest | dict[str, Any]],
                   specs: dict[str, list[KernelSpec]],
                   kernel_map: dict[str, str] | None = None) -> list[IrPair]:
     """Compile every (kernel, spec) on both sides (one harness run for the Rust side) and
     give both disassembled texts (`tileirdisasm -g`), in the order of `specs`."""
+    manifests = plain_manifests(manifests)
     from transpiler.ircheck.generated import HarnessError, compile_rust_kernels, layout_json
 
     kernel_map = kernel_map or {}
@@ -244,7 +247,7 @@ def compile_pairs(source_path: Path, rust_path: Path, manifests: dict[str, dict[
     for kernel, spec in jobs:
         rs_name = kernel_map.get(kernel, kernel)
         manifest = select_manifest(manifests, rs_name, spec)
-        compiled_spec = spec if manifest is None else _unused_arrays_as_1d(spec, manifest)
+        compiled_spec = spec if manifest is None else unused_arrays_as_1d(spec, manifest)
         pair = IrPair(kernel, spec, compiled_spec, manifest)
         pairs.append(pair)
         try:
@@ -310,7 +313,8 @@ def check_pairs(pairs: list[IrPair], keep_ir: Path | None = None) -> list[CheckO
     return final
 
 
-def check_file(source_path: Path, rust_path: Path, manifests: dict[str, dict[str, Any]],
+def check_file(source_path: Path, rust_path: Path,
+               manifests: Mapping[str, Manifest | dict[str, Any]],
                specs: dict[str, list[KernelSpec]], keep_ir: Path | None = None,
                kernel_map: dict[str, str] | None = None) -> list[CheckOutcome]:
     """Compile every (kernel, spec) on both sides and compare; one outcome each."""
@@ -328,21 +332,20 @@ def _without_entry(source_path: Path, kernel: str, spec: KernelSpec,
 
 
 def _reference_text(source_path: Path, kernel: str, spec: KernelSpec, compiled: KernelSpec,
-                    error: str | None = None) -> str | CheckOutcome:
+                    error: str | None = None,
+                    producer: ReferenceProducer = CUTILE_PY) -> str | CheckOutcome:
     """cuTile Python's IR for `compiled`, or the outcome that says it rejects the
     specialization (then no launch of the original, whatever the Rust side did)."""
-    from transpiler.ircheck.reference import ReferenceIrError, reference_ir
-
     try:
-        return reference_ir(source_path, compiled)
-    except (ReferenceIrError, ValueError, TypeError) as err:
+        return producer.reference_ir(source_path, compiled)
+    except producer.rejections as err:
         lead = (f"{error}; cuTile Python does not compile it either" if error
                 else "cuTile Python did not compile it")
         return CheckOutcome(kernel, spec, "ERROR", error=f"{lead}: {err}",
                             reference_rejected=True)
 
 
-def _unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSpec:
+def unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSpec:
     """`spec` with the arrays the entry never reads (manifest ndim -1) as 1-d: the Rust takes
     them so, and their rank changes only the entry's argument list on either side."""
     unused = {p["name"] for p in manifest.get("params", [])
@@ -354,11 +357,18 @@ def _unused_arrays_as_1d(spec: KernelSpec, manifest: dict[str, Any]) -> KernelSp
     return replace(spec, params=params)
 
 
-def select_manifest(manifests: dict[str, dict[str, Any]], kernel: str,
+def plain_manifests(manifests: Mapping[str, Manifest | dict[str, Any]]
+                    ) -> dict[str, dict[str, Any]]:
+    """Manifests as their JSON objects, from the typed form or as they are."""
+    return {k: m.to_json() if isinstance(m, Manifest) else m for k, m in manifests.items()}
+
+
+def select_manifest(manifests: Mapping[str, Manifest | dict[str, Any]], kernel: str,
                     spec: KernelSpec) -> dict[str, Any] | None:
-    """The manifest of the Rust entry that translates `kernel` for `spec`'s dtypes: the
-    generic entry, or the dtype variant whose fixed element types the spec matches."""
-    for manifest in manifests.values():
+    """The manifest (its JSON object) of the Rust entry that translates `kernel` for
+    `spec`'s dtypes: the generic entry, or the dtype variant whose fixed element types the
+    spec matches."""
+    for manifest in plain_manifests(manifests).values():
         if manifest.get("kernel") != kernel and manifest.get("entry") != kernel:
             continue
         variant = manifest.get("dtype_variant") or {}

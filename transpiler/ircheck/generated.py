@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from transpiler.ircheck import toolchain
+from transpiler.ircheck.parse import parse_tileir
 from transpiler.ircheck.spec import Layout
 
 
@@ -259,8 +260,6 @@ def list_kernels(rs_path: str | os.PathLike[str], timeout: float = 120.0) -> dic
 def ir_ops(ir_text: str) -> list[str]:
     """Operation names of a `tileirdisasm` listing (every entry, nested regions included), in
     order (e.g. `load_view_tko`, `mmaf`), read with the Tile IR grammar."""
-    from transpiler.ircheck.parse import parse_tileir
-
     return [op.name for op in walk_ops(parse_tileir(ir_text))]
 
 

@@ -15,33 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# cuda.tile dtype name -> cuTile Rust element type name.
-RUST_ELEMENT_TYPES: dict[str, str] = {
-    "bool_": "bool",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "uint8": "u8",
-    "uint16": "u16",
-    "uint32": "u32",
-    "uint64": "u64",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float32": "f32",
-    "float64": "f64",
-    "tfloat32": "tf32",
-    "float8_e4m3fn": "f8e4m3fn",
-    "float8_e5m2": "f8e5m2",
-}
-
-
-def dtype_of_rust(element: str) -> str | None:
-    """The cuda.tile dtype name of a cuTile Rust element type (`f32` -> `float32`)."""
-    for name, rust in RUST_ELEMENT_TYPES.items():
-        if rust == element:
-            return name
-    return None
+from transpiler.model.elements import RUST_ELEMENT_TYPES as RUST_ELEMENT_TYPES  # re-exported
+from transpiler.model.elements import dtype_of_rust as dtype_of_rust  # re-exported
 
 
 @dataclass(frozen=True)

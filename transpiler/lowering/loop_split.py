@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from transpiler.analysis import I32
 from transpiler.model import (
     ScalarType,
     TAssign,
@@ -24,6 +23,7 @@ from transpiler.model import (
     TileType,
     TStmt,
 )
+from transpiler.model.consts import I32
 
 # `j OP s` with the loop variable on the left; `s OP j` is flipped first.
 _FLIPPED = {">=": "<=", ">": "<", "<=": ">=", "<": ">"}

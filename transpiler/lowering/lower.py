@@ -23,12 +23,11 @@ from specialization.plan import (
     Generic,
     SpecializedKernel,
 )
-from transpiler.analysis import I32, _params_in, condition_tree, rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
-from transpiler.ircheck.spec import dtype_of_rust
 from transpiler.lowering import loop_split
 from transpiler.lowering.float_bits import half_bits, signed_i16
 from transpiler.lowering.region_holes import lower_region_hole
+from transpiler.lowering.rust_names import rust_ident
 from transpiler.lowering.store_tokens import (
     bound_names,
     chained_store_arrays,
@@ -62,6 +61,9 @@ from transpiler.model import (
     statement_exprs,
     walk_statements,
 )
+from transpiler.model.consts import I32, condition_tree
+from transpiler.model.consts import params_in as _params_in
+from transpiler.model.elements import ELEMENTS, dtype_of_rust
 
 #: Element types Rust has no literals of: their zero is `T::ZERO`, other values an `f32`
 #: constant converted.
@@ -1773,8 +1775,7 @@ def lower_permute(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     return t.Call("permute", (x, axes))
 
 
-_INT_BITS = {"bool": 1, "i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64,
-             "u64": 64}
+_INT_BITS = {e.rust: e.bits for e in ELEMENTS if not e.is_float}
 
 
 def _int_conversion(lw: KernelLowerer, source: TExpr, target: TExpr) -> str | None:

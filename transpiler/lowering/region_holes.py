@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from rust_emit import tree as t
-from transpiler.analysis import rust_ident
+from transpiler.lowering.rust_names import rust_ident
 from transpiler.model import ArrayType, KernelModel, TExpr, statement_exprs
 
 if TYPE_CHECKING:

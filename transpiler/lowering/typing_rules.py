@@ -16,10 +16,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from transpiler.analysis import (
-    _NEGATED,
-    _params_in,
-)
 from transpiler.diagnostics import TranslationError
 from transpiler.frontend.splits import (
     ATOMIC_DTYPE,
@@ -47,6 +43,8 @@ from transpiler.model import (
     TileType,
     dim_op,
 )
+from transpiler.model.consts import NEGATED as _NEGATED
+from transpiler.model.consts import params_in as _params_in
 
 if TYPE_CHECKING:
     from transpiler.analysis import KernelAnalyzer

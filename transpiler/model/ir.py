@@ -2,7 +2,7 @@
 
 Takes nothing; gives the data types of a kernel after name resolution and typing:
 element types (concrete, or a variable that specialization turns into a generic), symbolic
-shapes (integers, `ct.Constant` parameter names, and arithmetic on them), value types (tile,
+shapes (integers, integer constant parameters' names, and arithmetic on them), value types (tile,
 scalar, array, compile-time Python value), typed expressions and statements that keep their
 source span, and `KernelModel` itself.
 """
@@ -13,18 +13,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from transpiler.diagnostics import Span
+from transpiler.model.elements import FLOAT_DTYPES, INT_DTYPES
 
 # ---- element types -------------------------------------------------------------------------
-
-FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn",
-                "float8_e5m2")
-INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-ALL_DTYPES = FLOAT_DTYPES + INT_DTYPES + ("bool_",)
 
 
 @dataclass(frozen=True)
 class DType:
-    """A concrete cuda.tile element type, by its cuda.tile name (`float32`, `bfloat16`)."""
+    """A concrete element type, by its model name (`float32`, `bfloat16`; a row of
+    `model.elements.ELEMENTS`)."""
 
     name: str
 
@@ -74,7 +71,7 @@ ElemType = DType | DTypeVar
 
 @dataclass(frozen=True)
 class DimSym:
-    """A `ct.Constant[int]` parameter used as a dimension (a const generic in Rust)."""
+    """An integer constant parameter used as a dimension (a const generic of the target)."""
 
     name: str
 
@@ -356,10 +353,10 @@ class KernelParam:
     name: str
     kind: str
     type: ValueType
-    const_kind: str | None = None  # "int", "bool", "float" for `ct.Constant[...]`
+    const_kind: str | None = None  # "int", "bool", "float" for a constant parameter
     span: Span | None = None
     written: bool = False  # an array the kernel stores to
-    fixed: object = None  # a `ct.Constant[float]` folded to the value every launch passes
+    fixed: object = None  # a float constant folded to the value every launch passes
 
 
 @dataclass
@@ -379,11 +376,11 @@ class KernelModel:
     derived_params: list[tuple[str, object]] = field(default_factory=list)
     # Extra runtime i32 parameters carrying array strides: (name, array, dim).
     stride_params: list[tuple[str, str, int]] = field(default_factory=list)
-    # `ct.Constant` parameter -> the value this variant is translated for.
+    # Constant parameter -> the value this variant is translated for.
     const_variant: dict[str, object] = field(default_factory=dict)
     # Condition over constants (Rust text) -> {"tree": JSON condition, "value": outcome}.
     cond_variant: dict[str, dict[str, object]] = field(default_factory=dict)
-    # Array parameter -> cuda.tile dtype this variant is translated for (empty: generic).
+    # Array parameter -> model dtype this variant is translated for (empty: generic).
     dtype_variant: dict[str, str] = field(default_factory=dict)
     # Whether lowering may split a loop that branches on its index (a habit of cuTile
     # Python's compiler, reproduced for its kernels; the front end's pass profile decides).
