@@ -7,7 +7,10 @@ cannot be bound). Each `@ct.kernel` pairs with the `#[cutile::entry]` of the sam
 (`--map py=rs` otherwise). Specializations come from `--spec`, else from the file's launch
 sites. Generics are bound from the manifest when the file carries ours, else from the Rust
 signature itself (element-type generics through the tensors that use them, const generics and
-scalars by name).
+scalars by name). Entries in the pointer calling convention (`*mut E` parameters, shapes and
+strides as scalars) are bound to the Python kernel's arrays by `ircheck.pointer_binding`
+(names, the host glue given with `--ffi`, `--bind RS=PY`). Kernels present on one side only are
+listed and left out.
 """
 
 from __future__ import annotations
@@ -15,11 +18,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from transpiler.driver import read_manifests, translate_bytes
 from transpiler.frontend.cutile_py import parse_source
+from transpiler.ircheck.pointer_binding import (
+    BindingError,
+    EntryBinding,
+    infer_binding,
+    is_pointer_entry,
+    parse_binds,
+)
+from transpiler.ircheck.pointer_check import check_pointer_entries
 from transpiler.ircheck.spec import SpecFileError
 
 EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
@@ -39,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="pair Python kernel PY with Rust entry RS")
     parser.add_argument("--json", action="store_true", help="print a JSON report on stdout")
     parser.add_argument("--keep-ir", metavar="DIR", help="write both IR texts of each check")
+    parser.add_argument("--bind", action="append", default=[], metavar="RS=PY",
+                        help="bind a pointer-convention Rust parameter to a Python parameter "
+                        "or a part of an array (`x`, `x.shape[1]`, `x.stride[0]`)")
+    parser.add_argument("--ffi", action="append", default=[], metavar="FILE",
+                        help="host glue (ffi.rs) that launches the Rust entries")
     return parser
 
 
@@ -59,17 +76,24 @@ def main(argv: list[str]) -> int:
         print("error: --map takes PY_NAME=RS_NAME", file=sys.stderr)
         return EXIT_CANNOT_RUN
     try:
-        outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir)
-    except (VerifyError, SpecFileError) as err:
+        pointer = PointerOptions(parse_binds(args.bind), _read_ffi(args.ffi))
+        outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir,
+                              pointer)
+    except (VerifyError, SpecFileError, BindingError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CANNOT_RUN
+    for side, names in pointer.unpaired.items():
+        for name in names:
+            print(f"{source_path}: only in the {side} file: `{name}` (not checked)",
+                  file=sys.stderr if args.json else sys.stdout)
     for outcome in outcomes:
         print(f"{source_path}: {outcome.line()}", file=sys.stderr if args.json else sys.stdout)
         if outcome.verdict == "FAIL" and not args.json:
             print(outcome.text)
     if args.json:
         print(json.dumps({"source": str(source_path), "rust": str(rust_path),
-                          "verdicts": [o.to_json() for o in outcomes]}, indent=2))
+                          "verdicts": [o.to_json() for o in outcomes],
+                          "unpaired": pointer.unpaired}, indent=2))
     if any(o.verdict == "ERROR" for o in outcomes):
         return EXIT_CANNOT_RUN
     return EXIT_FAIL if any(o.verdict == "FAIL" for o in outcomes) else EXIT_OK
@@ -79,8 +103,28 @@ class VerifyError(Exception):
     """The check cannot run; the message says why."""
 
 
+@dataclass
+class PointerOptions:
+    """How pointer-convention entries are bound, and what `run_verify` found unpaired."""
+
+    binds: dict[str, str] = field(default_factory=dict)
+    ffi: str | None = None
+    unpaired: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _read_ffi(paths: list[str]) -> str | None:
+    texts = []
+    for path in paths:
+        try:
+            texts.append(Path(path).read_text(encoding="utf-8"))
+        except OSError as err:
+            raise VerifyError(f"--ffi {path}: {err.strerror}") from None
+    return "\n".join(texts) if texts else None
+
+
 def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
-               kernel_map: dict[str, str], keep_ir: str | None) -> list[Any]:
+               kernel_map: dict[str, str], keep_ir: str | None,
+               pointer: PointerOptions | None = None) -> list[Any]:
     from transpiler.ircheck.check import _collect_specs, check_file
     from transpiler.ircheck.generated import HarnessError, cargo_check_files
 
@@ -90,13 +134,16 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
         raise VerifyError(f"the Rust file does not compile:\n{errors[0].rendered}")
     source_text = source_path.read_text(encoding="utf-8")
     source = parse_source(source_text, str(source_path))
+    pointer = pointer if pointer is not None else PointerOptions()
     try:
         entries = _entry_names(rust_path)
         # A manifest is trusted only while its entry is still in the file (a hand edit may
         # have renamed or removed it); otherwise bind from the signatures.
         manifests = {k: m for k, m in read_manifests(rust_text).items() if k in entries}
+        bindings = []
         if not manifests:
             manifests = manifests_from_signature(source_path, rust_path, kernel_map)
+            bindings = pointer_bindings(source, rust_path, kernel_map, pointer)
     except HarnessError as err:
         raise VerifyError(f"cannot read the Rust file's entries: {err}") from None
     python_manifests = _python_manifests(source_path)
@@ -105,15 +152,49 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
     specs = _collect_specs(source, spec_source, spec_files)
     kernels = {k.name for k in source.kernels}
     specs = {k: v for k, v in specs.items() if k in kernels}
-    for kernel in kernels:
+    paired: list[str] = []
+    for kernel in sorted(kernels):
         rs = kernel_map.get(kernel, kernel)
-        if not any(m.get("kernel") == rs or m.get("entry") == rs for m in manifests.values()):
-            raise VerifyError(f"no `#[cutile::entry]` named `{rs}` for kernel `{kernel}` "
-                              "(use --map PY=RS)")
+        if any(b.kernel == kernel for b in bindings):
+            paired.append(kernel)
+        elif any(m.get("kernel") == rs or m.get("entry") == rs for m in manifests.values()):
+            paired.append(kernel)
+        else:
+            pointer.unpaired.setdefault("Python", []).append(kernel)
+            continue
         if not specs.get(kernel):
             raise VerifyError(f"no specialization for `{kernel}`: pass --spec FILE")
-    return check_file(source_path, rust_path, manifests, specs,
-                      Path(keep_ir) if keep_ir else None, kernel_map)
+    if not paired:
+        missing = pointer.unpaired["Python"][0]
+        raise VerifyError(f"no `#[cutile::entry]` named `{kernel_map.get(missing, missing)}` "
+                          f"for kernel `{missing}` (use --map PY=RS)")
+    tensor_specs = {k: v for k, v in specs.items() if k in paired
+                    and not any(b.kernel == k for b in bindings)}
+    outcomes = check_file(source_path, rust_path, manifests, tensor_specs,
+                          Path(keep_ir) if keep_ir else None, kernel_map) if tensor_specs else []
+    return outcomes + check_pointer_entries(source_path, rust_path, bindings, specs,
+                                            Path(keep_ir) if keep_ir else None)
+
+
+def pointer_bindings(source: Any, rust_path: Path, kernel_map: dict[str, str],
+                     pointer: PointerOptions) -> list[EntryBinding]:
+    """Bindings of the file's pointer-convention entries to their Python kernels; entries
+    without a Python kernel are recorded in `pointer.unpaired`."""
+    from transpiler.ircheck.generated import list_kernels
+
+    python_params = {k.name: _python_params(k.node) for k in source.kernels}
+    reverse = {rs: py for py, rs in kernel_map.items()}
+    out: list[EntryBinding] = []
+    for module in list_kernels(rust_path).get("modules", []):
+        for entry in module.get("entries", []):
+            kernel = reverse.get(entry["name"], entry["name"])
+            if kernel not in python_params:
+                pointer.unpaired.setdefault("Rust", []).append(entry["name"])
+                continue
+            if is_pointer_entry(entry):
+                out.append(infer_binding(entry, kernel, python_params[kernel], pointer.ffi,
+                                         pointer.binds))
+    return out
 
 
 def _entry_names(rust_path: Path) -> set[str]:
@@ -146,7 +227,7 @@ def manifests_from_signature(source_path: Path, rust_path: Path,
     for module in listing.get("modules", []):
         for entry in module.get("entries", []):
             kernel = reverse.get(entry["name"], entry["name"])
-            if kernel not in python_params:
+            if kernel not in python_params or is_pointer_entry(entry):
                 continue
             out[entry["name"]] = _entry_manifest(kernel, entry, python_params[kernel])
     return out
