@@ -7,7 +7,10 @@ cannot be bound). Each `@ct.kernel` pairs with the `#[cutile::entry]` of the sam
 (`--map py=rs` otherwise). Specializations come from `--spec`, else from the file's launch
 sites. Generics are bound from the manifest when the file carries ours, else from the Rust
 signature itself (element-type generics through the tensors that use them, const generics and
-scalars by name).
+scalars by name). Entries in the pointer calling convention (`*mut E` parameters, shapes and
+strides as scalars) are bound to the Python kernel's arrays by `ircheck.pointer_binding`
+(names, the host glue given with `--ffi`, `--bind RS=PY`). Kernels present on one side only are
+listed and left out.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,14 @@ from specialization.manifest import Manifest, ManifestGeneric, ManifestParam, pa
 from transpiler.driver import translate_bytes
 from transpiler.frontend.cutile_py import parse_source
 from transpiler.ircheck.generated import HarnessError, cargo_check_files, list_kernels
+from transpiler.ircheck.pointer_binding import (
+    BindingError,
+    EntryBinding,
+    infer_binding,
+    is_pointer_entry,
+    parse_binds,
+)
+from transpiler.ircheck.pointer_check import check_pointer_entries
 from transpiler.ircheck.spec import SpecFileError
 
 EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
@@ -47,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also interpret both sides' Tile IR on seeded inputs and compare "
                         "the outputs (shapes and grid from the spec's `numeric` key)")
     parser.add_argument("--seed", type=int, default=0, help="input seed of --numeric")
+    parser.add_argument("--bind", action="append", default=[], metavar="RS=PY",
+                        help="bind a pointer-convention Rust parameter to a Python parameter "
+                        "or a part of an array (`x`, `x.shape[1]`, `x.stride[0]`)")
+    parser.add_argument("--ffi", action="append", default=[], metavar="FILE",
+                        help="host glue (ffi.rs) that launches the Rust entries")
     return parser
 
 
@@ -68,12 +85,17 @@ def main(argv: list[str]) -> int:
         return EXIT_CANNOT_RUN
     numeric: list[Any] = []
     try:
+        pointer = PointerOptions(parse_binds(args.bind), _read_ffi(args.ffi))
         outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir,
-                              numeric=numeric if args.numeric else None, seed=args.seed)
-    except (VerifyError, SpecFileError) as err:
+                              pointer, numeric=numeric if args.numeric else None,
+                              seed=args.seed)
+    except (VerifyError, SpecFileError, BindingError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CANNOT_RUN
     out = sys.stderr if args.json else sys.stdout
+    for side, names in pointer.unpaired.items():
+        for name in names:
+            print(f"{source_path}: only in the {side} file: `{name}` (not checked)", file=out)
     for outcome in outcomes:
         print(f"{source_path}: {outcome.line()}", file=out)
         if outcome.verdict == "FAIL" and not args.json:
@@ -82,7 +104,8 @@ def main(argv: list[str]) -> int:
         print(f"{source_path}: {result.line()}", file=out)
     if args.json:
         report: dict[str, Any] = {"source": str(source_path), "rust": str(rust_path),
-                                  "verdicts": [o.to_json() for o in outcomes]}
+                                  "verdicts": [o.to_json() for o in outcomes],
+                                  "unpaired": pointer.unpaired}
         if args.numeric:
             report["numeric"] = [n.to_json() for n in numeric]
         print(json.dumps(report, indent=2))
@@ -98,12 +121,32 @@ class VerifyError(Exception):
     """The check cannot run; the message says why."""
 
 
+@dataclass
+class PointerOptions:
+    """How pointer-convention entries are bound, and what `run_verify` found unpaired."""
+
+    binds: dict[str, str] = field(default_factory=dict)
+    ffi: str | None = None
+    unpaired: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _read_ffi(paths: list[str]) -> str | None:
+    texts = []
+    for path in paths:
+        try:
+            texts.append(Path(path).read_text(encoding="utf-8"))
+        except OSError as err:
+            raise VerifyError(f"--ffi {path}: {err.strerror}") from None
+    return "\n".join(texts) if texts else None
+
+
 def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
                kernel_map: dict[str, str], keep_ir: str | None,
+               pointer: PointerOptions | None = None,
                numeric: list[Any] | None = None, seed: int = 0) -> list[Any]:
     """The structural outcomes; with `numeric` (a list), also the numeric check's, appended
     to it."""
-    from transpiler.ircheck.check import IrPair, plan_specs, verify_specs
+    from transpiler.ircheck.check import IrPair, _collect_specs, plan_specs, verify_specs
 
     rust_text = rust_path.read_text(encoding="utf-8")
     errors = [d for d in cargo_check_files([rust_path]) if d.is_error]
@@ -111,13 +154,16 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
         raise VerifyError(f"the Rust file does not compile:\n{errors[0].rendered}")
     source_text = source_path.read_text(encoding="utf-8")
     source = parse_source(source_text, str(source_path))
+    pointer = pointer if pointer is not None else PointerOptions()
     try:
         entries = _entry_names(rust_path)
         # A manifest is trusted only while its entry is still in the file (a hand edit may
         # have renamed or removed it); otherwise bind from the signatures.
         manifests = {k: m for k, m in parse_manifests(rust_text).items() if k in entries}
+        bindings: list[EntryBinding] = []
         if not manifests:
             manifests = manifests_from_signature(source_path, rust_path, kernel_map)
+            bindings = pointer_bindings(source, rust_path, kernel_map, pointer)
     except HarnessError as err:
         raise VerifyError(f"cannot read the Rust file's entries: {err}") from None
     python_manifests = _python_manifests(source_path)
@@ -127,24 +173,64 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
     kernels = {k.name for k in source.kernels}
     plan.given = {k: v for k, v in plan.given.items() if k in kernels}
     plan.pools = {k: v for k, v in plan.pools.items() if k in kernels}
-    for kernel in kernels:
+    pointer_kernels = {b.kernel for b in bindings}
+    paired: list[str] = []
+    for kernel in sorted(kernels):
         rs = kernel_map.get(kernel, kernel)
-        if not any(rs in (m.kernel, m.entry) for m in manifests.values()):
-            raise VerifyError(f"no `#[cutile::entry]` named `{rs}` for kernel `{kernel}` "
-                              "(use --map PY=RS)")
+        if kernel in pointer_kernels or any(rs in (m.kernel, m.entry)
+                                            for m in manifests.values()):
+            paired.append(kernel)
+        else:
+            pointer.unpaired.setdefault("Python", []).append(kernel)
+            continue
         if not plan.given.get(kernel) and not plan.pools.get(kernel):
             raise VerifyError(f"no specialization for `{kernel}`: pass --spec FILE")
+    if not paired:
+        missing = pointer.unpaired["Python"][0]
+        raise VerifyError(f"no `#[cutile::entry]` named `{kernel_map.get(missing, missing)}` "
+                          f"for kernel `{missing}` (use --map PY=RS)")
+    # Entries that take tensors: every entry reached (rounds of specializations).
+    tensor_plan = replace(plan, given={k: v for k, v in plan.given.items()
+                                       if k in paired and k not in pointer_kernels},
+                          pools={k: v for k, v in plan.pools.items()
+                                 if k in paired and k not in pointer_kernels})
     compiled: list[IrPair] = []
-    outcomes = verify_specs(source_path, rust_path, manifests, plan,
-                            Path(keep_ir) if keep_ir else None, kernel_map,
-                            compiled.extend if numeric is not None else None)
+    outcomes: list[Any] = verify_specs(
+        source_path, rust_path, manifests, tensor_plan, Path(keep_ir) if keep_ir else None,
+        kernel_map, compiled.extend if numeric is not None else None) \
+        if tensor_plan.given or tensor_plan.pools else []
     if numeric is not None:
         from transpiler.numeric_check.inputs import load_numeric_settings
         from transpiler.numeric_check.run import numeric_check
 
         numeric.extend(numeric_check(source_path, rust_path, manifests, compiled,
                                      load_numeric_settings(spec_files), kernel_map, seed))
+    if pointer_kernels:
+        # Entries in the pointer calling convention: the first round's specializations.
+        specs = {k: v for k, v in _collect_specs(source, spec_source, spec_files).items()
+                 if k in pointer_kernels}
+        outcomes += check_pointer_entries(source_path, rust_path, bindings, specs,
+                                          Path(keep_ir) if keep_ir else None)
     return outcomes
+
+
+def pointer_bindings(source: Any, rust_path: Path, kernel_map: dict[str, str],
+                     pointer: PointerOptions) -> list[EntryBinding]:
+    """Bindings of the file's pointer-convention entries to their Python kernels; entries
+    without a Python kernel are recorded in `pointer.unpaired`."""
+    python_params = {k.name: _python_params(k.node) for k in source.kernels}
+    reverse = {rs: py for py, rs in kernel_map.items()}
+    out: list[EntryBinding] = []
+    for module in list_kernels(rust_path).get("modules", []):
+        for entry in module.get("entries", []):
+            kernel = reverse.get(entry["name"], entry["name"])
+            if kernel not in python_params:
+                pointer.unpaired.setdefault("Rust", []).append(entry["name"])
+                continue
+            if is_pointer_entry(entry):
+                out.append(infer_binding(entry, kernel, python_params[kernel], pointer.ffi,
+                                         pointer.binds))
+    return out
 
 
 def _entry_names(rust_path: Path) -> set[str]:
@@ -173,7 +259,7 @@ def manifests_from_signature(source_path: Path, rust_path: Path,
     for module in listing.get("modules", []):
         for entry in module.get("entries", []):
             kernel = reverse.get(entry["name"], entry["name"])
-            if kernel not in python_params:
+            if kernel not in python_params or is_pointer_entry(entry):
                 continue
             out[entry["name"]] = _entry_manifest(kernel, entry, python_params[kernel])
     return out

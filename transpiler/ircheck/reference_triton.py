@@ -1,0 +1,303 @@
+"""Triton reference side of the numeric check: run a `@triton.jit` kernel on numpy buffers.
+
+Takes a Triton source file, a kernel name and its constexpr values; gives a side
+(`TritonInterpreterSide`) whose `run(buffers, scalars, grid)` runs the kernel under Triton's
+own interpreter (`TRITON_INTERPRET=1` semantics, Triton 3.9) and leaves the results in the
+numpy buffers, as a GPU launch would leave them in device memory.
+
+The user's file is never imported. `lift_triton` keeps only what the kernels need, on their
+original lines: the imports of `triton` (any submodule, any alias) and `math`, every
+function with a device decorator (`DEVICE_DECORATORS`: jit kernels and helpers,
+`constexpr_function`s) without its host-side decorators (`autotune`, `heuristics`, whose
+values come in as constexprs), and the module constants those functions read whose values
+are built from what is kept. Every other statement becomes a blank line.
+
+The interpreter reads its environment variable when `triton.jit` decorates, and patches
+`triton.language` while it runs, so each run is a fresh Python subprocess (the current
+interpreter, `-I`); buffers and results travel as `.npz` files. Torch is not needed: a buffer is
+passed as an object with `data_ptr()` (the numpy array's address) and a dtype name, and the
+interpreter's two device-to-host copy steps are identity functions for host memory.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+#: Top-level modules whose imports a lifted kernel keeps.
+KEPT_MODULES: tuple[str, ...] = ("triton", "math")
+#: `triton` decorators that make device code: the functions a lifted module keeps.
+DEVICE_DECORATORS: frozenset[str] = frozenset({"jit", "constexpr_function", "must_use_result"})
+#: numpy dtype name -> the dtype name Triton's JIT reads from a tensor (`str(t.dtype)`).
+TRITON_DTYPE_NAMES: dict[str, str] = {
+    "float32": "float32", "float16": "float16", "float64": "float64", "int8": "int8",
+    "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+    "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool": "bool",
+}
+DEFAULT_TIMEOUT_S = 600.0
+
+
+class Side(Protocol):
+    """One side of the numeric check: runs a kernel on bound buffers, in place."""
+
+    def run(self, buffers: dict[str, np.ndarray], scalars: dict[str, int | float],
+            grid: tuple[int, int, int]) -> None: ...
+
+
+class TritonReferenceError(RuntimeError):
+    """The reference could not run; the message says why (Triton's own text where it has
+    one)."""
+
+
+# ---- lifting --------------------------------------------------------------------------------
+
+
+def lift_triton(source: str, filename: str = "<kernel>") -> str:
+    """The kernels of `source` as a standalone module, on their original lines."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        raise TritonReferenceError(f"{filename} is not valid Python: {exc}") from exc
+    aliases = _triton_aliases(tree)
+    keep: set[int] = set()
+    drop_ranges: list[tuple[int, int]] = []
+    bound: set[str] = set(dir(builtins))
+    for index, stmt in enumerate(tree.body):
+        if _kept_import(stmt):
+            keep.add(index)
+            bound.update(_import_names(stmt))
+    functions = {}
+    for index, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.FunctionDef) and _is_triton_function(stmt, aliases):
+            keep.add(index)
+            functions[stmt.name] = stmt
+            bound.add(stmt.name)
+            for dec in stmt.decorator_list:
+                if _decorator_name(dec, aliases) not in DEVICE_DECORATORS:
+                    drop_ranges.append((dec.lineno, dec.end_lineno or dec.lineno))
+    needed = {name for f in functions.values() for name in _free_names(f)}
+    grown = True
+    while grown:  # constants read by needed constants are needed
+        before = len(needed)
+        for _, stmt in _constants(tree):
+            if _assigned_names(stmt) & needed and stmt.value is not None:
+                needed |= {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+        grown = len(needed) > before
+    for index, stmt in _constants(tree):
+        targets = _assigned_names(stmt)
+        value = stmt.value
+        reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} if value else set()
+        if targets & needed and reads <= bound:
+            keep.add(index)
+            bound.update(targets)
+    lines = source.splitlines()
+    out = [""] * len(lines)
+    for index in sorted(keep):
+        stmt = tree.body[index]
+        first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
+        for line in range(first, (stmt.end_lineno or stmt.lineno) + 1):
+            out[line - 1] = lines[line - 1]
+    for start, end in drop_ranges:
+        for line in range(start, end + 1):
+            out[line - 1] = ""
+    return "\n".join(out) + "\n"
+
+
+def _triton_aliases(tree: ast.Module) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
+                    a.name.split(".")[0]
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            for a in stmt.names:
+                out[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    return out
+
+
+def _kept_import(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return all(a.name.split(".")[0] in KEPT_MODULES for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom):
+        return not stmt.level and (stmt.module or "").split(".")[0] in KEPT_MODULES
+    return False
+
+
+def _import_names(stmt: ast.stmt) -> set[str]:
+    names = stmt.names if isinstance(stmt, ast.Import | ast.ImportFrom) else []
+    return {a.asname or a.name.split(".")[0] for a in names}
+
+
+def _decorator_name(dec: ast.expr, aliases: dict[str, str]) -> str | None:
+    """The triton decorator's last name (`jit`, `autotune`), else None."""
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    parts: list[str] = []
+    while isinstance(target, ast.Attribute):
+        parts.append(target.attr)
+        target = target.value
+    if not isinstance(target, ast.Name):
+        return None
+    full = ".".join([aliases.get(target.id, target.id), *reversed(parts)])
+    return full.split(".")[-1] if full.split(".")[0] == "triton" else None
+
+
+def _is_triton_function(fn: ast.FunctionDef, aliases: dict[str, str]) -> bool:
+    return any(_decorator_name(d, aliases) in DEVICE_DECORATORS for d in fn.decorator_list)
+
+
+def _free_names(fn: ast.FunctionDef) -> set[str]:
+    """Names a function reads that it does not bind itself (its globals)."""
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Store)}
+    loaded = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Load)}
+    return loaded - params - stored
+
+
+def _constants(tree: ast.Module) -> list[tuple[int, ast.Assign | ast.AnnAssign]]:
+    return [(i, s) for i, s in enumerate(tree.body)
+            if isinstance(s, ast.Assign) or isinstance(s, ast.AnnAssign) and s.value]
+
+
+def _assigned_names(stmt: ast.Assign | ast.AnnAssign) -> set[str]:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+# ---- the side --------------------------------------------------------------------------------
+
+
+@dataclass
+class TritonInterpreterSide:
+    """Triton's interpreter running `kernel` of `source_path` with fixed constexprs.
+
+    `buffer_dtypes` names the Triton dtype of a buffer whose numpy dtype cannot say it
+    (`bfloat16` stored as `uint16`, the float8 types as `uint8`); `options` are launch keywords
+    such as `num_warps` (the interpreter ignores them, Triton accepts them)."""
+
+    source_path: Path
+    kernel: str
+    constexprs: Mapping[str, object] = field(default_factory=dict)
+    buffer_dtypes: Mapping[str, str] = field(default_factory=dict)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    def run(self, buffers: dict[str, np.ndarray], scalars: dict[str, int | float],
+            grid: tuple[int, int, int]) -> None:
+        """Run the kernel; every buffer holds what the kernel left in it afterwards."""
+        text = lift_triton(self.source_path.read_text(encoding="utf-8"), str(self.source_path))
+        with tempfile.TemporaryDirectory(prefix="transpiler-triton-") as tmp:
+            work = Path(tmp)
+            lifted = work / f"lifted_{self.source_path.stem.replace('-', '_')}.py"
+            lifted.write_text(text, encoding="utf-8")
+            np.savez(work / "in.npz", **{k: np.ascontiguousarray(v) for k, v in buffers.items()})
+            request = {"module": str(lifted), "kernel": self.kernel,
+                       "scalars": dict(scalars), "constexprs": dict(self.constexprs),
+                       "grid": list(grid), "dtypes": {
+                           name: self.buffer_dtypes.get(name) or _triton_dtype(array)
+                           for name, array in buffers.items()},
+                       "inputs": str(work / "in.npz"), "outputs": str(work / "out.npz")}
+            (work / "request.json").write_text(json.dumps(request), encoding="utf-8")
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-I", "-c", _CHILD, str(work / "request.json")],
+                    capture_output=True, text=True, timeout=self.timeout_s, check=False,
+                    env=_child_env())
+            except subprocess.TimeoutExpired:
+                raise TritonReferenceError(f"Triton's interpreter ran past {self.timeout_s:.0f} s "
+                                           f"on `{self.kernel}`") from None
+            if done.returncode != 0:
+                raise TritonReferenceError(_child_error(done.stderr, self.kernel))
+            with np.load(work / "out.npz") as results:
+                for name, array in buffers.items():
+                    array[...] = results[name].reshape(array.shape)
+
+
+def _triton_dtype(array: np.ndarray) -> str:
+    name = TRITON_DTYPE_NAMES.get(array.dtype.name)
+    if name is None:
+        raise TritonReferenceError(f"no Triton dtype for numpy {array.dtype.name}: "
+                                   "name it in buffer_dtypes")
+    return name
+
+
+def _child_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_")}
+    env["TRITON_INTERPRET"] = "1"
+    return env
+
+
+def _child_error(stderr: str, kernel: str) -> str:
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    last = lines[-1] if lines else "no message"
+    marker = "triton-reference: "
+    for line in lines:
+        if line.startswith(marker):
+            return line[len(marker):]
+    return f"Triton's interpreter failed on `{kernel}`: {last}"
+
+
+#: Child-process text shared by the subprocesses that run Triton on a lifted module: imports it
+#: from its file (so `inspect` finds the kernel's source) and returns the named kernel.
+CHILD_LOAD_KERNEL = r'''
+import importlib.util, sys
+def load_kernel(job, tag):
+    spec = importlib.util.spec_from_file_location("lifted_kernel", job["module"])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lifted_kernel"] = module
+    spec.loader.exec_module(module)
+    found = getattr(module, job["kernel"], None)
+    if found is None:
+        sys.exit(f"{tag}: no @triton.jit kernel `{job['kernel']}` in the file")
+    return found
+'''
+
+# The child process: imports the lifted module with the interpreter on, shims numpy arrays as
+# tensors, launches once and saves every buffer. Kept as text because it must run in a
+# process whose environment is set before `triton` is imported.
+_CHILD = CHILD_LOAD_KERNEL + r'''
+import json, sys
+import numpy as np
+request = json.load(open(sys.argv[1]))
+try:
+    import triton
+    from triton.runtime import interpreter
+except ImportError as err:
+    sys.exit(f"triton-reference: Triton is not installed ({err}); see requirements.lock")
+
+class HostBuffer:
+    """A numpy array seen as a tensor: its address and Triton dtype name."""
+    def __init__(self, array, dtype):
+        self.array, self.dtype = array, dtype
+    def data_ptr(self):
+        return self.array.ctypes.data
+
+interpreter.GridExecutor._init_args_hst = lambda self, args, kwargs: (args, kwargs)
+interpreter.GridExecutor._restore_args_dev = lambda self, *rest: None
+kernel = load_kernel(request, "triton-reference")
+arrays = dict(np.load(request["inputs"]))
+args = {name: HostBuffer(array, request["dtypes"][name]) for name, array in arrays.items()}
+args.update(request["scalars"])
+args.update(request["constexprs"])
+names = kernel.arg_names
+missing = [n for n in names if n not in args]
+if missing:
+    sys.exit("triton-reference: no value for " + ", ".join(f"`{n}`" for n in missing))
+try:
+    kernel[tuple(request["grid"])](**{n: args[n] for n in names})
+except Exception as err:
+    sys.exit(f"triton-reference: Triton's interpreter failed on `{request['kernel']}`: {err}")
+np.savez(request["outputs"], **arrays)
+'''

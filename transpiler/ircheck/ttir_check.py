@@ -1,0 +1,391 @@
+"""Check a translation's Tile IR against the facts Triton's TTIR gives (`ttir_facts`).
+
+Takes the `TritonFacts` of one kernel specialization and the parsed Tile IR (`parse.py`) of
+the translation compiled for the same specialization; gives a `FactVerdict`: PASS,
+PASS_WITH_NOTES (each accepted difference named by its rule in `RULES`) or FAIL (each
+difference with both sides' text).
+
+What is compared, op by op in program order (regions walked in the order they print):
+
+- memory ops, per kind (load, store, atomic): the same count, element type and shape; a
+  Triton mask must be kept (a masked pointer-tile access, or a view access, whose bounds stand
+  for the mask); an unmasked Triton pointer access must not gain a mask; Triton's constant
+  `other` must be the padding (the pointer load's padding constant or the view's
+  `padding_value`); atomics keep their op, ordering and scope;
+- `tt.dot` against `mmaf` / `mmai`: operand and accumulator element types, result shape;
+- reductions and scans: axis, operand and result types, the combiner's ops;
+- the entry signature: pointer parameters in order with their element types; Triton's
+  scalar parameters in order among the translation's scalars; every `assume div_by` the
+  translation puts on a parameter must be a fact Triton has (`tt.divisibility`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from transpiler.ircheck.parse import Operation, TileIrEntry, TileIrType
+from transpiler.ircheck.ttir_facts import (
+    DotFact,
+    MemoryFact,
+    ReduceFact,
+    TritonFacts,
+    constant_value,
+)
+
+#: Accepted differences, each with the reason it does not change what the kernel computes.
+RULES: dict[str, str] = {
+    "mask-as-view-bounds": "A masked Triton access is a view access in the translation: the "
+    "view's shape bounds it instead of a mask. That the bounds equal the mask is not visible "
+    "in the types; the numeric check on ragged shapes establishes it.",
+    "unmasked-view": "An unmasked Triton access is a view access: Triton's contract makes "
+    "every unmasked lane in bounds, where the view's bounds change nothing.",
+    "undetermined-other": "A masked Triton load without `other` leaves masked-off lanes "
+    "undefined; any padding the translation chooses is one of Triton's allowed results.",
+    "flattened-gather": "cuTile Rust 0.5.0 pads a pointer load with a scalar broadcast that "
+    "is only valid at rank 1: a rank-n masked load is flattened to rank 1 and reshaped back "
+    "to Triton's shape; element count, type, mask and padding are unchanged.",
+    "tf32-operands": "`tt.dot` on f32 operands with inputPrecision tf32 rounds them to tf32: "
+    "the translation converts them (`ftof` to tf32) before `mmaf`.",
+    "scan-axis-swap": "cuTile Rust 0.5.0 scans along dimension 0 only: a scan along axis k "
+    "swaps axes k and 0 around the scan, so its operand has those axes swapped.",
+    "extra-scalar-parameters": "The translation takes scalars Triton's entry has not "
+    "(shapes and strides of views its launcher computes): Triton's scalars are a "
+    "subsequence of them.",
+    "divisibility-not-used": "Triton knows a parameter is divisible by 16 and the "
+    "translation does not assume it: weaker facts, same results.",
+    "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
+    "compare and select): the numeric check covers it.",
+}
+#: Triton combiner op -> the Tile IR op it becomes (with the NaN rule of `tl.max` / `tl.min`).
+COMBINERS: dict[str, str] = {
+    "addf": "addf", "mulf": "mulf", "addi": "addi", "muli": "muli", "maxnumf": "maxf",
+    "minnumf": "minf", "maximumf": "maxf", "minimumf": "minf", "maxsi": "maxi",
+    "minsi": "mini", "maxui": "maxi", "minui": "mini", "andi": "andi", "ori": "ori",
+    "xori": "xori",
+}
+#: Triton's atomic op / ordering / scope -> Tile IR's words.
+ATOMIC_OPS: dict[str, str] = {"fadd": "addf", "add": "add", "max": "max", "min": "min",
+                              "umax": "umax", "umin": "umin", "and": "and", "or": "or",
+                              "xor": "xor", "exch": "xchg", "cas": "cas"}
+ATOMIC_ORDERS: dict[str, str] = {"acq_rel": "acq_rel", "acquire": "acquire",
+                                 "release": "release", "relaxed": "relaxed"}
+ATOMIC_SCOPES: dict[str, str] = {"gpu": "device", "cta": "tl_blk", "sys": "sys"}
+#: Tile IR padding names -> the constant they fill with.
+PADDING_VALUES: dict[str, str] = {"zero": "0.0", "neg_zero": "-0.0", "nan": "nan",
+                                  "pos_inf": "inf", "neg_inf": "-inf"}
+_LOADS = ("load_ptr_tko", "load_view_tko")
+_STORES = ("store_ptr_tko", "store_view_tko")
+_ATOMICS = ("atomic_rmw_tko", "atomic_cas_tko")
+
+
+@dataclass
+class FactDifference:
+    what: str
+    triton: str
+    tileir: str
+
+
+@dataclass
+class FactVerdict:
+    status: str = "PASS"
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    differences: list[FactDifference] = field(default_factory=list)
+
+    def note(self, rule: str, where: str) -> None:
+        if rule not in RULES:
+            raise KeyError(rule)
+        self.notes.append((rule, where))
+
+    def differ(self, what: str, triton: str, tileir: str) -> None:
+        self.differences.append(FactDifference(what, triton, tileir))
+
+    def finish(self) -> FactVerdict:
+        self.status = "FAIL" if self.differences else ("PASS_WITH_NOTES" if self.notes
+                                                       else "PASS")
+        return self
+
+    def text(self) -> str:
+        lines = [self.status]
+        lines += [f"  note {rule}: {where}" for rule, where in self.notes]
+        for d in self.differences:
+            lines += [f"  differs: {d.what}", f"    triton: {d.triton}",
+                      f"    tile ir: {d.tileir}"]
+        return "\n".join(lines)
+
+
+def check_facts(facts: TritonFacts, entry: TileIrEntry) -> FactVerdict:
+    """Compare Triton's facts with one Tile IR entry (see the module docstring)."""
+    verdict = FactVerdict()
+    ops = list(_walk(entry.ops))
+    defs = {r: op for op in ops for r in op.results}
+    _check_signature(facts, entry, ops, verdict)
+    for kind, names in (("load", _LOADS), ("store", _STORES), ("atomic", _ATOMICS)):
+        triton = [m for m in facts.memory if _memory_kind(m) == kind]
+        tile = [op for op in ops if op.name in names]
+        _pair(kind, triton, tile, verdict,
+              lambda t, o: _check_memory(t, o, ops, defs, verdict))
+    _pair("dot", facts.dots, [op for op in ops if op.name in ("mmaf", "mmai")], verdict,
+          lambda t, o: _check_dot(t, o, verdict))
+    for kind in ("reduce", "scan"):
+        _pair(kind, [r for r in facts.reductions if r.kind == kind],
+              [op for op in ops if op.name == kind], verdict,
+              lambda t, o: _check_reduce(t, o, verdict))
+    return verdict.finish()
+
+
+def _walk(ops: list[Operation]) -> Iterator[Operation]:
+    for op in ops:
+        yield op
+        for region in op.regions:
+            yield from _walk(region.ops)
+
+
+def _pair(kind: str, triton: list, tile: list[Operation], verdict: FactVerdict,
+          check: object) -> None:
+    if len(triton) != len(tile):
+        verdict.differ(f"number of {kind} ops", f"{len(triton)}: " + "; ".join(
+            getattr(t, "text", "") for t in triton), f"{len(tile)}: " + "; ".join(
+            o.text for o in tile))
+        return
+    for t, o in zip(triton, tile, strict=True):
+        check(t, o)  # type: ignore[operator]
+
+
+def _memory_kind(fact: MemoryFact) -> str:
+    return {"descriptor_load": "load", "descriptor_store": "store"}.get(fact.kind, fact.kind)
+
+
+def _element(text: str | None) -> str:
+    return (text or "").lower()
+
+
+def _tile(t: TileIrType) -> tuple[tuple[int | None, ...], str]:
+    return tuple(t.shape or ()), _element(t.element).removeprefix("ptr<").removesuffix(">")
+
+
+def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
+                  defs: dict[str, Operation], verdict: FactVerdict) -> None:
+    where = f"{fact.text}  <->  {op.text}"
+    if fact.kind in ("load", "descriptor_load"):
+        shape, element = _tile(op.result_types[0])
+    elif op.name == "store_view_tko":
+        shape, element = _tile(op.signature_types[0])
+    else:
+        shape, element = _tile(op.signature_types[1 if op.name.startswith("store") else 0])
+        if op.name.startswith("atomic"):
+            shape, element = _tile(op.result_types[0])
+    if element != _element(fact.element):
+        verdict.differ("element type", f"{fact.element}: {fact.text}", f"{element}: {op.text}")
+    if shape != fact.shape:
+        flat = len(shape) == 1 and len(fact.shape) > 1 and shape[0] == _count(fact.shape)
+        if flat and op.name == "load_ptr_tko" and _reshaped_back(op, ops, fact.shape):
+            verdict.note("flattened-gather", where)
+        elif flat and op.name == "store_ptr_tko":
+            verdict.note("flattened-gather", where)
+        else:
+            verdict.differ("shape", f"{fact.shape}: {fact.text}", f"{shape}: {op.text}")
+    if op.name.startswith("atomic"):
+        _check_atomic(fact, op, verdict)
+        return
+    view = op.name.endswith("view_tko")
+    masked = not view and any(_tile(t)[1] == "i1" for t in op.signature_types[1:])
+    if fact.kind.startswith("descriptor"):
+        if not view:
+            verdict.differ("descriptor access", fact.text, op.text)
+        padding = _view_padding(op) if fact.kind == "descriptor_load" else None
+        if padding not in (None, "0.0") and fact.kind == "descriptor_load":
+            verdict.differ("descriptor padding (zero)", fact.text, op.text)
+        return
+    if fact.mask and view:
+        verdict.note("mask-as-view-bounds", where)
+    elif fact.mask and not masked:
+        verdict.differ("mask dropped", fact.text, op.text)
+    elif not fact.mask and masked:
+        verdict.differ("mask added to an unmasked access", fact.text, op.text)
+    elif not fact.mask and view:
+        verdict.note("unmasked-view", where)
+    if fact.kind != "load" or not fact.mask:
+        return
+    padding = _view_padding(op) if view else _pointer_padding(op, defs)
+    if fact.other is None:
+        if padding is not None:
+            verdict.note("undetermined-other", where)
+    elif padding is None or not _same_constant(fact.other, padding):
+        verdict.differ("padding (Triton's `other`)", f"{fact.other}: {fact.text}",
+                       f"{padding}: {op.text}")
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    total = 1
+    for d in shape:
+        total *= d
+    return total
+
+
+def _reshaped_back(op: Operation, ops: list[Operation], shape: tuple[int, ...]) -> bool:
+    value = op.results[0]
+    return any(o.name == "reshape" and o.operands[:1] == [value]
+               and tuple(o.result_types[0].shape or ()) == shape for o in ops)
+
+
+def _view_padding(op: Operation) -> str | None:
+    view = next((t for t in op.signature_types if t.kind == "partition_view"), None)
+    name = view.field("padding_value") if view is not None else None
+    return PADDING_VALUES.get(name, name) if name else None
+
+
+def _pointer_padding(op: Operation, defs: dict[str, Operation]) -> str | None:
+    if len(op.operands) < 3 or op.operand_labels[2] == "token":
+        return None
+    source = defs.get(op.operands[2])
+    while source is not None and source.name in ("broadcast", "reshape"):
+        source = defs.get(source.operands[0])
+    if source is None or source.name != "constant":
+        return "?"
+    match = re.search(r"<\w+:\s*([^>]+)>", source.attributes.get("value", ""))
+    return constant_value(match.group(1)) if match else "?"
+
+
+def _same_constant(a: str, b: str) -> bool:
+    return constant_value(a) == constant_value(b)
+
+
+def _check_atomic(fact: MemoryFact, op: Operation, verdict: FactVerdict) -> None:
+    mode, order, scope = fact.atomic or ("", "", "")
+    words = op.text.split()
+    want = [ATOMIC_ORDERS.get(order, order), ATOMIC_SCOPES.get(scope, scope)]
+    got = words[words.index(op.name) + 1:words.index(op.name) + 3] if op.name in words else []
+    if got != want:
+        verdict.differ("atomic ordering / scope", f"{order} {scope}: {fact.text}",
+                       f"{' '.join(got)}: {op.text}")
+    if op.name == "atomic_rmw_tko" and f", {ATOMIC_OPS.get(mode, mode)}," not in op.text:
+        verdict.differ("atomic op", f"{mode}: {fact.text}", op.text)
+
+
+def _check_dot(fact: DotFact, op: Operation, verdict: FactVerdict) -> None:
+    types = [_tile(t) for t in op.signature_types[:3]]
+    if len(types) < 3:
+        verdict.differ("dot operands", fact.text, op.text)
+        return
+    (_, a), (_, b), (shape, acc) = types
+    want_a, want_b = _element(fact.a), _element(fact.b)
+    tf32 = fact.precision == "tf32" and want_a == "f32" and want_b == "f32"
+    if tf32 and (a, b) == ("tf32", "tf32"):
+        verdict.note("tf32-operands", f"{fact.text}  <->  {op.text}")
+    elif tf32 or (a, b) != (want_a, want_b):  # tf32 asked: f32 operands round differently
+        verdict.differ("dot operand types", f"{fact.a} x {fact.b} ({fact.precision}): "
+                       f"{fact.text}", f"{a} x {b}: {op.text}")
+    if acc != _element(fact.acc) or shape != fact.shape:
+        verdict.differ("dot accumulator", f"{fact.shape} {fact.acc}: {fact.text}",
+                       f"{shape} {acc}: {op.text}")
+
+
+def _ttir_tile(text: str) -> tuple[tuple[int, ...], str]:
+    match = re.match(r"tensor<((?:\d+x)*)(\w+)>", text)
+    if not match:
+        return (), text.lower()
+    return tuple(int(d) for d in match.group(1).split("x") if d), match.group(2).lower()
+
+
+def _check_reduce(fact: ReduceFact, op: Operation, verdict: FactVerdict) -> None:
+    where = f"{fact.text}  <->  {op.text}"
+    dim = int(op.attributes.get("dim", "-1"))
+    triton_in = [_ttir_tile(t) for t in fact.operands]
+    tile_in = [_tile(t) for t in op.signature_types]
+    swapped = fact.kind == "scan" and dim == 0 and fact.axis != 0
+    if swapped:
+        shape = list(triton_in[0][0])
+        shape[0], shape[fact.axis] = shape[fact.axis], shape[0]
+        triton_in = [(tuple(shape), e) for _, e in triton_in]
+        verdict.note("scan-axis-swap", where)
+    elif dim != fact.axis:
+        verdict.differ(f"{fact.kind} axis", f"{fact.axis}: {fact.text}", f"{dim}: {op.text}")
+    if [(tuple(s), e) for s, e in tile_in] != triton_in:
+        verdict.differ(f"{fact.kind} operand types", f"{fact.operands}: {fact.text}",
+                       f"{[t.text for t in op.signature_types]}: {op.text}")
+    if fact.kind == "scan" and ("reverse=true" in op.text.replace(" ", "")) != fact.reverse:
+        verdict.differ("scan direction", fact.text, op.text)
+    combiner = [COMBINERS.get(c) for c in fact.combiner]
+    if None in combiner:
+        verdict.note("combiner-not-compared", where)
+        return
+    body = [o.name for region in op.regions for o in region.ops if o.name != "yield"]
+    if body != combiner:
+        verdict.differ(f"{fact.kind} combiner", f"{list(fact.combiner)}: {fact.text}",
+                       f"{body}: {op.text}")
+    nan_flag = any("propagate_nan" in o.text for region in op.regions for o in region.ops)
+    if nan_flag != any(c in ("maximumf", "minimumf") for c in fact.combiner):
+        verdict.differ(f"{fact.kind} NaN rule", f"{list(fact.combiner)}: {fact.text}",
+                       op.text)
+
+
+# ---- entry signature -------------------------------------------------------------------------
+
+
+def _check_signature(facts: TritonFacts, entry: TileIrEntry, ops: list[Operation],
+                     verdict: FactVerdict) -> None:
+    triton_ptrs = [(_element(t.removeprefix("!tt.ptr<").removesuffix(">")), d)
+                   for t, d in facts.params if t.startswith("!tt.ptr<")]
+    triton_scalars = [(_element(t), d) for t, d in facts.params if not t.startswith("!tt.")]
+    tile_args = [(a.name, _tile(a.type)[1] if a.type else "", bool(
+        a.type and (a.type.element or "").startswith("ptr<"))) for a in entry.args]
+    ptrs = [(n, e) for n, e, is_ptr in tile_args if is_ptr]
+    scalars = [(n, e) for n, e, is_ptr in tile_args if not is_ptr]
+    if [e for _, e in ptrs] != [e for e, _ in triton_ptrs]:
+        verdict.differ("pointer parameters", ", ".join(e for e, _ in triton_ptrs),
+                       ", ".join(e for _, e in ptrs))
+        return
+    divisible = _assumed_divisible(ops)
+    for (name, _), (_, triton_div) in zip(ptrs, triton_ptrs, strict=True):
+        _check_divisibility(name, triton_div, divisible, verdict)
+    matched = _subsequence([e for e, _ in triton_scalars], [e for _, e in scalars])
+    if matched is None:
+        verdict.differ("scalar parameters", ", ".join(e for e, _ in triton_scalars),
+                       ", ".join(e for _, e in scalars))
+        return
+    if len(scalars) > len(triton_scalars):
+        verdict.note("extra-scalar-parameters", f"{len(scalars) - len(triton_scalars)} more")
+    for index, (_, triton_div) in zip(matched, triton_scalars, strict=True):
+        _check_divisibility(scalars[index][0], triton_div, divisible, verdict)
+
+
+def _assumed_divisible(ops: list[Operation]) -> dict[str, int]:
+    """Entry value -> the divisor an `assume div_by<d>` (possibly over `assume bounded`)
+    puts on it."""
+    through: dict[str, str] = {}
+    found: dict[str, int] = {}
+    for op in ops:
+        if op.name != "assume" or not op.operands or not op.results:
+            continue
+        root = through.get(op.operands[0], op.operands[0])
+        through[op.results[0]] = root
+        match = re.search(r"div_by<(\d+)", op.text)
+        if match:
+            found[root] = max(found.get(root, 1), int(match.group(1)))
+    return found
+
+
+def _check_divisibility(name: str, triton_div: bool, divisible: dict[str, int],
+                        verdict: FactVerdict) -> None:
+    assumed = divisible.get(name, 1)
+    if assumed > 1 and not (triton_div and 16 % assumed == 0):
+        verdict.differ("divisibility assumed without Triton's fact",
+                       f"{name}: {'divisible by 16' if triton_div else 'no divisibility'}",
+                       f"assume div_by<{assumed}> on {name}")
+    elif triton_div and assumed == 1:
+        verdict.note("divisibility-not-used", name)
+
+
+def _subsequence(short: list[str], long: list[str]) -> list[int] | None:
+    out: list[int] = []
+    j = 0
+    for item in short:
+        while j < len(long) and long[j] != item:
+            j += 1
+        if j == len(long):
+            return None
+        out.append(j)
+        j += 1
+    return out
