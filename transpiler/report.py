@@ -39,7 +39,8 @@ overflow:auto;font:12px/1.35 ui-monospace,monospace;max-height:420px}
 color:#fff}
 .pass{background:#1a7f37} .notes{background:#2f81f7} .fail{background:#cf222e}
 .error{background:#9a6700} .translated{background:#1a7f37} .failed{background:#cf222e}
-pre .diff{background:#ffd7d5;display:block} pre .noted{background:#fff1c2;display:block}
+pre .ln{display:block;white-space:pre} pre .diff{background:#ffd7d5}
+pre .noted{background:#fff1c2}
 ul.notes li{margin:2px 0} ul.diffs li{margin:2px 0;color:#82071e}
 table.summary{border-collapse:collapse;margin:6px 0}
 table.summary td,table.summary th{border:1px solid #d0d7de;padding:2px 8px;text-align:left}
@@ -78,20 +79,23 @@ def _pre(text: str, marks: dict[int, str] | None = None) -> str:
     for number, line in enumerate(text.splitlines(), start=1):
         body = _esc(line) or " "
         cls = marks.get(number)
-        lines.append(f'<span class="{cls}">{body}</span>' if cls else body)
-    return "<pre>" + "\n".join(lines) + "</pre>"
+        # One block per line (no newlines between them), so a marked line is one band.
+        lines.append(f'<span class="ln {cls}">{body}</span>' if cls
+                     else f'<span class="ln">{body}</span>')
+    return "<pre>" + "".join(lines) + "</pre>"
 
 
 def _kernel_source(source: str, kernel: str) -> str:
     """The lines of `def kernel` with its decorators (the whole file if not found)."""
     lines = source.splitlines()
-    start = next((i for i, line in enumerate(lines)
-                  if re.match(rf"\s*def {re.escape(kernel)}\s*\(", line)), None)
-    if start is None:
+    header = next((i for i, line in enumerate(lines)
+                   if re.match(rf"\s*def {re.escape(kernel)}\s*\(", line)), None)
+    if header is None:
         return source
+    start = header
     while start > 0 and lines[start - 1].lstrip().startswith("@"):
         start -= 1
-    end = start + 1
+    end = header + 1
     while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t#"):
         end += 1
     return "\n".join(lines[start:end]).rstrip()
@@ -106,10 +110,11 @@ def _rust_entries(rust: str, kernel: str) -> str:
 
 def _ir_marks(ir: str, texts: list[str], noted_ops: set[str]) -> dict[int, str]:
     marks: dict[int, str] = {}
-    wanted = [t.strip() for t in texts if t and t.strip()]
+    # Op texts as the comparison reports them: spacing may differ from the printed line.
+    wanted = [" ".join(t.split()) for t in texts if t and t.strip()]
     for number, line in enumerate(ir.splitlines(), start=1):
-        code = line.split(" loc(", 1)[0].strip()
-        if any(w and (w in line or code and code in w) for w in wanted):
+        code = " ".join(line.split(" loc(", 1)[0].split())
+        if code and any(w == code or w in code for w in wanted):
             marks[number] = "diff"
             continue
         op = _OP_AT.match(line)
