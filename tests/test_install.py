@@ -49,7 +49,8 @@ def test_the_wheel_installs_and_runs_from_any_folder(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(PATH=f"{env_dir / 'bin'}:{os.environ.get('PATH', '')}",
                XDG_CACHE_HOME=str(tmp_path / "cache"))
-    translated = _run(env_dir / "bin" / "transpiler", "vector_add.py", "-o", "op.rs", cwd=work, env=env)
+    translated = _run(env_dir / "bin" / "transpiler", "vector_add.py", "-o", "op.rs", cwd=work,
+                      env=env)
     assert translated.returncode == 0, translated.stderr
     assert (work / "op.rs").read_text() == KERNEL.with_suffix(".rs").read_text()
     doctor = _run(env_dir / "bin" / "transpiler", "doctor", cwd=work, env=env)

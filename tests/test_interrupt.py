@@ -56,7 +56,9 @@ def test_an_interrupted_folder_translation_leaves_only_whole_files(
         proc.send_signal(sig)
         _, stderr = proc.communicate(timeout=120)
         assert b"Traceback" not in stderr, stderr.decode()
-        assert proc.returncode in (0, 130), (proc.returncode, stderr.decode())
+        # 130: stopped by the handler; -SIG: ended by the signal itself, as Unix tools are
+        # (during interpreter start-up, when no output file can be open yet).
+        assert proc.returncode in (0, 130, -sig), (proc.returncode, stderr.decode())
         _assert_whole(out)
     rerun = _start(kernels, out)
     assert rerun.wait(timeout=300) == 0
