@@ -34,7 +34,7 @@ from transpiler.ircheck.canonicalize import RULE_NAMES
 from transpiler.ircheck.check import CheckOutcome, check_translation, collect_specs
 from transpiler.ircheck.generated import HarnessError
 from transpiler.ircheck.spec import KernelSpec, SpecFileError, load_spec_file
-from transpiler.ircheck.toolchain import ToolchainError
+from transpiler.ircheck.toolchain import ToolchainError, ensure_harness
 from transpiler.progress import Progress
 from transpiler.report import render_report, report_files
 
@@ -379,6 +379,12 @@ def run_verify_all(translated: list[tuple[Job, TranslationResult, dict[str, obje
     units: list[VerifyUnit] = []
     owners: list[int] = []
     split = workers > 1 or bool(args.report)
+    if translated:
+        try:
+            # Here, not in each worker: a first use builds the harness once, with one line.
+            ensure_harness()
+        except ToolchainError as err:
+            raise VerifyUnavailable(str(err)) from None
     for index, (job, result, _entry) in enumerate(translated):
         assert result.rust is not None
         specs = collect_specs(job.display, result, args.spec)
