@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything the project needs on a fresh machine (Debian/Ubuntu, Python 3.11, Rust
 # stable >= 1.89 with rustfmt), idempotently:
-#   - libclang (Debian package) for the cuTile Rust crate's build script (bindgen);
+#   - libclang (Debian package) for the cuTile Rust crate's build script (bindgen), and
+#     chromium (Debian package) for the HTML report's browser test;
 #   - a virtual environment .venv with the pinned Python packages (requirements.lock), the
 #     project installed editable, and the CUDA 13.4 headers and tileirdisasm from PyPI wheels
 #     (headers only: no GPU and no driver are needed);
@@ -24,6 +25,14 @@ if ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1; then
   fi
 fi
 
+# Debian's chromium: the headless browser the --report test renders the page in.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing chromium (for the HTML report test)" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv" >&2
   "$PYTHON" -m venv .venv
@@ -33,7 +42,7 @@ fi
 # tileirdisasm ships in the assembler wheel; its dependencies (nvcc, nvvm) are only needed to
 # make cubins, so they are left out.
 .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.lock
-.venv/bin/python -m pip install -q --no-deps -e . --config-settings editable_mode=compat
+.venv/bin/python -m pip install -q --no-deps -e .
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust stable (>= 1.89) with rustfmt" >&2

@@ -3,11 +3,16 @@
 import os
 import sys
 
-from transpiler.cli import main
-
 try:
-    sys.exit(main())
+    # Inside the `try`: a Ctrl-C while the modules load is an interruption, not a traceback.
+    from transpiler.cli import main
+
+    status = main()
+except KeyboardInterrupt:
+    print("\ninterrupted", file=sys.stderr)
+    status = 130
 except BrokenPipeError:
     # The reader of stdout went away (`... --diff | head`): stop quietly, as Unix tools do.
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.exit(1)
+    status = 1
+sys.exit(status)

@@ -19,18 +19,39 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from llm_fallback import add_arguments as add_llm_arguments
 from llm_fallback import session_from_args as llm_session
 from transpiler import __version__
-from transpiler.diagnostics import UnhandledConstruct, render
+from transpiler.batch import default_workers, interrupt_on_sigterm, ordered_map
+from transpiler.diagnostics import CODES, UnhandledConstruct, render
+from transpiler.doctor import main as doctor_main
 from transpiler.driver import TranslationResult, translate_bytes
 from transpiler.emit_kinds import EMIT_KINDS, emit_path
-from transpiler.ircheck.spec import SpecFileError, load_spec_file
+from transpiler.explain import explanation
+from transpiler.ircheck.canonicalize import RULE_NAMES
+from transpiler.ircheck.check import CheckOutcome, check_translation, translation_specs
+from transpiler.ircheck.generated import HarnessError
+from transpiler.ircheck.spec import KernelSpec, SpecFileError, load_spec_file
+from transpiler.ircheck.toolchain import ToolchainError, ensure_harness
+from transpiler.numeric_check.translation import verify_file
+from transpiler.progress import Progress
+from transpiler.report import render_report, report_files
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+_FILE_MODE = 0o666
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @dataclass
@@ -48,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         "check FAIL, 2 usage errors. `python -m transpiler verify SRC.py OUT.rs` checks an "
         "existing translation.",
     )
-    parser.add_argument("input", help="a .py file, a folder of them, or - for stdin")
+    parser.add_argument("input", nargs="?",
+                        help="a .py file, a folder of them, or - for stdin")
     parser.add_argument("-o", "--output", help="output .rs file, folder, or - for stdout")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if an output file differs from what "
@@ -73,40 +95,94 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the input language (default: detected per file by its imports; "
                         "a file may hold kernels of both)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    add_tool_arguments(parser)
     add_llm_arguments(parser)
     parser.add_argument("--version", action="version", version=f"transpiler {__version__}")
     return parser
 
 
+def add_tool_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags for editors, batches and reports (`--explain`, `--stdin-filename`, `-j`,
+    `--report`)."""
+    parser.add_argument("--explain", metavar="CODE_OR_RULE",
+                        help="explain a diagnostic code (E0100) or an IR-check rule "
+                        "(dead-code) and exit")
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="with input -, the path the text comes from: sibling modules "
+                        "(`from .common import f`) resolve beside it and diagnostics name it")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N",
+                        help="worker processes for folders and --verify (default: the cores)")
+    parser.add_argument("--report", metavar="FILE.html",
+                        help="write a self-contained HTML report (sources, Rust, both Tile "
+                        "IRs, verdicts, diagnostics)")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    interrupt_on_sigterm()
     if argv and argv[0] == "verify":
         from transpiler.verify_cmd import main as verify_main
 
         return verify_main(argv[1:])
+    if argv and argv[0] == "doctor":
+        return doctor_main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0) if exit_.code in (0, None) else EXIT_USAGE
+    if args.explain is not None:
+        return explain(args.explain)
     try:
         for spec_file in args.spec:
             load_spec_file(Path(spec_file))
         jobs = plan_jobs(args)
+        return run_jobs(jobs, args)
     except (UsageError, SpecFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
-    return run_jobs(jobs, args)
+    except VerifyUnavailable as err:
+        print(f"error: the IR check cannot run: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        # Output files are replaced whole or not at all (write_atomic): nothing is partial.
+        print("\ninterrupted; files already written are complete, rerun to finish",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def explain(name: str) -> int:
+    """`--explain CODE` / `--explain RULE`: print the text, exit 0; 2 for an unknown name."""
+    text = explanation(name)
+    if text is None:
+        print(f"error: no diagnostic code or IR-check rule named `{name}` (codes: "
+              f"{', '.join(CODES)}; rules: {', '.join(sorted(RULE_NAMES))})", file=sys.stderr)
+        return EXIT_USAGE
+    print(text)
+    return EXIT_OK
 
 
 class UsageError(Exception):
     pass
 
 
+class VerifyUnavailable(Exception):
+    """A tool the IR check needs is missing or broken; the message says how to get it."""
+
+
 def plan_jobs(args: argparse.Namespace) -> list[Job]:
+    if args.input is None:
+        raise UsageError("an INPUT (file, folder, or - for stdin) is required")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("-j takes a number of processes >= 1")
+    if args.stdin_filename is not None and args.input != "-":
+        raise UsageError("--stdin-filename goes with input `-`")
     if args.input == "-":
         out = None if args.output in (None, "-") else Path(args.output)
-        return [Job(None, out, "<stdin>")]
+        if args.verify:
+            raise UsageError("--verify needs the source as a file (cuTile Python compiles "
+                             "the kernel from it), not stdin")
+        return [Job(None, out, args.stdin_filename or "<stdin>")]
     src = Path(args.input)
     if src.is_dir():
         if args.output in (None, "-"):
@@ -131,16 +207,23 @@ def plan_jobs(args: argparse.Namespace) -> list[Job]:
 def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     status = EXIT_OK
     report: list[dict[str, object]] = []
-    show_progress = len(jobs) > 1 and not args.quiet and sys.stderr.isatty()
+    workers = args.jobs or default_workers()
+    progress = Progress.for_terminal(args.quiet or (len(jobs) <= 1 and not args.verify))
+    progress.update(files=len(jobs))
+    # Verdict lines: stdout, unless stdout holds the JSON report or the Rust itself.
+    human = sys.stderr if args.json or any(j.output is None for j in jobs) else sys.stdout
     llm = llm_session(args)
-    for index, job in enumerate(jobs, start=1):
-        if show_progress:
-            print(f"\r[{index}/{len(jobs)}] {job.display}"[:120].ljust(80), end="",
-                  file=sys.stderr, flush=True)
-        data = sys.stdin.buffer.read() if job.source is None else job.source.read_bytes()
-        result = translate_bytes(data, job.display, language=args.language)
+    inputs = [(job, read_input(job), args.language) for job in jobs]
+    translated: list[tuple[Job, TranslationResult, dict[str, object]]] = []
+    results: list[TranslationResult] = []
+    for (job, data, _language), result in zip(inputs, ordered_map(translate_input, inputs,
+                                                                      workers),
+                                   strict=True):
         if llm is not None and result.unhandled:
             result = llm.repair(data, job.display, result)
+        results.append(result)
+        progress.update(files_done=progress.counts.files_done + 1,
+                        kernels=progress.counts.kernels + len(result.kernels))
         entry: dict[str, object] = {
             "path": job.display,
             "output": str(job.output) if job.output else None,
@@ -151,7 +234,7 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
         }
         _attach_unhandled(entry, result.unhandled)
         for diag in result.all_diagnostics():
-            print(render(diag, result.source, job.display), file=sys.stderr)
+            progress.print(render(diag, result.source, job.display), sys.stderr)
         if not result.ok:
             status = EXIT_ERRORS
         else:
@@ -160,24 +243,39 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
             if args.check and outcome:
                 status = EXIT_ERRORS
             if args.verify:
-                verdicts = run_verify(job, result, args)
-                entry["verify"] = verdicts
-                if any(v["verdict"] == "FAIL" or v["verdict"] == "ERROR" for v in verdicts):
-                    status = EXIT_ERRORS
+                translated.append((job, result, entry))
         if llm is not None and llm.file_json(job.display) is not None:
             entry["llm"] = llm.file_json(job.display)
         report.append(entry)
-    if show_progress:
-        print(file=sys.stderr)
+    checks, irs = run_verify_all(translated, args, workers, progress, human)
+    if any(o.verdict in ("FAIL", "ERROR") for outcomes in checks for o in outcomes):
+        status = EXIT_ERRORS
+    progress.finish()
     summary = llm.summary_line() if llm is not None else None
     if summary and not args.quiet:
         print(summary, file=sys.stderr)
+    if args.report:
+        write_atomic(Path(args.report), render_report(report_files(
+            [(job.display, data) for job, data, _language in inputs], results,
+            {job.display: (o, ir) for (job, _r, _e), o, ir in zip(translated, checks, irs,
+                                                                    strict=True)})))
     if args.json:
         doc: dict[str, object] = {"version": __version__, "files": report}
         if llm is not None and llm.files:
             doc["llm"] = llm.report_json()
         print(json.dumps(doc, indent=2))
     return status
+
+
+def read_input(job: Job) -> bytes:
+    return sys.stdin.buffer.read() if job.source is None else job.source.read_bytes()
+
+
+def translate_input(job_and_data: tuple[Job, bytes, str | None]) -> TranslationResult:
+    """One file's translation (run in a worker process with `-j`) in the language `--from`
+    names (None: detected)."""
+    job, data, language = job_and_data
+    return translate_bytes(data, job.display, language=language)
 
 
 def emit_output(result: TranslationResult, kind: str) -> TranslationResult:
@@ -244,11 +342,15 @@ def deliver(job: Job, result: TranslationResult, args: argparse.Namespace) -> bo
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to a temp file beside `path`, then rename it over `path`: a reader, a
+    concurrent writer or an interruption sees the old file or the new one, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        # mkstemp makes the file private (0600); give it the mode a plain `open` would.
+        os.chmod(tmp, _FILE_MODE & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -256,12 +358,96 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def run_verify(job: Job, result: TranslationResult,
-               args: argparse.Namespace) -> list[dict[str, object]]:
-    from transpiler.ircheck.check import verify_translation
-    from transpiler.numeric_check.translation import verify_with_numeric
+IrPair = tuple[str, str]  # (cuTile Python's Tile IR, cuTile Rust's)
 
-    if args.numeric:
-        return verify_with_numeric(job.display, result, args.spec, args.keep_ir,
-                                   quiet=args.quiet)
-    return verify_translation(job.display, result, args.spec, args.keep_ir, quiet=args.quiet)
+
+@dataclass
+class VerifyUnit:
+    """Checks of one translated file: the whole file (rounds of specializations until every
+    entry is reached, and `--numeric`), or, for `--report`, one specialization of it."""
+
+    display: str
+    source: str
+    rust: str
+    specs: dict[str, list[KernelSpec]]
+    keep_ir: str | None
+    with_ir: bool  # one specialization, with both IR texts (for --report)
+    spec_files: list[str]
+    numeric: bool = False
+
+
+@dataclass
+class UnitResult:
+    outcomes: list[CheckOutcome]
+    ir: list[IrPair | None]  # per outcome, with --report
+    error: str | None = None
+
+
+def run_verify_all(translated: list[tuple[Job, TranslationResult, dict[str, object]]],
+                   args: argparse.Namespace, workers: int, progress: Progress,
+                   human: TextIO) -> tuple[list[list[CheckOutcome]], list[list[IrPair | None]]]:
+    """`--verify` of every translated file, its specializations spread over `workers`
+    processes; prints each file's verdict lines in order. Per file: the outcomes, and both
+    IR texts of each (with `--report`)."""
+    units: list[VerifyUnit] = []
+    owners: list[int] = []
+    # A unit per file, which checks it whole; per specialization only for --report, whose
+    # page shows each one's IR (the rounds that reach every entry need the whole file).
+    split = bool(args.report)
+    if translated:
+        try:
+            # Here, not in each worker: a first use builds the harness once, with one line.
+            ensure_harness()
+        except ToolchainError as err:
+            raise VerifyUnavailable(str(err)) from None
+    for index, (job, result, _entry) in enumerate(translated):
+        assert result.rust is not None
+        specs = translation_specs(job.display, result, args.spec)
+        pieces = ([{k: [s]} for k, ss in specs.items() for s in ss] if split else [specs])
+        for piece in pieces:
+            units.append(VerifyUnit(job.display, result.source, result.rust, piece,
+                                    args.keep_ir, split, list(args.spec),
+                                    bool(getattr(args, "numeric", False))))
+            owners.append(index)
+    progress.update(specs=progress.counts.specs + sum(
+        len(ss) for u in units for ss in u.specs.values()))
+    checks: list[list[CheckOutcome]] = [[] for _ in translated]
+    irs: list[list[IrPair | None]] = [[] for _ in translated]
+    for owner, unit, done in zip(owners, units, ordered_map(verify_unit, units, workers),
+                                 strict=True):
+        if done.error is not None:
+            raise VerifyUnavailable(done.error)
+        checks[owner].extend(done.outcomes)
+        irs[owner].extend(done.ir or [None] * len(done.outcomes))
+        for outcome in done.outcomes:
+            if not args.quiet:
+                progress.print(f"{unit.display}: {outcome.line()}", human)
+                if outcome.verdict == "FAIL" and getattr(outcome, "text", ""):
+                    progress.print(outcome.text, human)
+        progress.advance("specs_done", sum(len(ss) for ss in unit.specs.values()))
+    for (_job, _result, entry), outcomes in zip(translated, checks, strict=True):
+        entry["verify"] = [o.to_json() for o in outcomes]
+    return checks, irs
+
+
+def verify_unit(unit: VerifyUnit) -> UnitResult:
+    """Run one unit's checks (in a worker process with `-j`); a missing tool is an error
+    message, not an exception, so the batch reports it once."""
+    try:
+        if not unit.with_ir:
+            return UnitResult(verify_file(unit.display, unit.source, unit.rust,
+                                          unit.spec_files, unit.keep_ir, unit.numeric), [])
+        with tempfile.TemporaryDirectory(prefix="transpiler-report-") as tmp:
+            outcomes = check_translation(unit.display, unit.rust, unit.specs, tmp)
+            pairs = [(p.read_text(encoding="utf-8"),
+                      p.with_name(p.name.replace(".python.tileir", ".rust.tileir")).read_text(
+                          encoding="utf-8"))
+                     for p in sorted(Path(tmp).glob("*.python.tileir"))]
+            # One specialization per unit: its pair, if both sides compiled.
+            ir = [pairs[0] if pairs else None for _ in outcomes]
+            if unit.keep_ir:
+                for path in Path(tmp).iterdir():
+                    write_atomic(Path(unit.keep_ir) / path.name, path.read_text("utf-8"))
+        return UnitResult(outcomes, ir)
+    except (ToolchainError, HarnessError) as err:
+        return UnitResult([], [], str(err))

@@ -1,6 +1,7 @@
 """Diagnostics: what the translator says about a source position, rendered like rustc.
 
-Takes source positions and messages from every pass; gives `Diagnostic` records, the
+Takes source positions and messages from every pass; gives `Diagnostic` records (codes and
+their `--explain` texts in `CODES` / `EXPLANATIONS`), the
 `TranslationError` exception that carries them out of a pass, the `UnhandledConstruct`
 record that the LLM fallback consumes, and `render()` for the `file:line:col: error[CODE]`
 form with the source line and a caret.
@@ -47,6 +48,71 @@ CODES: dict[str, str] = {
     "E0200": "specialization needs a value the source does not give",
     "W0001": "a construct translated with a documented difference",
     "E9000": "an internal error of the translator (a bug)",
+}
+
+# `--explain CODE`: what each code means, why the translator stops there, and what the kernel
+# author can do about it (rustc's convention). One entry per code of `CODES`.
+EXPLANATIONS: dict[str, str] = {
+    "E0001": """The file does not parse as Python 3. The position points at the first token the
+parser could not accept. Fix the syntax (run `python -m py_compile FILE`); the translator
+reads the file as text and never imports it, so the error is in the file itself.""",
+    "E0002": """The file is not UTF-8 text: it holds a byte sequence that is not UTF-8 (a
+latin-1 or UTF-16 file, a binary) or a NUL byte. Python source is UTF-8; re-save the file as
+UTF-8 (a leading UTF-8 byte-order mark is accepted).""",
+    "E0003": """No function decorated with `@ct.kernel` (cuTile Python, `import cuda.tile as
+ct`) was found, so there is nothing to translate. Check the decorator and the import: the
+translator recognizes `cuda.tile` through the file's import of it.""",
+    "E0004": """The file is larger than the translator's input limit. Kernel files are small;
+split a very large file into one module per group of kernels (helpers can be imported from a
+sibling module: `from .common import f`).""",
+    "E0100": """The kernel calls a `cuda.tile` function the translator does not know (it is not
+in cuTile Python's API as the translator's table records it). Check the spelling against the
+cuTile Python documentation; if it is a newer API, it has no mapping to cuTile Rust yet.""",
+    "E0101": """The function or operator is part of cuTile Python, but the deterministic passes
+do not lower it to cuTile Rust yet. Write it with supported operations (the message names the
+construct), or let the LLM fallback propose a checked fragment (`ANTHROPIC_API_KEY`, see the
+README); a fragment is kept only if it compiles and passes the IR check.""",
+    "E0102": """A `cuda.tile` function got the wrong number of arguments, an unknown keyword,
+or an argument of the wrong kind (a tile where a shape tuple is expected). cuTile Python would
+reject the same call when it compiles the kernel; fix the call as the message says.""",
+    "E0103": """This position needs a value known when the kernel is compiled: a literal, a
+`ct.Constant` parameter, or arithmetic on them (tile shapes, axis numbers, loop steps that
+become generics). Pass the value as a `ct.Constant[int]` parameter or write it as a literal.""",
+    "E0104": """The statement or expression is not allowed in a kernel (`while`, `try`,
+`lambda`, comprehensions, `global`, ...): cuTile Python's kernel language does not accept it.
+Rewrite it with `for ... in range(...)`, `if`, and tile operations.""",
+    "E0105": """The kernel calls a function that is neither a `cuda.tile` function, a helper
+defined in the file, nor a helper imported from a sibling module (`from .common import f`).
+Define or import the helper; the translator inlines helpers and never imports the file.""",
+    "E0106": """A helper calls itself, directly or through other helpers, or helper calls nest
+deeper than the translator inlines. Kernels inline every call, so recursion cannot be
+compiled; write the recursion as a loop.""",
+    "E0107": """A value of the wrong kind is used here: for example a tile where a scalar is
+needed, an array indexed like a Python list, a subscript the kernel language has no meaning
+for. The message says which kind was expected.""",
+    "E0108": """The shapes or element types of the operands do not agree: tiles of different
+shapes that do not broadcast, a store whose tile shape is not the view's, or operands of an
+operation whose element types cuTile Python would not unify. Add the `ct.astype`,
+`ct.reshape` or `ct.broadcast_to` that makes them agree.""",
+    "E0109": """A name is used that is not defined in the kernel, its helpers, the module's
+constants, or its imports (for example `np.inf` when `numpy` is not imported, or a host
+variable). Kernels see only their parameters, local names and module-level constants.""",
+    "E0110": """The construct is valid cuTile Python, but cuTile Rust (crate `cutile` 0.5.0)
+cannot express it: a runtime value used where Rust needs a type-level constant, an operation
+the Rust API lacks. The message names it; the translation writes nothing rather than Rust that
+would compute something else.""",
+    "E0111": """A keyword argument or mode value (a padding mode, memory order, rounding mode,
+`order=` permutation) is not supported, or not supported with the other arguments given. The
+message lists the accepted values.""",
+    "E0200": """Translating the kernel needs a value its source does not give: a constant that
+changes a type or a branch, whose launches the translator cannot read, or more variants
+(element types times constant values) than it generates. Launch the kernel with literal or
+module-level constants, or pass `--spec FILE` with the specializations you use.""",
+    "W0001": """The construct was translated, with a difference from cuTile Python the
+translator documents (the note says which). The IR check relates the two with a named rule;
+see `--explain RULE`.""",
+    "E9000": """An internal error: a bug in the translator, not in your kernel. Nothing was
+written. Please report it with the input file (the message names the exception).""",
 }
 
 

@@ -75,12 +75,19 @@ def sibling(source: SourceModule, module: str) -> SourceModule | None:
 
 def parse_source(text: str, path: str) -> SourceModule:
     """Parse and index a cuTile Python file; raises `TranslationError` on a syntax error."""
+    # CPython's parser first: it bounds nesting (200 brackets) and recursion itself, where
+    # libcst's native parser overflows its stack on deeply nested input (a crash, not an
+    # error); whatever CPython rejects is no Python this interpreter runs.
+    check_python_parses(text, path)
     try:
         module = cst.parse_module(text)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        raw = wrapper.resolve(PositionProvider)
     except cst.ParserSyntaxError as err:
         raise TranslationError(syntax_diagnostic(text, path, err)) from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    raw = wrapper.resolve(PositionProvider)
+    except RecursionError:
+        raise TranslationError(Diagnostic("E0001", "the file nests expressions too deeply "
+                                          "to translate", path, None)) from None
     positions = {
         node: Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
         for node, pos in raw.items()
@@ -90,6 +97,23 @@ def parse_source(text: str, path: str) -> SourceModule:
         _index_statement(source, stmt)
     _find_launches(source)
     return source
+
+
+def check_python_parses(text: str, path: str) -> None:
+    """A diagnostic (`TranslationError`) for what CPython's own parser rejects, nesting
+    too deep included."""
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as err:
+        span = Span(err.lineno, max((err.offset or 1) - 1, 0)) if err.lineno else None
+        raise TranslationError(Diagnostic("E0001", f"invalid syntax: {err.msg}", path,
+                                          span)) from None
+    except (RecursionError, MemoryError):
+        raise TranslationError(Diagnostic("E0001", "the file nests expressions too deeply "
+                                          "for Python's parser", path, None)) from None
+    except ValueError as err:  # NUL bytes, which the driver reports first for a main file
+        raise TranslationError(Diagnostic("E0002", f"not Python source: {err}", path,
+                                          None)) from None
 
 
 def syntax_diagnostic(text: str, path: str, err: cst.ParserSyntaxError) -> Diagnostic:

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from transpiler.ircheck.hints import normal_hints
 from transpiler.ircheck.parse import (
     Item,
     Operation,
@@ -91,6 +92,11 @@ RULES: tuple[Rule, ...] = (
     Rule("hint-target-key",
          "Per-op optimization_hints keyed by the compile target (`sm_90`) apply to exactly "
          "the same compilation as hints keyed `default`; the key is normalized to `default`."),
+    Rule("empty-hint-entry",
+         "An optimization_hints entry with no hints (`default = {}`, on an entry or an op) "
+         "asks for nothing on any target, however a compiler merges a target's entry with "
+         "`default`; it is left out. A non-empty entry on one side only stays a difference "
+         "(see hints.py)."),
     Rule("data-dependence-order",
          "A memory op that consumes a value computed from an earlier load of the same array "
          "cannot run before that load; the token edge cuTile Python adds between them orders "
@@ -833,9 +839,10 @@ class _Canonicalizer:
             items, defs = _strip_token_iter_values(op, skip)
             template = make_template(op.name, items, defs)
             self.note("token-threading", op.name)
-        if TARGET_HINT_KEY in template or EMPTY_HINTS in template:
-            items = _normal_hint_items(items)
-            self.note("hint-target-key", op.name)
+        if "optimization_hints" in template:
+            items, rules = _normal_hint_items(items)
+            for rule in rules:
+                self.note(rule, op.name)
             template = make_template(op.name, items,
                                      [a.name for a in op.regions[0].args] if op.regions else [])
         if "dim_map" not in template:
@@ -874,10 +881,6 @@ def _mergeable(node: Node) -> bool:
     return node.op.name in PURE_OPS and not node.blocks and not is_memory_read(node.op)
 
 
-TARGET_HINT_KEY = "<sm_90 = "
-
-
-EMPTY_HINTS = "<default = {}>"
 
 
 def _split_commas(children: tuple[Item, ...]) -> list[list[Item]]:
@@ -954,27 +957,27 @@ def _strip_token_iter_values(op: Operation, tokens: set[int]
     return tuple(out), [d for d in defs if d not in dropped]
 
 
-def _normal_hint_items(items: tuple[Item, ...]) -> tuple[Item, ...]:
+def _normal_hint_items(items: tuple[Item, ...]) -> tuple[tuple[Item, ...], list[str]]:
+    """`items` with each `optimization_hints = <...>` in the normal form of hints.py (left
+    out when it asks for nothing), and the rules that normalization applied."""
     out: list[Item] = []
+    rules: list[str] = []
     index = 0
     while index < len(items):
         item = items[index]
         window = items[index:index + 3]
         if (len(window) == 3 and item.kind == "NAME" and item.text == "optimization_hints"
-                and window[2].text == EMPTY_HINTS):
+                and window[2].kind == "angle_group"):
+            hints = normal_hints(window[2].text)
+            rules.extend(r for r in hints.rules if r not in rules)
+            if not hints.empty:
+                # A leaf with the normal text: the template only renders it.
+                out.extend((item, window[1], Item("NAME", hints.text())))
             index += 3
             continue
-        out.append(_hint_key_to_default(item))
+        out.append(item)
         index += 1
-    return tuple(out)
-
-
-def _hint_key_to_default(item: Item) -> Item:
-    if item.kind == "angle_group" and item.text.startswith(TARGET_HINT_KEY):
-        head, *rest = item.children
-        return Item(item.kind, "<default = " + item.text[len(TARGET_HINT_KEY):],
-                    (Item(head.kind, "default", head.children), *rest))
-    return item
+    return tuple(out), rules
 
 
 def _loop_index_bound(value: Value, predicate: str) -> bool:

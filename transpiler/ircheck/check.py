@@ -685,3 +685,27 @@ def _why_unreached(target: Target, outcomes: list[CheckOutcome], kernel: str,
     counts = ", ".join(f"{n} {v}" for v, n in sorted(
         {v: verdicts.count(v) for v in verdicts}.items()))
     return f"the specializations tried for it ended {counts}"
+
+
+# ---- batches (`-j N`): plan the checks of a translation, run any subset of them -----------
+
+
+def translation_specs(display: str, result: Any,
+                  spec_files: list[str]) -> dict[str, list[KernelSpec]]:
+    """The specializations `--verify` checks for one translated file, per kernel."""
+    from transpiler.driver import read_manifests
+
+    source = parse_source(result.source, display)
+    return _collect_specs(source, read_manifests(result.rust), spec_files)
+
+
+def check_translation(display: str, rust_text: str, specs: dict[str, list[KernelSpec]],
+                      keep_ir: str | None) -> list[CheckOutcome]:
+    """The outcomes of the checks `specs` (a subset of `translation_specs`) of one translation."""
+    from transpiler.driver import read_manifests
+
+    with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
+        rust_path = Path(tmp) / "translation.rs"
+        rust_path.write_text(rust_text, encoding="utf-8")
+        return check_file(Path(display), rust_path, read_manifests(rust_text), specs,
+                          Path(keep_ir) if keep_ir else None)

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from transpiler.ircheck.canonicalize import (
     COMMUTATIVE,
     RULES,
-    TARGET_HINT_KEY,
     Block,
     CanonicalEntry,
     Interner,
@@ -40,6 +39,8 @@ from transpiler.ircheck.canonicalize import (
     is_identity_list,
     splat_literal,
 )
+from transpiler.ircheck.hints import normal_hints
+from transpiler.ircheck.notes import note_text
 from transpiler.ircheck.parse import TileIrEntry, TileIrModule, TileIrType
 
 PASS = "PASS"
@@ -123,6 +124,8 @@ def compare_entries(reference: TileIrEntry, generated: TileIrEntry,
     differences = [d for d in differ.differences if d.kind != REFINEMENT_KIND]
     notes += [Note(REFINEMENT_KIND, f"{d.message} ({d.location or 'reference'})")
               for d in differ.differences if d.kind == REFINEMENT_KIND]
+    # Each note as its reader needs it: what differs and why that is harmless (notes.py).
+    notes = [Note(n.rule, note_text(n.rule, n.message)) for n in notes]
     if differences:
         status = FAIL
     elif notes:
@@ -175,9 +178,10 @@ def _counts(counter: Counter[str]) -> str:
     return ", ".join(f"{what} x{n}" for what, n in sorted(counter.items()))
 
 
-def _hints_text(entry: TileIrEntry) -> str:
-    hints = entry.attributes.get("optimization_hints", "")
-    return "" if hints in ("", "<default = {}>") else hints
+def _entry_hints(entry: TileIrEntry) -> tuple[str, tuple[str, ...]]:
+    """An entry's optimization_hints in normal form (hints.py) and the rules that used."""
+    hints = normal_hints(entry.attributes.get("optimization_hints"))
+    return hints.text(), hints.rules
 
 
 class _Differ:
@@ -199,7 +203,14 @@ class _Differ:
     # -- entry level ----------------------------------------------------------------------
 
     def hints(self) -> None:
-        r, g = _hints_text(self.ref.entry), _hints_text(self.gen.entry)
+        (r, r_rules), (g, g_rules) = _entry_hints(self.ref.entry), _entry_hints(self.gen.entry)
+        raw = [e.entry.attributes.get("optimization_hints") for e in (self.ref, self.gen)]
+        if r == g and r and raw[0] != raw[1]:
+            # Equal only once normalized: say which spelling was accepted (both empty is
+            # no hints at all, as it always was).
+            for rule in sorted(set(r_rules) | set(g_rules)):
+                self.notes_extra.append(Note(rule, f"entry optimization_hints: reference "
+                                             f"{raw[0] or 'none'}, generated {raw[1] or 'none'}"))
         if r != g:
             self.add("optimization-hints",
                      f"entry optimization_hints: reference {r or 'none'}, generated "
@@ -497,18 +508,16 @@ class _Differ:
 
 
 def _normal_hints(attributes: dict[str, str]) -> dict[str, str]:
-    """Rules hint-target-key and empty hints: `<sm_90 = {..}>` is `<default = {..}>` for an
-    sm_90 compile, and `<default = {}>` says no more than no hints at all."""
+    """Rules hint-target-key and empty-hint-entry on an op's optimization_hints (hints.py)."""
     value = attributes.get("optimization_hints")
     if value is None:
         return attributes
     out = dict(attributes)
-    if value.startswith(TARGET_HINT_KEY):
-        value = "<default = " + value[len(TARGET_HINT_KEY):]
-    if value in ("<default = {}>", "<>"):
+    hints = normal_hints(value)
+    if hints.empty:
         del out["optimization_hints"]
     else:
-        out["optimization_hints"] = value
+        out["optimization_hints"] = hints.text()
     return out
 
 

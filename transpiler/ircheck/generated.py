@@ -110,7 +110,7 @@ def layout_json(layout: Layout) -> dict[str, Any]:
 
 
 def _run_harness(args: list[str], stdin: str | None, timeout: float) -> dict[str, Any]:
-    binary = toolchain.harness_binary()
+    binary = toolchain.ensure_harness()
     with tempfile.TemporaryDirectory(prefix="harness-out-") as tmp:
         out = Path(tmp) / "result.json"
         proc = subprocess.run(

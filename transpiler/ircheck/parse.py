@@ -21,7 +21,8 @@ from pathlib import Path
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError
 
-GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "tileir.lark"
+# transpiler/data/grammar: the repository's grammar/ in a clone, its copy in a wheel.
+GRAMMAR_PATH = Path(__file__).resolve().parents[1] / "data" / "grammar" / "tileir.lark"
 
 _OPEN_CLOSE = {"paren_group": "()", "bracket_group": "[]", "angle_group": "<>", "brace_group": "{}"}
 

@@ -8,7 +8,10 @@ Environment variables, all optional:
 - `TILEIRDISASM`: the `tileirdisasm` executable. Default: `nvidia/cu13/bin/tileirdisasm` in the
   running interpreter's site-packages (wheel `nvidia-cuda-tileiras`), else `PATH`.
 - `TRANSPILER_HARNESS`: the harness executable. Default:
-  `<repo>/harness/target/release/transpiler-harness` (or under `CARGO_TARGET_DIR`).
+  `<repo>/harness/target/release/transpiler-harness` (or under `CARGO_TARGET_DIR`) in a clone
+  that built it (`setup.sh`); otherwise the copy `ensure_harness()` builds on first use from
+  the sources the package ships (`transpiler/data/harness`) into the user cache,
+  `$XDG_CACHE_HOME/transpiler/harness-<digest of the sources>` (default `~/.cache`).
 - `CUDA_TOOLKIT_PATH`: folder whose `include/` holds `cuda.h` and `curand.h`, needed only to *build*
   the harness (crate `cuda-bindings`). Default: `nvidia/cu13` in site-packages (wheels
   `nvidia-cuda-runtime`, `nvidia-cuda-crt`, `nvidia-curand`).
@@ -18,17 +21,24 @@ Environment variables, all optional:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import site
 import subprocess
+import sys
 import sysconfig
+import time
 from pathlib import Path
+from typing import TextIO
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-HARNESS_DIR = REPO_ROOT / "harness"
+# The harness sources: `harness/` of the repository in a clone (transpiler/data/harness links
+# to it), the copy the wheel carries in an installed package.
+HARNESS_DIR = (Path(__file__).resolve().parents[1] / "data" / "harness").resolve()
 HARNESS_MANIFEST = HARNESS_DIR / "Cargo.toml"
 HARNESS_BINARY_NAME = "transpiler-harness"
+# The files whose content decides the build (the cache folder is named by their digest).
+HARNESS_SOURCES = ("Cargo.toml", "Cargo.lock", "src", "golden-check")
 
 
 class ToolchainError(RuntimeError):
@@ -67,7 +77,9 @@ def tileirdisasm() -> Path:
     if env:
         path = Path(env)
         if not path.is_file():
-            raise ToolchainError(f"TILEIRDISASM={env} does not exist")
+            raise ToolchainError(f"TILEIRDISASM={env} does not exist; unset it to use the one "
+                                 "`pip install --no-deps nvidia-cuda-tileiras==13.4.92` "
+                                 "installs")
         return path
     cu13 = _nvidia_cu13()
     if cu13 is not None and (cu13 / "bin" / "tileirdisasm").is_file():
@@ -83,12 +95,45 @@ def tileirdisasm() -> Path:
 
 
 def cargo_target_dir() -> Path:
-    """Cargo's target folder for the harness workspace."""
+    """Cargo's target folder for the harness workspace: `CARGO_TARGET_DIR`, else the
+    sources' own `target/` where it exists or can be made (a clone), else the user cache."""
     env = os.environ.get("CARGO_TARGET_DIR")
     if env:
         path = Path(env)
         return path if path.is_absolute() else HARNESS_DIR / path
-    return HARNESS_DIR / "target"
+    local = HARNESS_DIR / "target"
+    if local.exists() or (os.access(HARNESS_DIR, os.W_OK) and _in_checkout()):
+        return local
+    return harness_cache_dir() / "target"
+
+
+def _in_checkout() -> bool:
+    """True when the harness sources are the repository's own, not a copy installed into a
+    site-packages folder (which may be read-only and is no place for a 700 MB build)."""
+    return not any(HARNESS_DIR.is_relative_to(p) for p in _site_packages())
+
+
+def cache_root() -> Path:
+    """`$XDG_CACHE_HOME/transpiler`, default `~/.cache/transpiler`."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "transpiler"
+
+
+def harness_sources_digest() -> str:
+    """sha256 (16 hex digits) of the harness sources: a new version builds a new copy."""
+    digest = hashlib.sha256()
+    for name in HARNESS_SOURCES:
+        root = HARNESS_DIR / name
+        files = [root] if root.is_file() else sorted(
+            p for p in root.rglob("*") if p.is_file() and "target" not in p.parts)
+        for path in files:
+            digest.update(str(path.relative_to(HARNESS_DIR)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def harness_cache_dir() -> Path:
+    return cache_root() / f"harness-{harness_sources_digest()}"
 
 
 def cuda_toolkit_path() -> Path:
@@ -126,12 +171,28 @@ def build_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("CUDA_TOOLKIT_PATH", str(cuda_toolkit_path()))
     env.setdefault("LIBCLANG_PATH", str(libclang_path()))
+    env.setdefault("CARGO_TARGET_DIR", str(cargo_target_dir()))
     return env
 
 
 def build_command() -> list[str]:
     """The command that builds the harness binary."""
     return ["cargo", "build", "--release", "--locked", "--manifest-path", str(HARNESS_MANIFEST)]
+
+
+def missing_build_prerequisites() -> list[str]:
+    """Why the harness cannot be built here, one reason per missing piece (empty: it can)."""
+    reasons: list[str] = []
+    if shutil.which("cargo") is None:
+        reasons.append("cargo not found: install Rust stable >= 1.89 (https://rustup.rs)")
+    for find in (cuda_toolkit_path, libclang_path):
+        try:
+            find()
+        except ToolchainError as err:
+            reasons.append(str(err))
+    if not HARNESS_MANIFEST.is_file():
+        reasons.append(f"the harness sources are missing ({HARNESS_MANIFEST})")
+    return reasons
 
 
 def build_instructions() -> str:
@@ -165,6 +226,29 @@ def harness_binary() -> Path:
         f"harness binary not built ({path} missing). Build it with:\n  {build_instructions()}\n"
         "or call transpiler.ircheck.toolchain.build_harness()."
     )
+
+
+def ensure_harness(progress: TextIO | None = None) -> Path:
+    """The harness binary, built first if no copy exists (an installed package's first
+    `--verify`): one progress line on `progress` (default stderr), and a `ToolchainError`
+    listing every missing prerequisite when it cannot be built."""
+    try:
+        return harness_binary()
+    except ToolchainError:
+        if os.environ.get("TRANSPILER_HARNESS"):
+            raise
+    reasons = missing_build_prerequisites()
+    if reasons:
+        raise ToolchainError("the IR-check harness is not built and cannot be built here:\n  "
+                             + "\n  ".join(reasons))
+    stream = progress or sys.stderr
+    print(f"transpiler: building the IR-check harness into {cargo_target_dir()} (cargo, "
+          "release; a few minutes, once)", file=stream, flush=True)
+    started = time.monotonic()
+    built = build_harness()
+    print(f"transpiler: harness built in {time.monotonic() - started:.0f} s", file=stream,
+          flush=True)
+    return built
 
 
 def build_harness(timeout: float = 3600.0) -> Path:

@@ -17,7 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from transpiler.diagnostics import Span, TranslationError
-from transpiler.frontend.cutile_py import dotted_name, syntax_diagnostic
+from transpiler.frontend.cutile_py import check_python_parses, dotted_name, syntax_diagnostic
 
 # Module paths and what they are to the front end.
 LANGUAGE_MODULES = ("triton.language", "triton.language.core", "triton.language.math",
@@ -109,6 +109,7 @@ def detect(text: str) -> bool:
 
 def parse_source(text: str, path: str) -> TritonSource:
     """Parse and index a Triton file; raises `TranslationError` on a syntax error."""
+    check_python_parses(text, path)  # bounds nesting before libcst's native parser
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as err:
