@@ -367,4 +367,10 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("TD", ConstSpec(td)))
         for dt, d, tm, td in (("float32", 128, 32, 64), ("bfloat16", 192, 16, 128))
     ],
+    "while_search": [
+        _spec("while_search_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("n_tiles", ScalarSpec("int32")), ("limit", ScalarSpec("float32")),
+              ("TILE", ConstSpec(128)))
+        for dt in ("float32", "bfloat16")
+    ],
 }

@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
+from transpiler.frontend.nested import nested_kernel_name
 
 
 @dataclass
@@ -150,10 +151,32 @@ def _index_statement(source: SourceModule, stmt: cst.CSTNode) -> None:
         options = _kernel_decorator(source, stmt)
         if options is not None:
             source.kernels.append(KernelDef(stmt.name.value, stmt, options))
+        else:
+            _index_nested_kernels(source, stmt, (stmt.name.value,))
+    elif isinstance(stmt, cst.ClassDef):
+        _index_nested_kernels(source, stmt, (stmt.name.value,))
     elif isinstance(stmt, cst.If):
         # `if TYPE_CHECKING:` / feature checks at module level: index both arms' imports.
         for inner in stmt.body.body:
             _index_statement(source, inner)
+
+
+def _index_nested_kernels(source: SourceModule, scope: cst.CSTNode,
+                          scopes: tuple[str, ...]) -> None:
+    """Kernels defined inside a function or class (test bodies, kernel factories), each
+    under its file-unique name (`transpiler.frontend.nested`)."""
+    for child in scope.children:
+        if isinstance(child, cst.FunctionDef):
+            options = _kernel_decorator(source, child)
+            if options is not None:
+                name = nested_kernel_name(scopes, child.name.value)
+                source.kernels.append(KernelDef(name, child, options))
+            else:
+                _index_nested_kernels(source, child, (*scopes, child.name.value))
+        elif isinstance(child, cst.ClassDef):
+            _index_nested_kernels(source, child, (*scopes, child.name.value))
+        else:
+            _index_nested_kernels(source, child, scopes)
 
 
 def _index_import(source: SourceModule, node: cst.Import) -> None:
@@ -225,12 +248,34 @@ class _LaunchFinder(cst.CSTVisitor):
     def __init__(self, source: SourceModule) -> None:
         self.source = source
         self.function_stack: list[str] = []
+        self.scope_stack: list[str] = []  # functions and classes, for nested kernel names
+        self.kernel_names = {k.name for k in source.kernels}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.function_stack.append(node.name.value)
+        self.scope_stack.append(node.name.value)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.function_stack.pop()
+        self.scope_stack.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope_stack.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scope_stack.pop()
+
+    def resolve_kernel(self, name: str | None) -> str | None:
+        """A launched name as a kernel of the file: a local `kernel` or `self.kernel` is the
+        nested kernel of the innermost enclosing scope that defines one of that name."""
+        if name is None or name in self.kernel_names:
+            return name
+        own = name.split(".")[-1] if name.count(".") == 1 else name
+        for depth in range(len(self.scope_stack), 0, -1):
+            candidate = nested_kernel_name(self.scope_stack[:depth], own)
+            if candidate in self.kernel_names:
+                return candidate
+        return name
 
     def visit_Call(self, node: cst.Call) -> None:
         if not _resolves_to(self.source, node.func, "launch"):
@@ -240,7 +285,8 @@ class _LaunchFinder(cst.CSTVisitor):
         values = dict(zip(("stream", "grid", "kernel", "kernel_args"), positional, strict=False))
         values.update(keywords)
         kernel_node = values.get("kernel")
-        kernel = dotted_name(kernel_node) if kernel_node is not None else None
+        kernel = self.resolve_kernel(dotted_name(kernel_node) if kernel_node is not None
+                                     else None)
         args_node = values.get("kernel_args")
         args: list[cst.BaseExpression] = []
         if isinstance(args_node, cst.Tuple | cst.List):

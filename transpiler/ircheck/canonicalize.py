@@ -108,7 +108,9 @@ RULES: tuple[Rule, ...] = (
     Rule("if-passthrough",
          "An `if` result that every branch yields from the same value defined before the "
          "`if` is that value; the result and its yields are dropped (cuTile Rust yields "
-         "loop-carried variables through an `if` that does not change them)."),
+         "loop-carried variables through an `if` that does not change them). A branch "
+         "that ends in `continue`/`break` leaves the loop and yields nothing: it does not "
+         "count."),
     Rule("loop-passthrough",
          "A `for` iteration value that the body passes back unchanged (its final `continue` "
          "returns the iteration argument, and nothing else jumps) is its initial value "
@@ -370,7 +372,8 @@ def data_operands(node: Node) -> list[Value]:
         return [v for v in node.operands if not alias(v).is_token]
     skip: set[int] = set()
     owner = node.parent.owner if node.op.name in ("yield", "continue") and node.parent else None
-    if owner is not None:
+    if owner is not None and not (node.op.name == "continue" and owner.op.name == "if"):
+        # (A `continue` inside an `if` passes its values to the loop, not to the `if`.)
         skip = _passthrough_positions(owner)
     if node.op.name == "for":
         skip = {3 + i for i in _passthrough_positions(node)}
@@ -441,9 +444,13 @@ def passthrough_source(node: Node, index: int) -> Value | None:
     sources: list[Value] = []
     for block in node.blocks:
         last = block.nodes[-1] if block.nodes else None
+        if last is not None and last.op.name in ("continue", "break"):
+            continue  # a branch that leaves the enclosing loop gives the `if` no results
         if last is None or last.op.name != "yield" or index >= len(last.operands):
             return None
         sources.append(last.operands[index])
+    if not sources:
+        return None
     first = sources[0]
     if any(v is not first for v in sources[1:]) or first.is_token:
         return None

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from transpiler.frontend.nested import hoisted_text
 from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, Layout, ScalarSpec
 
 BYTECODE_VERSION = "13.3"
@@ -102,6 +103,9 @@ def lifted_parts(source: str, kernel: str, filename: str = "<kernel>") -> list[t
     use of the name is such a dtype read. Raises `ReferenceIrError` if the kernel is missing
     or needs anything else from a module other than cuda.tile / math.
     """
+    # A kernel defined inside a function or class is lifted from a copy of the file that
+    # holds it at module level, on the same lines.
+    source = hoisted_text(source, kernel) or source
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
@@ -626,7 +630,8 @@ def reference_bytecode(source_path: Path, spec: KernelSpec) -> bytes:
 
 
 def _param_names(source_path: Path, kernel: str) -> list[str]:
-    tree = ast.parse(source_path.read_text())
+    text = source_path.read_text()
+    tree = ast.parse(hoisted_text(text, kernel) or text)
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name == kernel:
             return [a.arg for a in _all_args(stmt.args)]

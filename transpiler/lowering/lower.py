@@ -48,8 +48,10 @@ from transpiler.model import (
     TFor,
     TIf,
     TileType,
+    TJump,
     TReturn,
     TStmt,
+    TWhile,
     ValueType,
     dim_op,
     statement_exprs,
@@ -264,6 +266,10 @@ class KernelLowerer:
                 ctx.stmts.append(t.ExprStmt(effect, semicolon=True))
         elif isinstance(stmt, TFor):
             self.for_loop(stmt, ctx)
+        elif isinstance(stmt, TWhile):
+            self.while_loop(stmt, ctx)
+        elif isinstance(stmt, TJump):
+            ctx.stmts.append(t.Jump(stmt.kind))
         elif isinstance(stmt, TIf):
             self.if_stmt(stmt, ctx)
         elif isinstance(stmt, TReturn):
@@ -343,6 +349,12 @@ class KernelLowerer:
         inner = _Context([], ctx.carried | set(stmt.carried))
         self.block(body, inner)
         ctx.stmts.append(t.ForLoop(stmt.var, rng, t.BlockExpr(tuple(inner.stmts))))
+
+    def while_loop(self, stmt: TWhile, ctx: _Context) -> None:
+        cond = None if stmt.cond is None else self.expr(stmt.cond, ctx)
+        inner = _Context([], ctx.carried | set(stmt.carried))
+        self.block(stmt.body, inner)
+        ctx.stmts.append(t.WhileLoop(cond, t.BlockExpr(tuple(inner.stmts))))
 
     def if_stmt(self, stmt: TIf, ctx: _Context) -> None:
         if not stmt.static and _static_guard(stmt.cond) is not None:
@@ -666,7 +678,7 @@ def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[s
                         name = new
                     results.append((name, vtype, t_name, e_name, first))
                 stmt.results = results
-            elif isinstance(stmt, TFor):
+            elif isinstance(stmt, TFor | TWhile):
                 bind(stmt.body, visible)
         return visible
 
@@ -778,8 +790,14 @@ def rule(*ops: str) -> Callable[[Rule], Rule]:
     return register
 
 
+def _number(value: object) -> object:
+    """A number; a typed compile-time number (`ct.uint32(3)`) gives its value."""
+    return value if isinstance(value, bool | int | float) else getattr(value, "value", value)
+
+
 def literal(value: object, dtype: ElemType, lw: KernelLowerer) -> t.Expr:
     rust = lw.elem(dtype)
+    value = _number(value)
     if isinstance(value, bool):
         return t.Lit("true" if value else "false")
     if rust in ("f32", "f64"):
@@ -795,6 +813,7 @@ def _element_scalar_tile(lw: KernelLowerer, ctx: _Context, value: float, elem: s
     types: a 16-bit value is its bits as an `i16` constant, reinterpreted (the constant
     cuTile Python writes, which tileiras folds); another an f32 constant, converted unless
     `elem` is f32. `hints` name the two lets."""
+    value = _number(value)  # type: ignore[assignment]
     bits = half_bits(float(value), elem)
     if bits is not None:
         holder = lw.let(ctx, "bits", t.Call("constant", (

@@ -362,6 +362,9 @@ def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
                     value: TExpr | None) -> tuple[TExpr, list[TExpr], TExpr | None, tuple]:
     array = _array(an, v["array"], node)
     indices = _index_tiles(an, v["indices"], node)
+    if not indices:
+        raise an.error("E0101", "a pointer access with the empty index `()` (a 0-d array) "
+                       "is not lowered yet", node, "gather_scatter:0d")
     _note_rank(an, array, len(indices), node)
     shapes = [i.type.shape for i in indices]
     mask = v.get("mask")
@@ -942,7 +945,9 @@ def reduce(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) ->
     if kind in ("sum", "prod") and isinstance(dtype, DType) and dtype.is_bool:
         x = an.convert(x, I32, node)
     result = x
-    for axis in sorted(axes, reverse=True):
+    # A full reduction (no `axis`) reduces dimension 0 again and again, as cuTile Python does.
+    order = [0] * rank if axis_value is None else sorted(axes, reverse=True)
+    for axis in order:
         shape = tuple(d for i, d in enumerate(result.type.shape) if i != axis)
         result = TExpr("reduce", [result], TileType(result.type.dtype, shape), an.span(node),
                        {"kind": kind, "axis": axis})
