@@ -72,6 +72,8 @@ _ENUMS = {"PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope"}
 _DTYPE_ALIASES = {"float": "float32", "int": "int32", "bool": "bool_"}
 _NP_TORCH_DTYPES = {name: name for name in ALL_DTYPES} | {"bool": "bool_", "half": "float16",
                                                           "float": "float32"}
+# numpy's float constants a kernel may read (`-np.inf` as a reduction's start value).
+_NUMPY_CONSTANTS = {"inf": math.inf, "pi": math.pi, "e": math.e, "nan": math.nan}
 _MAX_HELPER_DEPTH = 32
 # Operations evaluated for their effect on memory.
 _EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic"}
@@ -1013,6 +1015,11 @@ class KernelAnalyzer:
                                  {"math": attr})
             if module in ("numpy", "torch") and node.attr.value in _NP_TORCH_DTYPES:
                 return const(DType(_NP_TORCH_DTYPES[node.attr.value]), self.span(node))
+            if module == "numpy" and node.attr.value in _NUMPY_CONSTANTS:
+                return const(_NUMPY_CONSTANTS[node.attr.value], self.span(node))
+            if module in ("numpy", "torch", "math"):
+                raise self.error("E0109", f"`{full}` is not a dtype or constant of `{module}` "
+                                 "that kernels can read", node, f"attr:{module}")
         base = self.expr(node.value)
         attr = node.attr.value
         if attr in ("shape", "slice"):

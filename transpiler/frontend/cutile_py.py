@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
+from transpiler.frontend.local_modules import local_module
 from transpiler.frontend.nested import nested_kernel_name
 
 
@@ -214,6 +215,9 @@ def _index_import_from(source: SourceModule, node: cst.ImportFrom) -> None:
             source.tile_aliases.add(bound)
         elif module == "cuda.tile" or module.startswith("cuda.tile."):
             source.tile_names[bound] = name
+        elif (local := local_module(source.path, module)) is not None:
+            # `from kernels.matmul import f`: a module of the user's own folder tree.
+            source.sibling_imports[bound] = (local, name)
         else:
             source.module_aliases[bound] = f"{module}.{name}"
 

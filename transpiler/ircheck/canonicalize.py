@@ -96,7 +96,8 @@ RULES: tuple[Rule, ...] = (
          "nothing more (checked in compare.py)."),
     Rule("constant-conversion",
          "`ftof` (round to nearest even) of a float constant is the constant of the target "
-         "type holding the rounded value; float constants are compared by value, not by "
+         "type holding the rounded value; `ftoi` of a float constant holding an integer is "
+         "that integer constant; float constants are compared by value, not by "
          "spelling (`1.0` and `1.000000e+00`, hex and decimal)."),
     Rule("constant-bitcast",
          "`bitcast` of an integer constant to a float type of the same width is the float "
@@ -1160,7 +1161,26 @@ def splat_literal(value: Value) -> str | None:
         target = node.results[0].type.element if node.results[0].type else None
         if inner is not None and target is not None:
             return convert_literal(inner, target)
+    if node.op.name == "ftoi" and node.operands and node.results[0].type:
+        # Rule constant-conversion: a float constant holding an integer, converted to an
+        # integer type that holds it, is that integer constant.
+        return _integral_literal(splat_literal(node.operands[0]),
+                                 node.results[0].type.element)
     return None
+
+
+def _integral_literal(literal: str | None, target: str) -> str | None:
+    parts = _literal_parts(literal) if literal is not None else None
+    bits = _INT_BITS.get(target)
+    if parts is None or parts[0] not in _FLOAT_TYPES or bits is None:
+        return None
+    value = _literal_value(*parts)
+    if value is None or not float(value).is_integer():
+        return None
+    number = int(value)
+    if not -(1 << (bits - 1)) <= number < 1 << (bits - 1):
+        return None
+    return f"<{target}: {number}>"
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64")

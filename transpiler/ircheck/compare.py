@@ -176,7 +176,9 @@ def _counts(counter: Counter[str]) -> str:
 
 
 def _hints_text(entry: TileIrEntry) -> str:
-    hints = entry.attributes.get("optimization_hints", "")
+    # An empty `default` entry beside per-target ones (`<default = {}, sm_100 = {..}>`, what
+    # cuTile Python writes for `ct.ByTarget(sm_100=..)`) says no more than its absence.
+    hints = entry.attributes.get("optimization_hints", "").replace("<default = {}, ", "<")
     return "" if hints in ("", "<default = {}>") else hints
 
 

@@ -70,7 +70,7 @@ _CMP = {"<": "lt_tile", "<=": "le_tile", ">": "gt_tile", ">=": "ge_tile", "==": 
         "!=": "ne_tile"}
 _NEEDS_OWN_LET = {"convert", "reduce", "permute", "tile_to_scalar", "convert_scalar", "mma",
                   "arange", "scan", "load", "full", "hole", "extract", "bid", "num_blocks",
-                  "cdiv_tile", "gather"}
+                  "cdiv_tile", "gather", "cat"}
 
 
 @dataclass
@@ -1549,8 +1549,20 @@ def lower_binary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if op == "//":
         raise lw.error("E0101", "floor division of floats is not lowered yet", e.span)
     if op == "**":
-        raise lw.error("E0101", "`**` is not lowered yet", e.span)
+        return _lower_power(lw, e, left, right, is_tile, is_float)
     return t.Binary(op, left, right)
+
+
+def _lower_power(lw: KernelLowerer, e: TExpr, left: t.Expr, right: t.Expr, is_tile: bool,
+                 is_float: bool) -> t.Expr:
+    """`a ** b` on floats: Tile IR `pow` (cuTile Python's `ct.pow`); a scalar goes through
+    0-d tiles."""
+    if not is_float:
+        raise lw.error("E0101", "`**` on integers is not lowered yet", e.span)
+    if is_tile:
+        return t.Call("pow", (left, right))
+    tiles = tuple(t.Call("scalar_to_tile", (x,)) for x in (left, right))
+    return t.Call("tile_to_scalar", (t.Call("pow", tiles),))
 
 
 def _lower_int_floor_op(lw: KernelLowerer, e: TExpr, op: str, left: t.Expr,
@@ -1718,6 +1730,12 @@ def _receiver(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if isinstance(x, t.Call | t.BlockExpr):
         return lw.let(ctx, "value", x, lw.rust_type(e.type, e.span) or "_")
     return x
+
+
+@rule("cat")
+def lower_cat(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    left, right = (lw.expr(a, ctx) for a in e.args)
+    return t.Call("cat", (left, right, t.Lit(f"{e.attrs['axis']}i32")))
 
 
 @rule("reshape")
