@@ -125,11 +125,17 @@ def kernel_defs(path: Path) -> list[KernelDef]:
     for node, outer in _functions(tree, []):
         if not _is_kernel(node):
             continue
-        refs = [n.lineno for n in ast.walk(tree)
-                if isinstance(n, ast.Name) and n.id == node.name]
+        # A nested kernel is referred to within the top-level statement that holds it (many
+        # tests define a `kernel` each).
+        scope = next((s for s in tree.body if outer and s.lineno <= node.lineno
+                      <= (s.end_lineno or s.lineno)), tree)
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        refs = [n.lineno for n in ast.walk(scope)
+                if (isinstance(n, ast.Name) and n.id == node.name
+                    or isinstance(n, ast.Attribute) and n.attr == node.name)  # `self.kernel`
+                and not first <= n.lineno <= (node.end_lineno or node.lineno)]
         rejected = bool(refs) and all(any(a <= line <= b for a, b in raises_spans)
                                       for line in refs)
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         defs.append(KernelDef(node.name, ".".join([*outer, node.name]), node.lineno, first,
                               node.end_lineno or node.lineno, bool(outer), rejected))
     return defs
