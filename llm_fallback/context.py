@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from transpiler.diagnostics import Diagnostic, UnhandledConstruct
-from transpiler.model import KernelModel, TAssign, TEffect, TExpr, TFor, TIf, TStmt
+from transpiler.model import KernelModel, TAssign, TEffect, TExpr, TFor, TIf, TStmt, TWhile
 
 PY_BEFORE = 8
 PY_AFTER = 4
@@ -124,6 +124,10 @@ def _hole_nodes(stmts: list[TStmt]) -> Iterator[TExpr]:
         elif isinstance(stmt, TFor):
             for expr in (stmt.start, stmt.stop, stmt.step):
                 yield from _expr_holes(expr)
+            yield from _hole_nodes(stmt.body)
+        elif isinstance(stmt, TWhile):
+            if stmt.cond is not None:
+                yield from _expr_holes(stmt.cond)
             yield from _hole_nodes(stmt.body)
         elif isinstance(stmt, TIf):
             yield from _expr_holes(stmt.cond)

@@ -131,6 +131,12 @@ def _stmt(stmt: t.Stmt, depth: int) -> list[str]:
         head = f"{pad}for {stmt.var} in "
         lines = _expr_lines(stmt.iterable, depth, head, " {")
         return out + lines + _block_body(stmt.body, depth + 1) + [f"{pad}}}"]
+    if isinstance(stmt, t.WhileLoop):
+        lines = [f"{pad}loop {{"] if stmt.cond is None else _expr_lines(
+            stmt.cond, depth, f"{pad}while ", " {")
+        return out + lines + _block_body(stmt.body, depth + 1) + [f"{pad}}}"]
+    if isinstance(stmt, t.Jump):
+        return out + [f"{pad}{stmt.kind};"]
     raise TypeError(f"unknown statement {stmt!r}")
 
 

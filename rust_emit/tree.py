@@ -172,6 +172,22 @@ class ForLoop(Stmt):
 
 
 @dataclass(frozen=True)
+class WhileLoop(Stmt):
+    """`while cond { body }`, or `loop { body }` when `cond` is None."""
+
+    cond: Expr | None
+    body: BlockExpr
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class Jump(Stmt):
+    """`break;` or `continue;`."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
 class Comment(Stmt):
     text: str
 

@@ -367,4 +367,23 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("TD", ConstSpec(td)))
         for dt, d, tm, td in (("float32", 128, 32, 64), ("bfloat16", 192, 16, 128))
     ],
+    "while_search": [
+        _spec("while_search_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("n_tiles", ScalarSpec("int32")), ("limit", ScalarSpec("float32")),
+              ("TILE", ConstSpec(128)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "nested_factory": [
+        _spec("make_row_max_row_max_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
+              ("n_tiles", ScalarSpec("int32")), ("TILE", ConstSpec(256)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "power_cat": [
+        _spec("power_cat_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)), ("TM", ConstSpec(16)))
+        for dt in ("float32", "float16")
+    ],
+    "scalar_store": [
+        _spec("scalar_store_kernel", ("x", _arr("float32", 1)), ("y", _arr("float32", 1)),
+              ("flags", _arr("int32", 1)), ("bias", ScalarSpec("float32"))),
+    ],
 }

@@ -201,6 +201,33 @@ def test_entry_optimization_hints_are_compared() -> None:
     _fails_with(_verdict(text, hinted), "optimization-hints")
 
 
+def test_an_empty_default_beside_target_hints_is_no_difference() -> None:
+    text = _sample("vadd")
+    with_default = text.replace("optimization_hints=<default = {}>",
+                                "optimization_hints=<default = {}, sm_100 = {occupancy = 2}>")
+    without = text.replace("optimization_hints=<default = {}>",
+                           "optimization_hints=<sm_100 = {occupancy = 2}>")
+    assert _verdict(with_default, without).status == PASS
+    other = text.replace("optimization_hints=<default = {}>",
+                         "optimization_hints=<sm_100 = {occupancy = 4}>")
+    _fails_with(_verdict(with_default, other), "optimization-hints")
+    filled = text.replace("optimization_hints=<default = {}>",
+                          "optimization_hints=<default = {occupancy = 1}, sm_100 = "
+                          "{occupancy = 2}>")
+    _fails_with(_verdict(filled, without), "optimization-hints")
+
+
+def test_a_loop_jump_inside_an_if_passes_its_values_to_the_loop() -> None:
+    # cuTile Rust yields the loop's values through an `if` whose other branch `continue`s;
+    # cuTile Python's `if` has no results (rule if-passthrough).
+    reference, generated = _sample("while_search.python"), _sample("while_search.rust")
+    assert _verdict(reference, generated).status == PASS_WITH_NOTES
+    # The `continue` must still pass the incremented counter, not the old one.
+    stale = generated.replace("continue %arg12, %5 :", "continue %arg12, %arg13 :")
+    assert stale != generated
+    assert _verdict(reference, stale).status == FAIL
+
+
 def test_load_latency_hint_is_compared() -> None:
     text = _sample("vadd")
     hinted = text.replace("[%blockId_x] token = %0 :",

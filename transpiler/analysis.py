@@ -66,8 +66,10 @@ from transpiler.model import (
     TFor,
     TIf,
     TileType,
+    TJump,
     TReturn,
     TStmt,
+    TWhile,
     ValueType,
     dim_op,
     statement_exprs,
@@ -114,6 +116,8 @@ _ENUMS = {"PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope"}
 _DTYPE_ALIASES = {"float": "float32", "int": "int32", "bool": "bool_"}
 _NP_TORCH_DTYPES = {name: name for name in ALL_DTYPES} | {"bool": "bool_", "half": "float16",
                                                           "float": "float32"}
+# numpy's float constants a kernel may read (`-np.inf` as a reduction's start value).
+_NUMPY_CONSTANTS = {"inf": math.inf, "pi": math.pi, "e": math.e, "nan": math.nan}
 _MAX_HELPER_DEPTH = 32
 # Operations evaluated for their effect on memory.
 _EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic"}
@@ -136,6 +140,12 @@ _CMPOPS = {
     cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
     cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!=",
 }
+
+
+# Python type of a launched value -> the kind of a bare `ct.Constant` parameter it fixes.
+_BARE_CONST_KINDS: dict[type, str] = {bool: "bool", int: "int", float: "float"}
+# Annotations that make a parameter an array whatever the kernel does with it.
+_ARRAY_ANNOTATIONS = frozenset({"Array", "Tensor"})
 
 
 @dataclass
@@ -203,6 +213,7 @@ class KernelAnalyzer:
         self.stride_params: list[tuple[str, str, int]] = []
         # Python names that are loop-carried in the innermost region (None: not in a loop).
         self.carried_stack: list[set[str]] = []
+        self.loop_kinds: list[str] = []  # `for` / `while`, innermost last
         self.written_arrays: set[str] = set()
         # Arrays that `Array.slice` views (parameter -> the first such call): the view keeps
         # the array's strides, which the launcher passes (see `_register_slice_strides`).
@@ -384,6 +395,10 @@ class KernelAnalyzer:
                 return "scalar", "int"
             return "array", None
         resolved = self._annotation_text(ann)
+        if resolved == "Constant":
+            # A bare `ct.Constant`: the constant takes the type of the value launched.
+            return "const", _BARE_CONST_KINDS.get(type(self.launch_values.get(
+                param.name.value)), "int")
         if resolved.startswith("Constant["):
             inner = resolved[len("Constant["):-1]
             kinds = {"int": "int", "bool": "bool", "float": "float", "int32": "int",
@@ -398,6 +413,11 @@ class KernelAnalyzer:
             return "scalar", "int"
         if resolved in ("float32", "float16"):
             return "scalar", "float"
+        if resolved not in _ARRAY_ANNOTATIONS and param.name.value in self.facts.integer_uses(
+                self.kernel.node):
+            # An annotation that names no cuda.tile type (a host-side alias): typed by use,
+            # as an unannotated parameter is.
+            return "scalar", "int"
         return "array", None
 
     def _annotation_text(self, ann: cst.BaseExpression) -> str:
@@ -467,6 +487,8 @@ class KernelAnalyzer:
                 raise self.error("E0110", "an early `return` in a kernel has no cuTile Rust "
                                  "form the translator emits", node, "stmt:early_return")
             self.out.append(TReturn(self.span(node)))
+        elif isinstance(node, cst.Break | cst.Continue):
+            self.jump(node)
         elif isinstance(node, cst.Assert):
             raise self.error("E0104", "`assert` in a kernel is not supported; use "
                              "ct.static_assert for compile-time checks", node, "stmt:assert")
@@ -481,6 +503,8 @@ class KernelAnalyzer:
         """`tail` and `rest`: see `if_statement`."""
         if isinstance(node, cst.For):
             self.for_loop(node)
+        elif isinstance(node, cst.While):
+            self.while_loop(node)
         elif isinstance(node, cst.If):
             self.if_statement(node, tail, rest)
         else:
@@ -622,12 +646,47 @@ class KernelAnalyzer:
         self.scope.names[node.target.value] = TExpr("var", [], ScalarType(I32),
                                                     self.span(node.target), {"name": loop_var})
         self.carried_stack.append(carried)
+        self.loop_kinds.append("for")
         try:
             self.block(list(node.body.body))
         finally:
             self.carried_stack.pop()
+            self.loop_kinds.pop()
         body = self.out
         self.out = saved_out
+        carried_out = self._finish_loop(carried, before, node)
+        self.out.append(TFor(loop_var, start, stop, step, body, carried_out, self.span(node)))
+
+    def while_loop(self, node: cst.While) -> None:
+        """`while cond:` -> Rust `while cond { .. }` (`loop { .. }` for `while True:`); both
+        compile to a Tile IR `loop` that tests the condition first, as cuTile Python's does."""
+        if node.orelse is not None:
+            raise self.error("E0104", "`while ... else` is not allowed in a kernel", node,
+                             "stmt:while_else")
+        assigned = self._assigned_names(node.body.body)
+        self._materialize_loop_constants(assigned, node)
+        self._own_helper_params(assigned, node)
+        before = dict(self.scope.names)
+        carried = {n for n in assigned if n in before and before[n].op == "var"}
+        saved_out = self.out
+        self.out = []
+        self.carried_stack.append(carried)
+        self.loop_kinds.append("while")
+        try:
+            cond = self._while_condition(node)
+            self.block(list(node.body.body))
+        finally:
+            self.carried_stack.pop()
+            self.loop_kinds.pop()
+        body = self.out
+        self.out = saved_out
+        carried_out = self._finish_loop(carried, before, node)
+        self.out.append(TWhile(cond, body, carried_out, self.span(node)))
+
+    def _finish_loop(self, carried: set[str], before: dict[str, TExpr],
+                     node: cst.CSTNode) -> list[str]:
+        """After a loop body: the carried Rust names; the scope as before the loop, each
+        carried name now holding the loop's result (declared `mut`)."""
         carried_out = self._check_carried(carried, before, node)
         self._restore_after_region(before)
         for name in carried:
@@ -639,7 +698,39 @@ class KernelAnalyzer:
             binding = before[name].attrs.get("binding")
             if isinstance(binding, TAssign | TIf):
                 binding.mutable = True
-        self.out.append(TFor(loop_var, start, stop, step, body, carried_out, self.span(node)))
+        return carried_out
+
+    def _while_condition(self, node: cst.While) -> TExpr | None:
+        """The loop's condition as a runtime boolean, or None for a condition that is
+        always true."""
+        cond = self.expr(node.test)
+        if is_const(cond) and isinstance(cond.type.value, bool | int) and not isinstance(
+                cond.type.value, DimSym | DimExpr):
+            if cond.type.value:
+                return None
+            raise self.error("E0110", "a `while` whose condition is always false never runs; "
+                             "remove it", node.test, "stmt:while_false")
+        if is_const(cond):
+            raise self.error("E0103", "a `while` condition on a compile-time constant has no "
+                             "cuTile Rust form; test it with `if`", node.test,
+                             "stmt:while_const")
+        if self.out:
+            raise self.error("E0110", "this `while` condition needs statements before each "
+                             "test; compute it into a variable at the end of the body",
+                             node.test, "stmt:while_cond")
+        return self.to_scalar(cond, node.test)
+
+    def jump(self, node: cst.Break | cst.Continue) -> None:
+        kind = "break" if isinstance(node, cst.Break) else "continue"
+        if not self.loop_kinds:
+            raise self.error("E0104", f"`{kind}` outside a loop", node)
+        if kind == "break" and self.loop_kinds[-1] == "for":
+            # cutile-compiler 0.5.0, compile_block.rs: a `break` whose innermost loop is a
+            # `for` is rejected (Tile IR `for` has no early exit).
+            raise self.error("E0110", "`break` inside a `for` loop has no cuTile Rust 0.5.0 "
+                             "form (Tile IR `for` cannot exit early); write the loop as "
+                             "`while` with a counter", node, "stmt:break_in_for")
+        self.out.append(TJump(kind, self.span(node)))
 
     def _materialize_loop_constants(self, assigned: set[str], node: cst.For) -> None:
         """A name holding a number before a loop that reassigns it (`cnt = 0` ... `cnt += 1`)
@@ -961,6 +1052,11 @@ class KernelAnalyzer:
                                  {"math": attr})
             if module in ("numpy", "torch") and node.attr.value in _NP_TORCH_DTYPES:
                 return const(DType(_NP_TORCH_DTYPES[node.attr.value]), self.span(node))
+            if module == "numpy" and node.attr.value in _NUMPY_CONSTANTS:
+                return const(_NUMPY_CONSTANTS[node.attr.value], self.span(node))
+            if module in ("numpy", "torch", "math"):
+                raise self.error("E0109", f"`{full}` is not a dtype or constant of `{module}` "
+                                 "that kernels can read", node, f"attr:{module}")
         base = self.expr(node.value)
         attr = node.attr.value
         if attr in ("shape", "slice"):
@@ -1653,7 +1749,7 @@ class KernelAnalyzer:
                 shape)
 
     def broadcast_shapes(self, shapes: list[Shape], node: cst.CSTNode) -> Shape:
-        rank = max(len(s) for s in shapes)
+        rank = max((len(s) for s in shapes), default=0)
         result: list[Dim] = []
         for axis in range(rank):
             dims = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0}
@@ -1836,7 +1932,27 @@ def _describe(vtype: ValueType) -> str:
         return f"array `{vtype.param}`"
     if isinstance(vtype, ListType):
         return "tuple(" + ", ".join(_describe(i) for i in vtype.items) + ")"
-    return f"constant {vtype.value!r}"
+    return f"constant `{_const_text(vtype.value)}`"
+
+
+def _const_text(value: object) -> str:
+    """A compile-time value as the source would write it (never an internal repr)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_const_text(v) for v in value) + ("," if len(value) == 1
+                                                                 else "") + ")"
+    if isinstance(value, DType):
+        return f"ct.{value.name}"
+    if all(hasattr(value, f) for f in ("op", "left", "right")):
+        left, op, right = (getattr(value, f) for f in ("left", "op", "right"))
+        return f"({_const_text(left)} {op} {_const_text(right)})"
+    name = getattr(value, "name", None)
+    if isinstance(name, str):
+        return name
+    if hasattr(value, "value"):
+        return _const_text(value.value)  # a typed number
+    return "a compile-time value"
 
 
 def _dtype_text(dtype: ElemType) -> str:
@@ -1933,6 +2049,10 @@ def _resolve_types(model: KernelModel, analyzer: KernelAnalyzer) -> None:
                 for e in (stmt.start, stmt.stop, stmt.step):
                     visit_expr(e)
                 visit(stmt.body)
+            elif isinstance(stmt, TWhile):
+                if stmt.cond is not None:
+                    visit_expr(stmt.cond)
+                visit(stmt.body)
             elif isinstance(stmt, TIf):
                 visit_expr(stmt.cond)
                 visit(stmt.then)
@@ -1969,7 +2089,7 @@ def _prune_unused_if_results(body: list[TStmt]) -> None:
                                 if not r[4] or (id(stmt), r[0]) in used or r[0] in tail]
                 prune(stmt.then, {r[2] for r in stmt.results})
                 prune(stmt.orelse, {r[3] for r in stmt.results})
-            elif isinstance(stmt, TFor):
+            elif isinstance(stmt, TFor | TWhile):
                 prune(stmt.body, set())
 
     prune(body, set())
@@ -2013,7 +2133,10 @@ def _builtin_cast(kind: str):
             raise an.error("E0102", f"`{kind}` takes one argument", node)
         value = pos[0]
         if is_const(value) and _concrete(value.type.value):
-            return const({"int": int, "float": float, "bool": bool}[kind](value.type.value))
+            number = value.type.value
+            if not isinstance(number, bool | int | float):
+                number = getattr(number, "value", number)  # a typed number: its value
+            return const({"int": int, "float": float, "bool": bool}[kind](number))
         if is_const(value):
             return value
         scalar = an.to_scalar(value, node)

@@ -35,7 +35,6 @@ from transpiler.ircheck.check import CheckOutcome, check_translation, translatio
 from transpiler.ircheck.generated import HarnessError
 from transpiler.ircheck.spec import KernelSpec, SpecFileError, load_spec_file
 from transpiler.ircheck.toolchain import ToolchainError, ensure_harness
-from transpiler.numeric_check.translation import verify_file
 from transpiler.progress import Progress
 from transpiler.report import render_report, report_files
 
@@ -433,6 +432,10 @@ def run_verify_all(translated: list[tuple[Job, TranslationResult, dict[str, obje
 def verify_unit(unit: VerifyUnit) -> UnitResult:
     """Run one unit's checks (in a worker process with `-j`); a missing tool is an error
     message, not an exception, so the batch reports it once."""
+    # Imported here: the interpreter behind it loads numpy and ml_dtypes, which a plain
+    # translation never needs.
+    from transpiler.numeric_check.translation import verify_file
+
     try:
         if not unit.with_ir:
             return UnitResult(verify_file(unit.display, unit.source, unit.rust,

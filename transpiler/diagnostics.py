@@ -31,7 +31,7 @@ CODES: dict[str, str] = {
     "E0101": "a cuda.tile function known but not lowered by the deterministic passes",
     "E0102": "wrong number or kind of arguments to a cuda.tile function",
     "E0103": "a compile-time constant is required here",
-    "E0104": "a Python construct not allowed in a kernel (while, try, lambda, ...)",
+    "E0104": "a Python construct not allowed in a kernel (try, lambda, ...)",
     "E0105": "a call to a function that is not defined",
     "E0106": "recursion between kernel helpers",
     "E0107": "a value of a kind that cannot be used here",

@@ -17,7 +17,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
-from transpiler.frontend.cst_walk import in_source_order, walk_in_functions
+from transpiler.frontend.local_modules import local_module
+from transpiler.frontend.nested import nested_kernel_name
 
 
 @dataclass
@@ -175,10 +176,32 @@ def _index_statement(source: SourceModule, stmt: cst.CSTNode) -> None:
         options = _kernel_decorator(source, stmt)
         if options is not None:
             source.kernels.append(KernelDef(stmt.name.value, stmt, options))
+        else:
+            _index_nested_kernels(source, stmt, (stmt.name.value,))
+    elif isinstance(stmt, cst.ClassDef):
+        _index_nested_kernels(source, stmt, (stmt.name.value,))
     elif isinstance(stmt, cst.If):
         # `if TYPE_CHECKING:` / feature checks at module level: index both arms' imports.
         for inner in stmt.body.body:
             _index_statement(source, inner)
+
+
+def _index_nested_kernels(source: SourceModule, scope: cst.CSTNode,
+                          scopes: tuple[str, ...]) -> None:
+    """Kernels defined inside a function or class (test bodies, kernel factories), each
+    under its file-unique name (`transpiler.frontend.nested`)."""
+    for child in scope.children:
+        if isinstance(child, cst.FunctionDef):
+            options = _kernel_decorator(source, child)
+            if options is not None:
+                name = nested_kernel_name(scopes, child.name.value)
+                source.kernels.append(KernelDef(name, child, options))
+            else:
+                _index_nested_kernels(source, child, (*scopes, child.name.value))
+        elif isinstance(child, cst.ClassDef):
+            _index_nested_kernels(source, child, (*scopes, child.name.value))
+        else:
+            _index_nested_kernels(source, child, scopes)
 
 
 def _index_import(source: SourceModule, node: cst.Import) -> None:
@@ -216,6 +239,9 @@ def _index_import_from(source: SourceModule, node: cst.ImportFrom) -> None:
             source.tile_aliases.add(bound)
         elif module == "cuda.tile" or module.startswith("cuda.tile."):
             source.tile_names[bound] = name
+        elif (local := local_module(source.path, module)) is not None:
+            # `from kernels.matmul import f`: a module of the user's own folder tree.
+            source.sibling_imports[bound] = (local, name)
         else:
             source.module_aliases[bound] = f"{module}.{name}"
 
@@ -246,28 +272,62 @@ def _resolves_to(source: SourceModule, node: cst.BaseExpression, tile_name: str)
 # ---- launch sites --------------------------------------------------------------------------
 
 
+class _LaunchFinder(cst.CSTVisitor):
+    def __init__(self, source: SourceModule) -> None:
+        self.source = source
+        self.function_stack: list[str] = []
+        self.scope_stack: list[str] = []  # functions and classes, for nested kernel names
+        self.kernel_names = {k.name for k in source.kernels}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.function_stack.append(node.name.value)
+        self.scope_stack.append(node.name.value)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.function_stack.pop()
+        self.scope_stack.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope_stack.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scope_stack.pop()
+
+    def resolve_kernel(self, name: str | None) -> str | None:
+        """A launched name as a kernel of the file: a local `kernel` or `self.kernel` is the
+        nested kernel of the innermost enclosing scope that defines one of that name."""
+        if name is None or name in self.kernel_names:
+            return name
+        own = name.split(".")[-1] if name.count(".") == 1 else name
+        for depth in range(len(self.scope_stack), 0, -1):
+            candidate = nested_kernel_name(self.scope_stack[:depth], own)
+            if candidate in self.kernel_names:
+                return candidate
+        return name
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not _resolves_to(self.source, node.func, "launch"):
+            return
+        positional = [a.value for a in node.args if a.keyword is None and a.star == ""]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        values = dict(zip(("stream", "grid", "kernel", "kernel_args"), positional, strict=False))
+        values.update(keywords)
+        kernel_node = values.get("kernel")
+        kernel = self.resolve_kernel(dotted_name(kernel_node) if kernel_node is not None
+                                     else None)
+        args_node = values.get("kernel_args")
+        args: list[cst.BaseExpression] = []
+        if isinstance(args_node, cst.Tuple | cst.List):
+            args = [e.value for e in args_node.elements]
+        grid = values.get("grid")
+        span = self.source.span(node) or Span(1, 0)
+        host = self.function_stack[-1] if self.function_stack else None
+        if grid is not None:
+            self.source.launches.append(LaunchSite(kernel, grid, args, host, span))
+
+
 def _find_launches(source: SourceModule) -> None:
-    """Every `ct.launch(...)` call, in source order, with its host function."""
-    calls = [(n, fn) for n, fn in walk_in_functions(source.module) if isinstance(n, cst.Call)
-             and _resolves_to(source, n.func, "launch")]
-    host_of = {id(n): fn for n, fn in calls}
-    for node in in_source_order([n for n, _ in calls], source.span):
-        _add_launch(source, node, host_of[id(node)])
+    """Every `ct.launch(...)` call, in source order, with its host function; a launched
+    local name resolves to the nested kernel of the innermost scope that defines it."""
+    source.module.visit(_LaunchFinder(source))
 
-
-def _add_launch(source: SourceModule, node: cst.Call, host: str | None) -> None:
-    """Record the launch site `node` (a `ct.launch` call in the function `host`)."""
-    positional = [a.value for a in node.args if a.keyword is None and a.star == ""]
-    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-    values = dict(zip(("stream", "grid", "kernel", "kernel_args"), positional, strict=False))
-    values.update(keywords)
-    kernel_node = values.get("kernel")
-    kernel = dotted_name(kernel_node) if kernel_node is not None else None
-    args_node = values.get("kernel_args")
-    args: list[cst.BaseExpression] = []
-    if isinstance(args_node, cst.Tuple | cst.List):
-        args = [e.value for e in args_node.elements]
-    grid = values.get("grid")
-    span = source.span(node) or Span(1, 0)
-    if grid is not None:
-        source.launches.append(LaunchSite(kernel, grid, args, host, span))

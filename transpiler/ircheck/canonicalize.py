@@ -103,7 +103,8 @@ RULES: tuple[Rule, ...] = (
          "nothing more (checked in compare.py)."),
     Rule("constant-conversion",
          "`ftof` (round to nearest even) of a float constant is the constant of the target "
-         "type holding the rounded value; float constants are compared by value, not by "
+         "type holding the rounded value; `ftoi` of a float constant holding an integer is "
+         "that integer constant; float constants are compared by value, not by "
          "spelling (`1.0` and `1.000000e+00`, hex and decimal)."),
     Rule("constant-bitcast",
          "`bitcast` of an integer constant to a float type of the same width is the float "
@@ -115,7 +116,9 @@ RULES: tuple[Rule, ...] = (
     Rule("if-passthrough",
          "An `if` result that every branch yields from the same value defined before the "
          "`if` is that value; the result and its yields are dropped (cuTile Rust yields "
-         "loop-carried variables through an `if` that does not change them)."),
+         "loop-carried variables through an `if` that does not change them). A branch "
+         "that ends in `continue`/`break` leaves the loop and yields nothing: it does not "
+         "count."),
     Rule("loop-passthrough",
          "A `for` iteration value that the body passes back unchanged (its final `continue` "
          "returns the iteration argument, and nothing else jumps) is its initial value "
@@ -377,7 +380,8 @@ def data_operands(node: Node) -> list[Value]:
         return [v for v in node.operands if not alias(v).is_token]
     skip: set[int] = set()
     owner = node.parent.owner if node.op.name in ("yield", "continue") and node.parent else None
-    if owner is not None:
+    if owner is not None and not (node.op.name == "continue" and owner.op.name == "if"):
+        # (A `continue` inside an `if` passes its values to the loop, not to the `if`.)
         skip = _passthrough_positions(owner)
     if node.op.name == "for":
         skip = {3 + i for i in _passthrough_positions(node)}
@@ -448,9 +452,13 @@ def passthrough_source(node: Node, index: int) -> Value | None:
     sources: list[Value] = []
     for block in node.blocks:
         last = block.nodes[-1] if block.nodes else None
+        if last is not None and last.op.name in ("continue", "break"):
+            continue  # a branch that leaves the enclosing loop gives the `if` no results
         if last is None or last.op.name != "yield" or index >= len(last.operands):
             return None
         sources.append(last.operands[index])
+    if not sources:
+        return None
     first = sources[0]
     if any(v is not first for v in sources[1:]) or first.is_token:
         return None
@@ -1156,7 +1164,26 @@ def splat_literal(value: Value) -> str | None:
         target = node.results[0].type.element if node.results[0].type else None
         if inner is not None and target is not None:
             return convert_literal(inner, target)
+    if node.op.name == "ftoi" and node.operands and node.results[0].type:
+        # Rule constant-conversion: a float constant holding an integer, converted to an
+        # integer type that holds it, is that integer constant.
+        return _integral_literal(splat_literal(node.operands[0]),
+                                 node.results[0].type.element)
     return None
+
+
+def _integral_literal(literal: str | None, target: str) -> str | None:
+    parts = _literal_parts(literal) if literal is not None else None
+    bits = _INT_BITS.get(target)
+    if parts is None or parts[0] not in _FLOAT_TYPES or bits is None:
+        return None
+    value = _literal_value(*parts)
+    if value is None or not float(value).is_integer():
+        return None
+    number = int(value)
+    if not -(1 << (bits - 1)) <= number < 1 << (bits - 1):
+        return None
+    return f"<{target}: {number}>"
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64")

@@ -41,10 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from transpiler.frontend.local_modules import local_module
+from transpiler.frontend.nested import hoisted_text
 from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, Layout, ScalarSpec
 
 BYTECODE_VERSION = "13.3"
-ALLOWED_MODULES: tuple[str, ...] = ("cuda.tile", "math")
+#: Modules the lifted code may import (numpy is pinned: its constants, `np.inf`, are read).
+ALLOWED_MODULES: tuple[str, ...] = ("cuda.tile", "math", "numpy")
 #: Modules whose dtypes a kernel may name (`torch.float32`, `np.int32`): read from cuda.tile.
 DTYPE_MODULES: tuple[str, ...] = ("torch", "numpy")
 #: The dtypes of cuda.tile, by name (torch and numpy name theirs the same way).
@@ -102,6 +105,9 @@ def lifted_parts(source: str, kernel: str, filename: str = "<kernel>") -> list[t
     use of the name is such a dtype read. Raises `ReferenceIrError` if the kernel is missing
     or needs anything else from a module other than cuda.tile / math.
     """
+    # A kernel defined inside a function or class is lifted from a copy of the file that
+    # holds it at module level, on the same lines.
+    source = hoisted_text(source, kernel) or source
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
@@ -110,7 +116,7 @@ def lifted_parts(source: str, kernel: str, filename: str = "<kernel>") -> list[t
     target = _find_kernel(tree, kernel, bindings, filename)
     lift = _Lift(set(), [], {}, {})
     _drop_host_decorators(target, bindings, lift)
-    keep = _needed_statements(tree, target, bindings, kernel, source, lift)
+    keep = _needed_statements(tree, target, bindings, kernel, source, lift, filename)
     keep.update(i for i, s in enumerate(tree.body) if _is_future_import(s))
     lifted = _render_lifted(source, tree, keep, lift, filename)
     return [*_lift_siblings(lift.siblings, filename, {filename}), (filename, lifted)]
@@ -140,7 +146,7 @@ def _lift_siblings(siblings: dict[str, dict[str, str]], filename: str,
             if found is None:
                 raise ReferenceIrError(f"`{name}` is not a function or constant of "
                                        f"`{sibling.name}`")
-            keep |= _needed_statements(tree, found, bindings, name, text, lift)
+            keep |= _needed_statements(tree, found, bindings, name, text, lift, path)
         out.extend(_lift_siblings(lift.siblings, path, done | {path}))
         aliases = "".join(f"{alias} = {name}\n" for name, alias in sorted(names.items())
                           if alias != name)
@@ -329,9 +335,19 @@ def _arrow_before(data: bytes, pos: int) -> int:
 # -- what the kernel needs ---------------------------------------------------------------------
 
 
+def _sibling_module(stmt: ast.stmt, filename: str) -> str | None:
+    """The module below the file's folder a `from .m import f` (or an absolute import of
+    the user's own module, `from pkg.m import f`) reads, else None."""
+    if not isinstance(stmt, ast.ImportFrom) or not stmt.module:
+        return None
+    if stmt.level == 1:
+        return stmt.module
+    return local_module(filename, stmt.module) if stmt.level == 0 and filename else None
+
+
 def _needed_statements(tree: ast.Module, kernel: ast.stmt,
                        bindings: dict[str, list[_Binding]], kernel_name: str, source: str,
-                       lift: _Lift) -> set[int]:
+                       lift: _Lift, filename: str = "") -> set[int]:
     data = source.encode()
     offsets = _line_offsets(data)
     keep: set[int] = set()
@@ -353,12 +369,12 @@ def _needed_statements(tree: ast.Module, kernel: ast.stmt,
             continue
         seen.add(name)
         for binding in bindings.get(name, []):
-            if isinstance(binding.stmt, ast.ImportFrom) and binding.stmt.level == 1 and \
-                    binding.stmt.module:
+            sibling = _sibling_module(binding.stmt, filename)
+            if sibling is not None:
                 # `from .gelu import f`: f is lifted from the sibling file (`_lift_siblings`).
                 for alias in binding.stmt.names:
                     if _import_binding(alias) == name:
-                        lift.siblings.setdefault(binding.stmt.module, {})[alias.name] = name
+                        lift.siblings.setdefault(sibling, {})[alias.name] = name
                 continue
             if isinstance(binding.stmt, ast.Import | ast.ImportFrom):
                 module = _import_module(binding.stmt, name) or ""
@@ -626,7 +642,8 @@ def reference_bytecode(source_path: Path, spec: KernelSpec) -> bytes:
 
 
 def _param_names(source_path: Path, kernel: str) -> list[str]:
-    tree = ast.parse(source_path.read_text())
+    text = source_path.read_text()
+    tree = ast.parse(hoisted_text(text, kernel) or text)
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name == kernel:
             return [a.arg for a in _all_args(stmt.args)]

@@ -27,6 +27,7 @@ from transpiler.model import (
     TIf,
     TileType,
     TStmt,
+    TWhile,
     statement_exprs,
 )
 
@@ -64,7 +65,7 @@ def _rewrite_block(stmts: list[TStmt], uses: dict[int, int], removed: set[int],
     for stmt in stmts:
         if isinstance(stmt, TAssign | TEffect):
             stmt.value = _rewrite(stmt.value, uses, removed, undecided)
-        elif isinstance(stmt, TFor):
+        elif isinstance(stmt, TFor | TWhile):
             _rewrite_block(stmt.body, uses, removed, undecided)
         elif isinstance(stmt, TIf):
             _rewrite_block(stmt.then, uses, removed, undecided)
@@ -184,7 +185,7 @@ def _drop_removed(stmts: list[TStmt], removed: set[int]) -> list[TStmt]:
     for stmt in stmts:
         if id(stmt) in removed:
             continue
-        if isinstance(stmt, TFor):
+        if isinstance(stmt, TFor | TWhile):
             stmt.body = _drop_removed(stmt.body, removed)
         elif isinstance(stmt, TIf):
             stmt.then = _drop_removed(stmt.then, removed)

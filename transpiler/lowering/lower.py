@@ -53,9 +53,11 @@ from transpiler.model import (
     TFor,
     TIf,
     TileType,
+    TJump,
     TokenType,
     TReturn,
     TStmt,
+    TWhile,
     ValueType,
     dim_op,
     statement_exprs,
@@ -78,7 +80,7 @@ _CMP = {"<": "lt_tile", "<=": "le_tile", ">": "gt_tile", ">=": "ge_tile", "==": 
         "!=": "ne_tile"}
 _NEEDS_OWN_LET = {"convert", "reduce", "permute", "tile_to_scalar", "convert_scalar", "mma",
                   "arange", "scan", "load", "full", "hole", "extract", "bid", "num_blocks",
-                  "cdiv_tile", "gather"}
+                  "cdiv_tile", "gather", "cat"}
 
 
 @dataclass
@@ -297,6 +299,10 @@ class KernelLowerer:
                 ctx.stmts.append(t.ExprStmt(effect, semicolon=True))
         elif isinstance(stmt, TFor):
             self.for_loop(stmt, ctx)
+        elif isinstance(stmt, TWhile):
+            self.while_loop(stmt, ctx)
+        elif isinstance(stmt, TJump):
+            ctx.stmts.append(t.Jump(stmt.kind))
         elif isinstance(stmt, TIf):
             self.if_stmt(stmt, ctx)
         elif isinstance(stmt, TReturn):
@@ -376,6 +382,12 @@ class KernelLowerer:
         inner = _Context([], ctx.carried | set(stmt.carried))
         self.block(body, inner)
         ctx.stmts.append(t.ForLoop(stmt.var, rng, t.BlockExpr(tuple(inner.stmts))))
+
+    def while_loop(self, stmt: TWhile, ctx: _Context) -> None:
+        cond = None if stmt.cond is None else self.expr(stmt.cond, ctx)
+        inner = _Context([], ctx.carried | set(stmt.carried))
+        self.block(stmt.body, inner)
+        ctx.stmts.append(t.WhileLoop(cond, t.BlockExpr(tuple(inner.stmts))))
 
     def if_stmt(self, stmt: TIf, ctx: _Context) -> None:
         if not stmt.static and _static_guard(stmt.cond) is not None:
@@ -720,7 +732,7 @@ def _rename_bindings(stmts: list[TStmt], names: set[str], suffix: str) -> dict[s
                         name = new
                     results.append((name, vtype, t_name, e_name, first))
                 stmt.results = results
-            elif isinstance(stmt, TFor):
+            elif isinstance(stmt, TFor | TWhile):
                 bind(stmt.body, visible)
         return visible
 
@@ -833,8 +845,14 @@ def rule(*ops: str) -> Callable[[Rule], Rule]:
     return register
 
 
+def _number(value: object) -> object:
+    """A number; a typed compile-time number (`ct.uint32(3)`) gives its value."""
+    return value if isinstance(value, bool | int | float) else getattr(value, "value", value)
+
+
 def literal(value: object, dtype: ElemType, lw: KernelLowerer) -> t.Expr:
     rust = lw.elem(dtype)
+    value = _number(value)
     if isinstance(value, bool):
         return t.Lit("true" if value else "false")
     if rust in ("f32", "f64"):
@@ -850,6 +868,7 @@ def _element_scalar_tile(lw: KernelLowerer, ctx: _Context, value: float, elem: s
     types: a 16-bit value is its bits as an `i16` constant, reinterpreted (the constant
     cuTile Python writes, which tileiras folds); another an f32 constant, converted unless
     `elem` is f32. `hints` name the two lets."""
+    value = _number(value)  # type: ignore[assignment]
     bits = half_bits(float(value), elem)
     if bits is not None:
         holder = lw.let(ctx, "bits", t.Call("constant", (
@@ -1585,8 +1604,20 @@ def lower_binary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if op == "//":
         raise lw.error("E0101", "floor division of floats is not lowered yet", e.span)
     if op == "**":
-        raise lw.error("E0101", "`**` is not lowered yet", e.span)
+        return _lower_power(lw, e, left, right, is_tile, is_float)
     return t.Binary(op, left, right)
+
+
+def _lower_power(lw: KernelLowerer, e: TExpr, left: t.Expr, right: t.Expr, is_tile: bool,
+                 is_float: bool) -> t.Expr:
+    """`a ** b` on floats: Tile IR `pow` (cuTile Python's `ct.pow`); a scalar goes through
+    0-d tiles."""
+    if not is_float:
+        raise lw.error("E0101", "`**` on integers is not lowered yet", e.span)
+    if is_tile:
+        return t.Call("pow", (left, right))
+    tiles = tuple(t.Call("scalar_to_tile", (x,)) for x in (left, right))
+    return t.Call("tile_to_scalar", (t.Call("pow", tiles),))
 
 
 def _lower_int_floor_op(lw: KernelLowerer, e: TExpr, op: str, left: t.Expr,
@@ -1754,6 +1785,12 @@ def _receiver(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
     if isinstance(x, t.Call | t.BlockExpr):
         return lw.let(ctx, "value", x, lw.rust_type(e.type, e.span) or "_")
     return x
+
+
+@rule("cat")
+def lower_cat(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    left, right = (lw.expr(a, ctx) for a in e.args)
+    return t.Call("cat", (left, right, t.Lit(f"{e.attrs['axis']}i32")))
 
 
 @rule("reshape")

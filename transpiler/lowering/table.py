@@ -78,6 +78,7 @@ _RUST_FORMS: dict[str, str] = {
     "assume_divisible_by": "assume_div_by::<_, D>(x)",
     "item": "reshape to 0-d + tile_to_scalar",
     "extract": "extract(x, [scalar_to_tile(i), ..])",
+    "cat": "cat(a, b, axis) (one tile: itself)",
     "Array.slice": "get_tensor_base + offset_tile(start * stride) + make_tensor_view(base, "
                    "shape, strides, token) (strides but the last passed by the launcher)",
 }

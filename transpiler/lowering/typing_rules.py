@@ -37,6 +37,7 @@ from transpiler.model import (
     DTypeVar,
     ElemType,
     EnumValue,
+    ListType,
     ScalarType,
     Shape,
     TExpr,
@@ -268,9 +269,16 @@ def store(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> 
     array = _array(an, v["array"], node)
     index = _index_scalars(an, v["index"], node)
     value = v["tile"]
-    if not isinstance(value.type, TileType):
-        raise an.error("E0101", "storing a scalar (it needs a tile shape) is not lowered yet",
-                       node, "call:ct.store_scalar")
+    if isinstance(value.type, ScalarType):
+        # A scalar is stored as a one-element tile of its own type (cuTile Python makes it
+        # a 0-d tile, reshaped below to the index's rank).
+        value = an.to_tile(value, value.type.dtype, (), node)
+    elif not isinstance(value.type, TileType):
+        if not isinstance(value.type, ConstType) or not isinstance(value.type.value,
+                                                                   bool | int | float):
+            raise an.error("E0107", "the stored value must be a tile or a number", node)
+        # A number is a constant tile of the index's rank.
+        value = an.to_tile(value, an.find(array.type.dtype), (1,) * len(index), node)
     tile = value
     if tile.type.rank != len(index):
         if tile.type.rank < len(index):
@@ -362,6 +370,9 @@ def _pointer_access(an: KernelAnalyzer, v: Values, node: cst.Call,
                     value: TExpr | None) -> tuple[TExpr, list[TExpr], TExpr | None, tuple]:
     array = _array(an, v["array"], node)
     indices = _index_tiles(an, v["indices"], node)
+    if not indices:
+        raise an.error("E0101", "a pointer access with the empty index `()` (a 0-d array) "
+                       "is not lowered yet", node, "gather_scatter:0d")
     _note_rank(an, array, len(indices), node)
     shapes = [i.type.shape for i in indices]
     mask = v.get("mask")
@@ -840,6 +851,39 @@ def extract(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -
     return TExpr("extract", [x, *index], TileType(x.type.dtype, shape), an.span(node))
 
 
+@rule("cat")
+def cat(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    """`ct.cat((a, b), axis)`: one tile, or two of one rank and dtype that agree off `axis`,
+    into a tile whose dimensions are powers of two (cuTile Python's rules)."""
+    tiles = v["tiles"]
+    if not isinstance(tiles.type, ListType):
+        raise an.error("E0107", "`ct.cat` takes a tuple of tiles", node)
+    items = [_tile(an, t, node) for t in tiles.args]
+    if not 1 <= len(items) <= 2:
+        raise an.error("E0108", f"`ct.cat` joins one or two tiles, got {len(items)}", node)
+    if len(items) == 1:
+        return items[0]
+    first, second = items
+    rank = first.type.rank
+    axis = _axis(an, v["axis"], rank, node)
+    if second.type.rank != rank:
+        raise an.error("E0108", "`ct.cat` needs tiles of one rank", node)
+    if an.find(first.type.dtype) != an.find(second.type.dtype):
+        raise an.error("E0108", "`ct.cat` needs tiles of one element type", node)
+    shape = list(first.type.shape)
+    for i, (a, b) in enumerate(zip(first.type.shape, second.type.shape, strict=True)):
+        if i != axis and a != b:
+            raise an.error("E0108", "`ct.cat` needs tiles whose shapes agree off the axis",
+                           node)
+    shape[axis] = dim_op("+", first.type.shape[axis], second.type.shape[axis])
+    # (A dimension over `ct.Constant`s is checked when cuTile Python compiles the launch.)
+    if not all(d > 0 and d & (d - 1) == 0 for d in shape if isinstance(d, int)):
+        raise an.error("E0108", f"`ct.cat` gives shape {tuple(shape)}, which is not made of "
+                       "powers of two", node)
+    return TExpr("cat", [first, second], TileType(first.type.dtype, tuple(shape)),
+                 an.span(node), {"axis": axis})
+
+
 @rule("item")
 def item(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
     x = _tile(an, v["x"], node)
@@ -942,7 +986,9 @@ def reduce(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) ->
     if kind in ("sum", "prod") and isinstance(dtype, DType) and dtype.is_bool:
         x = an.convert(x, I32, node)
     result = x
-    for axis in sorted(axes, reverse=True):
+    # A full reduction (no `axis`) reduces dimension 0 again and again, as cuTile Python does.
+    order = [0] * rank if axis_value is None else sorted(axes, reverse=True)
+    for axis in order:
         shape = tuple(d for i, d in enumerate(result.type.shape) if i != axis)
         result = TExpr("reduce", [result], TileType(result.type.dtype, shape), an.span(node),
                        {"kind": kind, "axis": axis})

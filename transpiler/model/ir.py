@@ -277,6 +277,25 @@ class TFor:
 
 
 @dataclass
+class TWhile:
+    """`while cond { body }`, or `loop { body }` when `cond` is None (`while True:`); the
+    condition is evaluated inside the loop, before each iteration."""
+
+    cond: TExpr | None
+    body: list[TStmt]
+    carried: list[str]
+    span: Span | None = None
+
+
+@dataclass
+class TJump:
+    """`break` or `continue` of the innermost loop."""
+
+    kind: str
+    span: Span | None = None
+
+
+@dataclass
 class TIf:
     """`if cond {then} else {orelse}`; `results` are the values the if gives to names used
     after it: (rust name, type, then-arm name, else-arm name, first binding?)."""
@@ -313,7 +332,7 @@ class TComment:
     text: str
 
 
-TStmt = TAssign | TEffect | TFor | TIf | TDeclare | TReturn | TComment
+TStmt = TAssign | TEffect | TFor | TWhile | TIf | TDeclare | TReturn | TComment | TJump
 
 
 def walk_statements(stmts: list[TStmt]) -> Iterator[TStmt]:
@@ -321,7 +340,7 @@ def walk_statements(stmts: list[TStmt]) -> Iterator[TStmt]:
     before the statements of its blocks)."""
     for stmt in stmts:
         yield stmt
-        if isinstance(stmt, TFor):
+        if isinstance(stmt, TFor | TWhile):
             yield from walk_statements(stmt.body)
         elif isinstance(stmt, TIf):
             yield from walk_statements(stmt.then)
@@ -336,6 +355,10 @@ def statement_exprs(stmts: list[TStmt]) -> Iterator[TExpr]:
             yield stmt.value
         elif isinstance(stmt, TFor):
             yield from (stmt.start, stmt.stop, stmt.step)
+            yield from statement_exprs(stmt.body)
+        elif isinstance(stmt, TWhile):
+            if stmt.cond is not None:
+                yield stmt.cond
             yield from statement_exprs(stmt.body)
         elif isinstance(stmt, TIf):
             yield stmt.cond
