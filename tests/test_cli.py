@@ -112,7 +112,6 @@ BAD_CASES = {
     "empty.py": "E0003",
     "unknown_function.py": "E0100",
     "non_constant_shape.py": "E0103",
-    "while_loop.py": "E0104",
     "try_block.py": "E0104",
     "lambda_in_kernel.py": "E0104",
     "closure.py": "E0104",

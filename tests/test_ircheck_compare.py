@@ -207,7 +207,10 @@ def test_an_empty_default_beside_target_hints_is_no_difference() -> None:
                                 "optimization_hints=<default = {}, sm_100 = {occupancy = 2}>")
     without = text.replace("optimization_hints=<default = {}>",
                            "optimization_hints=<sm_100 = {occupancy = 2}>")
-    assert _verdict(with_default, without).status == PASS
+    verdict = _verdict(with_default, without)
+    # Accepted, and said: rule empty-hint-entry.
+    assert verdict.passed and all(n.rule == "empty-hint-entry" for n in verdict.notes), \
+        format_verdict(verdict)
     other = text.replace("optimization_hints=<default = {}>",
                          "optimization_hints=<sm_100 = {occupancy = 4}>")
     _fails_with(_verdict(with_default, other), "optimization-hints")

@@ -42,9 +42,9 @@ def _verify(tmp_path: Path, rust_text: str) -> tuple[int, dict]:
 def test_pointer_convention_translation_passes(tmp_path: Path) -> None:
     code, report = _verify(tmp_path, RUST.read_text())
     assert code == 0, report
-    (verdict,) = report["verdicts"]
-    assert verdict["verdict"] in ("PASS", "PASS_WITH_NOTES")
-    assert "pointer-binding: x_shape0 = x.shape[0] (name)" in verdict["notes"]
+    verdicts = report["verdicts"]  # the host's specialization and the coverage's
+    assert verdicts and all(v["verdict"] in ("PASS", "PASS_WITH_NOTES") for v in verdicts)
+    assert all("pointer-binding: x_shape0 = x.shape[0] (name)" in v["notes"] for v in verdicts)
 
 
 def test_reading_the_wrong_arrays_shape_fails(tmp_path: Path) -> None:

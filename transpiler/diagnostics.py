@@ -104,6 +104,21 @@ would compute something else.""",
     "E0111": """A keyword argument or mode value (a padding mode, memory order, rounding mode,
 `order=` permutation) is not supported, or not supported with the other arguments given. The
 message lists the accepted values.""",
+    "E0120": """The Triton construct is valid Triton, but cuTile Rust (crate `cutile` 0.5.0)
+cannot express it: inline assembly, block pointers (`tl.make_block_ptr`), a libdevice function
+the crate has no counterpart for, an atomic mode it lacks. The translation writes nothing
+rather than Rust that would compute something else; `bench/results/gaps.md` gives the crate's
+evidence where one is known.""",
+    "E0121": """The Triton function or form is known, and cuTile Rust could express it, but the
+deterministic passes do not translate it yet (the message names it). Rewrite the kernel
+around it, or let the LLM fallback try it where the analysis can type the construct.""",
+    "E0122": """The name is not a `triton.language` (or libdevice) function or value the
+translator knows: a misspelling, or an API of another Triton version. The translator reads
+the file as text, so only names it knows as Triton's are resolved.""",
+    "E0123": """Triton decides this parameter's kind at launch from the value passed (a string,
+float or dtype `tl.constexpr`, or a heuristic for a name that is no parameter), and the
+source alone does not say which. cuTile Rust needs it fixed per entry; give the constexpr an
+int or bool value, or launch the kernel with the values you use.""",
     "E0200": """Translating the kernel needs a value its source does not give: a constant that
 changes a type or a branch, whose launches the translator cannot read, or more variants
 (element types times constant values) than it generates. Launch the kernel with literal or

@@ -109,12 +109,13 @@ def main(argv: list[str]) -> int:
         if args.numeric:
             report["numeric"] = [n.to_json() for n in numeric]
         print(json.dumps(report, indent=2))
+    # A FAIL is a finding whatever else could not run; then what could not run.
+    if any(o.verdict == "FAIL" for o in outcomes) or any(n.verdict == "FAIL" for n in numeric):
+        return EXIT_FAIL
     if any(o.verdict == "ERROR" for o in outcomes) or any(
             n.verdict in ("ERROR", "CANNOT_RUN") for n in numeric):
         return EXIT_CANNOT_RUN
-    failed = any(o.verdict == "FAIL" for o in outcomes) or any(
-        n.verdict == "FAIL" for n in numeric)
-    return EXIT_FAIL if failed else EXIT_OK
+    return EXIT_OK
 
 
 class VerifyError(Exception):

@@ -278,6 +278,10 @@ class _LaunchFinder(cst.CSTVisitor):
         self.function_stack: list[str] = []
         self.scope_stack: list[str] = []  # functions and classes, for nested kernel names
         self.kernel_names = {k.name for k in source.kernels}
+        # Kernels defined below module level (their translation names join the scopes'):
+        # only those are found through an enclosing scope, never a module-level kernel
+        # whose name happens to read like one (`transpose` + `kernel`).
+        self.nested_names = {k.name for k in source.kernels if k.node.name.value != k.name}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.function_stack.append(node.name.value)
@@ -301,7 +305,7 @@ class _LaunchFinder(cst.CSTVisitor):
         own = name.split(".")[-1] if name.count(".") == 1 else name
         for depth in range(len(self.scope_stack), 0, -1):
             candidate = nested_kernel_name(self.scope_stack[:depth], own)
-            if candidate in self.kernel_names:
+            if candidate in self.nested_names:
                 return candidate
         return name
 

@@ -523,19 +523,20 @@ class NotChecked:
                 "reference_rejected": False}
 
 
-def plan_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
+def plan_specs(source: SourceModule, manifests: Mapping[str, Manifest | dict[str, Any]],
                spec_files: list[str]) -> SpecPlan:
     given: dict[str, list[KernelSpec]] = {}
     for path in spec_files:
         for kernel, entries in load_spec_file(Path(path)).items():
             given.setdefault(kernel, []).extend(entries)
-    return SpecPlan(given, derive_specs(source, manifests))
+    return SpecPlan(given, derive_specs(source, plain_manifests(manifests)))
 
 
-def _collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
+def _collect_specs(source: SourceModule, manifests: Mapping[str, Manifest | dict[str, Any]],
                    spec_files: list[str]) -> dict[str, list[KernelSpec]]:
     """The first round of `verify_specs`: the given specializations, then the derived ones
     that reach what those do not."""
+    manifests = plain_manifests(manifests)
     plan = plan_specs(source, manifests, spec_files)
     coverage = {k: Coverage(kernel_manifests(manifests, k)) for k in plan.pools}
     return _next_round(plan, manifests, coverage, {}, {}, first=True)
@@ -547,9 +548,9 @@ def collect_specs(source: SourceModule, manifests: dict[str, dict[str, Any]],
     return _collect_specs(source, manifests, spec_files)
 
 
-def kernel_manifests(manifests: dict[str, dict[str, Any]], kernel: str
+def kernel_manifests(manifests: Mapping[str, Manifest | dict[str, Any]], kernel: str
                      ) -> list[dict[str, Any]]:
-    return [m for m in manifests.values()
+    return [m for m in plain_manifests(manifests).values()
             if m.get("kernel") == kernel or m.get("entry") == kernel]
 
 
@@ -601,6 +602,7 @@ def verify_specs(source_path: Path, rust_path: Path, manifests: dict[str, dict[s
     no candidate is left; derived specializations cuTile Python rejects are SKIPPED (no
     launch the original supports), and what stays unreached is NOT_CHECKED. `on_pairs`
     sees both sides' IR of every round (the numeric check runs on them)."""
+    manifests = plain_manifests(manifests)
     kernel_map = kernel_map or {}
     kernels = list(dict.fromkeys([*plan.given, *plan.pools]))
     coverage = {k: Coverage(kernel_manifests(manifests, kernel_map.get(k, k)))

@@ -378,7 +378,9 @@ def _needed_statements(tree: ast.Module, kernel: ast.stmt,
                 continue
             if isinstance(binding.stmt, ast.Import | ast.ImportFrom):
                 module = _import_module(binding.stmt, name) or ""
-                if not _is_allowed_import(module):
+                # A dtype module is read from cuda.tile when only its dtypes are read;
+                # numpy is imported itself when the kernel reads its constants (`np.pi`).
+                if not _is_allowed_import(module) or module in DTYPE_MODULES:
                     foreign[name] = (binding.stmt, module)
                 lift.imports.setdefault(binding.index, set()).add(name)
             else:
@@ -388,7 +390,11 @@ def _needed_statements(tree: ast.Module, kernel: ast.stmt,
     kept = [tree.body[i] for i in sorted(keep)
             if not isinstance(tree.body[i], ast.Import | ast.ImportFrom)]
     for name, (stmt, module) in foreign.items():
-        _map_dtype_import(name, stmt, module, kept, kernel_name, lift)
+        try:
+            _map_dtype_import(name, stmt, module, kept, kernel_name, lift)
+        except ReferenceIrError:
+            if not _is_allowed_import(module):
+                raise
     return keep
 
 

@@ -9,6 +9,7 @@ the numeric check's outcome of every specialization both sides compiled, from th
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,42 @@ from transpiler.numeric_check.inputs import load_numeric_settings
 from transpiler.numeric_check.run import numeric_check
 
 
+@dataclass
+class WithNumeric:
+    """A structural outcome and the numeric check of the same specialization: a numeric
+    FAIL fails it, a numeric check that cannot run makes it an ERROR (never a PASS)."""
+
+    display: str
+    structural: Any
+    numeric: Any
+
+    @property
+    def verdict(self) -> str:
+        own = self.structural.verdict
+        if own in ("FAIL", "ERROR"):
+            return own
+        if self.numeric.verdict == "FAIL":
+            return "FAIL"
+        return "ERROR" if self.numeric.verdict in ("ERROR", "CANNOT_RUN") else own
+
+    @property
+    def text(self) -> str:
+        return getattr(self.structural, "text", "")
+
+    def line(self) -> str:
+        return f"{self.structural.line()}\n{self.display}: {self.numeric.line()}"
+
+    def to_json(self) -> dict[str, Any]:
+        entry = self.structural.to_json()
+        entry["numeric"] = self.numeric.to_json()
+        entry["verdict"] = self.verdict
+        return entry
+
+
 def verify_file(display: str, source_text: str, rust_text: str, spec_files: list[str],
                 keep_ir: str | None, numeric: bool = False, seed: int = 0) -> list[Any]:
-    """Every outcome (each with `verdict`, `line()`, `to_json()`): structural first, then
-    numeric."""
+    """Every outcome (each with `verdict`, `line()`, `to_json()`), with `numeric` each
+    structural one that both sides compiled joined to its numeric check."""
     source = parse_source(source_text, display)
     manifests = read_manifests(rust_text)
     plan = plan_specs(source, manifests, spec_files)
@@ -33,7 +66,14 @@ def verify_file(display: str, source_text: str, rust_text: str, spec_files: list
         outcomes: list[Any] = verify_specs(Path(display), rust_path, manifests, plan,
                                            Path(keep_ir) if keep_ir else None, None,
                                            compiled.extend if numeric else None)
-        if numeric:
-            outcomes += numeric_check(Path(display), rust_path, manifests, compiled,
-                                      load_numeric_settings(spec_files), seed=seed)
-    return outcomes
+        if not numeric:
+            return outcomes
+        checked = numeric_check(Path(display), rust_path, manifests, compiled,
+                                load_numeric_settings(spec_files), seed=seed)
+    by_spec = {(n.kernel, n.spec.label()): n for n in checked}
+    joined: list[Any] = []
+    for outcome in outcomes:
+        spec = getattr(outcome, "spec", None)
+        found = by_spec.get((outcome.kernel, spec.label())) if spec is not None else None
+        joined.append(outcome if found is None else WithNumeric(display, outcome, found))
+    return joined
