@@ -101,8 +101,10 @@ def test_verify_numeric_at_translation_json_and_cannot_run(tmp_path: Path) -> No
                           cwd=ROOT)
     assert done.returncode == 0, done.stderr
     [entry] = json.loads(done.stdout)["files"]
+    # The spec's specialization and those --verify adds to reach every entry and value:
+    # the kernel's numeric settings serve them all.
     verdicts = [v["numeric"]["verdict"] for v in entry["verify"]]
-    assert verdicts == ["PASS"]
+    assert verdicts and set(verdicts) == {"PASS"}
     # Without shapes and grid the numeric check cannot run: never PASS.
     bare = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert bare.returncode == 1
