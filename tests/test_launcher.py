@@ -31,6 +31,8 @@ from transpiler.emit_launcher import (
     plan_launches,
 )
 from transpiler.frontend.cutile_py import parse_source
+from transpiler.hostglue.rust_launchers import _cond_rust
+from transpiler.hostglue.signatures import KernelSig, ParamSig
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "golden"
@@ -694,3 +696,14 @@ def test_warm_launches_take_the_fast_path_with_cutiles_arguments(
     assert out["launches"] == 6
     off = run(TRANSPILER_LAUNCHER_FAST="0")
     assert off["after_other_again"] == [0, 4, 0, 0]
+
+
+def test_condition_divisions_carry_no_redundant_parentheses() -> None:
+    # rustc warns (unused_parens) about `floor_div_i64(((N as i64) + 1i64), (T as i64))`.
+    entry = KernelSig("k", "k", (ParamSig("N", "const", const_kind="int"),
+                                 ParamSig("T", "const", const_kind="int")), ())
+    tree = ["!=", ["*", ["//", ["+", ["param", "N"], 1], ["param", "T"]], ["param", "T"]],
+            ["param", "N"]]
+    rust = _cond_rust(entry, tree)
+    assert "floor_div_i64((N as i64) + 1i64, T as i64)" in rust
+    assert rust.startswith("((floor_div_i64(") and rust.endswith(" != (N as i64))")

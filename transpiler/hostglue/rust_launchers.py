@@ -475,6 +475,18 @@ def _cond_is_float(entry: KernelSig, tree: object) -> bool:
     return False
 
 
+def _unwrapped(rust: str) -> str:
+    """`rust` without one pair of parentheses around the whole of it, where it has them."""
+    if not (rust.startswith("(") and rust.endswith(")")):
+        return rust
+    depth = 0
+    for index, char in enumerate(rust):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(rust) - 1:
+            return rust  # the first parenthesis closes before the end: `(a) + (b)`
+    return rust[1:-1]
+
+
 def _cond_rust(entry: KernelSig, tree: object, as_float: bool = False) -> str:
     """A condition tree over the constants as a Rust expression: i64 arithmetic, or f64 where
     a comparison's operands involve a float constant or literal (`P >= 1.0`)."""
@@ -500,6 +512,8 @@ def _cond_rust(entry: KernelSig, tree: object, as_float: bool = False) -> str:
         elif as_float and op in ("//", "%"):
             raise ValueError(f"cannot write the condition {tree!r} in the launcher")
         a, b = _cond_rust(entry, tree[1], as_float), _cond_rust(entry, tree[2], as_float)
+        if op in ("//", "%"):  # function arguments need no parentheses (rustc warns)
+            a, b = _unwrapped(a), _unwrapped(b)
         return _COND_OPS[op].format(a=a, b=b)
     raise ValueError(f"cannot write the condition {tree!r} in the launcher")
 
