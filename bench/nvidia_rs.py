@@ -79,34 +79,46 @@ class Finding:
     """A written explanation of one kind of difference: `divergence` (the translation
     computes something else, on some inputs), `equivalent` (the same values on every input
     the launch can give, which the structural check cannot prove), `hint` (performance
-    settings only)."""
+    settings only), `unsupported` (a specialization the translation does not take, refused
+    by its host code), `unanalysed` (left to the numeric check)."""
 
     verdict: str
     text: str
 
 
-#: (operator, difference kind, regex over the message) -> finding id. Checked in order.
-MATCHERS: tuple[tuple[str, str, str, str], ...] = (
-    ("silu_and_mul", "constant", r"operand 0 of `divf`", "sigmoid-form"),
-    ("silu_and_mul", "operation", r"`negf` where generated has", "sigmoid-form"),
-    ("silu_and_mul", "flush-to-zero", r"`(addf|mulf)` flush_to_zero: generated only", "ftz"),
-    ("silu_and_mul", "operand-count", r"`load_ptr_tko` has 3 operands", "no-padding"),
-    ("silu_and_mul", "operation", r"`andi` where generated has `cmpi`", "silu-mask"),
-    ("silu_and_mul", "operation", r"`addi` where generated has `iota`", "pointer-reassoc"),
-    ("silu_and_mul", "operand", r"operand 0 of `reshape`", "pointer-reassoc"),
-    ("swiglu", "operand-count", r"`store_ptr_tko` has 2 operands", "swiglu-mask"),
-    ("swiglu", "operation-form", r"`store_ptr_tko` is written", "swiglu-mask"),
-    ("swiglu", "operand-count", r"`load_ptr_tko` has", "no-padding"),
-    ("*", "optimization-hints", r"entry optimization_hints", "entry-hints"),
-    ("*", "memory-hints", r"optimization_hints", "latency-hints"),
-    ("*", "rounding", r"`divi` rounding", "trunc-div"),
-    ("*", "loop-bounds", r"`divi`", "trunc-div"),
-    ("*", "operation", r"`select` where generated has `remi`", "trunc-div"),
-    ("*", "operation", r"`mini` where generated has `if`", "group-min"),
-    ("*", "operand", r"operand 0 of `divi`", "trunc-div"),
-    ("bmm", "loop-bounds", r"`muli`", "persistent-bound"),
-    ("*", "memory-ordering", r"`store_view_tko` before `store_view_tko`", "store-order"),
-    ("attention_sink", "operation", r"`addf` where generated has `broadcast`",
+#: (operator, difference kind, regex over the message, regex over the specialization) ->
+#: finding id. Checked in order.
+MATCHERS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("silu_and_mul", "constant", r"operand 0 of `divf`", ".", "sigmoid-form"),
+    ("silu_and_mul", "operation", r"`negf` where generated has", ".", "sigmoid-form"),
+    ("silu_and_mul", "flush-to-zero", r"`(addf|mulf)` flush_to_zero: generated only", ".",
+     "ftz"),
+    ("*", "operand-count", r"`load_ptr_tko` has 3 operands in reference, 2", ".",
+     "no-padding"),
+    ("silu_and_mul", "operation", r"`andi` where generated has `cmpi`", ".", "silu-mask"),
+    ("silu_and_mul", "operation", r"`addi` where generated has `iota`", ".",
+     "pointer-reassoc"),
+    ("silu_and_mul", "operand", r"operand 0 of `reshape`", ".", "pointer-reassoc"),
+    ("swiglu", "operand-count", r"`store_ptr_tko` has 2 operands", "check_bounds=False",
+     "swiglu-mask"),
+    ("swiglu", "operation-form", r"`store_ptr_tko` is written", "check_bounds=False",
+     "swiglu-mask"),
+    ("swiglu", "attribute", r"`cmpi` keywords: reference \{unsigned\}, generated \{signed\}",
+     ".", "unsigned-bounds"),
+    ("swiglu", "operation", r"`muli` where generated has `exti`", ".", "unit-stride"),
+    ("matmul", "tile-shape", r"`make_partition_view` partition view tile", "TRANSPOSE_[AB]=True",
+     "no-transpose"),
+    ("matmul", "operand", r"of `load_view_tko`", "TRANSPOSE_[AB]=True", "no-transpose"),
+    ("*", "optimization-hints", r"entry optimization_hints", ".", "entry-hints"),
+    ("*", "memory-hints", r"optimization_hints", ".", "latency-hints"),
+    ("*", "rounding", r"`divi` rounding", ".", "trunc-div"),
+    ("*", "loop-bounds", r"`divi`", ".", "trunc-div"),
+    ("*", "operation", r"`select` where generated has `remi`", ".", "trunc-div"),
+    ("*", "operation", r"`mini` where generated has `if`", ".", "group-min"),
+    ("*", "operand", r"operand 0 of `divi`", ".", "trunc-div"),
+    ("*", "loop-bounds", r"`muli`", "static_persistent", "persistent-bound"),
+    ("*", "memory-ordering", r"`store_view_tko` before `store_view_tko`", ".", "store-order"),
+    ("attention_sink", "operation", r"`addf` where generated has `broadcast`", ".",
      "attention-sink-form"),
 )
 
@@ -170,8 +182,25 @@ FINDINGS: dict[str, Finding] = {
         "stores; NVIDIA's stores are unordered. Each iteration stores a different output "
         "tile (distinct addresses), so the order between them cannot change the result."),
     "attention-sink-form": Finding(
-        "equivalent", "A follow-on of the trunc-div difference in the loop bounds: the "
-        "comparison pairs the loop bodies' operations one step apart."),
+        "unanalysed", "Where the online-softmax update starts (`addf` on cuTile Python's "
+        "side, a `broadcast` on NVIDIA's): not traced by hand here; the numeric check on the "
+        "interpreter is the arbiter for this operator."),
+    "unsigned-bounds": Finding(
+        "equivalent", "cuTile Python checks `0 <= i < n` as one unsigned `<` on i64; NVIDIA "
+        "checks the signed `i < n` only. The indices are a block id and an `iota`, never "
+        "negative, so both masks are equal."),
+    "unit-stride": Finding(
+        "equivalent", "cuTile Python multiplies the column index by the last stride (1 in "
+        "the specialization's layout, contiguous last dim); NVIDIA never reads "
+        "`stride1` and widens the column index directly: equal under that layout, which "
+        "both sides are compiled for; a non-contiguous last dim would differ (NVIDIA's "
+        "host glue passes the stride but the kernel ignores it)."),
+    "no-transpose": Finding(
+        "unsupported", "NVIDIA's static persistent matmul has no TRANSPOSE_A/B generics: for "
+        "the Python kernel's TRANSPOSE=True specializations it reads A (or B) untransposed "
+        "(tile 128x64 where the Python reads 64x128). Their host wrapper rejects trans_a / "
+        "trans_b, so the crate never launches it for those: a specialization NVIDIA does "
+        "not translate, rather than a wrong one."),
 }
 
 
@@ -185,11 +214,11 @@ def find_tilegym(given: str | None) -> Path:
                      "--tilegym DIR (the tilegym 1.5.1 wheel's tilegym/ops)")
 
 
-def explain(op: str, difference: dict[str, Any]) -> str:
+def explain(op: str, difference: dict[str, Any], specialization: str = "") -> str:
     """The finding id a difference matches, or `unexplained`."""
-    for name, kind, pattern, finding in MATCHERS:
+    for name, kind, pattern, where, finding in MATCHERS:
         if name in (op, "*") and kind == difference["kind"] and re.search(
-                pattern, difference["message"]):
+                pattern, difference["message"]) and re.search(where, specialization or "."):
             return finding
     return "unexplained"
 
@@ -217,7 +246,7 @@ def verify_op(op: Op, tilegym: Path, numeric: bool, keep: Path) -> dict[str, Any
     result["numeric"] = [n.to_json() for n in found]
     for outcome in result["outcomes"]:
         for difference in outcome.get("differences") or []:
-            difference["finding"] = explain(op.name, difference)
+            difference["finding"] = explain(op.name, difference, outcome["specialization"])
     return result
 
 
@@ -275,7 +304,8 @@ def _verdict(result: dict[str, Any]) -> str:
 
 def _real(result: dict[str, Any]) -> list[str]:
     ids = {d["finding"] for o in result["outcomes"] for d in o.get("differences") or []}
-    return sorted(i for i in ids if i == "unexplained" or FINDINGS[i].verdict == "divergence")
+    return sorted(i for i in ids if i == "unexplained" or FINDINGS[i].verdict in (
+        "divergence", "unsupported", "unanalysed"))
 
 
 def markdown(results: list[dict[str, Any]], probes: dict[str, list[dict[str, Any]]],
@@ -286,7 +316,8 @@ def markdown(results: list[dict[str, Any]], probes: dict[str, list[dict[str, Any
              "Tile IR with cuTile Python's for the specializations of "
              "`bench/nvidia_specs/<op>.json` (structural), and interprets both "
              "(`--numeric`, seeded inputs incl. NaN/inf/subnormals).", "",
-             "| operator | rustc vs 0.5.0 | structural | numeric | divergences |",
+             "| operator | rustc vs 0.5.0 | structural | numeric | divergences, unsupported, "
+             "unanalysed |",
              "| --- | --- | --- | --- | --- |"]
     for r in results:
         numeric = sorted({n["verdict"] for n in r["numeric"]}) or ["-"]

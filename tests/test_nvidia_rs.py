@@ -20,8 +20,9 @@ def test_differences_are_matched_or_left_unexplained() -> None:
                                          "only")) == "unexplained"
     assert explain("swiglu", _difference("operation", "reference has `exp` where generated "
                                          "has `exp2`")) == "unexplained"
-    assert {m[3] for m in MATCHERS} <= set(FINDINGS)
-    assert {f.verdict for f in FINDINGS.values()} <= {"divergence", "equivalent", "hint"}
+    assert {m[4] for m in MATCHERS} <= set(FINDINGS)
+    assert {f.verdict for f in FINDINGS.values()} <= {"divergence", "equivalent", "hint",
+                                                      "unsupported", "unanalysed"}
 
 
 def test_markdown_lists_divergences_and_unexplained_differences() -> None:
