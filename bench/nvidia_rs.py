@@ -372,6 +372,13 @@ def _op_section(r: dict[str, Any], probe: Any) -> list[str]:
     return lines
 
 
+def portable(text: str, tilegym: Path) -> str:
+    """The report without this machine's folders: the sources as `tilegym/ops/...`, the
+    repository's files relative to it."""
+    return text.replace(f"{tilegym.resolve()}/", "tilegym/ops/").replace(
+        f"{tilegym}/", "tilegym/ops/").replace(f"{REPO}/", "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.nvidia_rs", description=__doc__)
     parser.add_argument("--tilegym", help="folder with cutile/ and cutile_rs/ (tilegym/ops)")
@@ -394,9 +401,9 @@ def main(argv: list[str] | None = None) -> int:
                                    for d in ("float32", "float16")}
     command = "python -m bench.nvidia_rs" + (" --no-numeric" if args.no_numeric else "")
     out = Path(args.out)
-    out.write_text(markdown(results, probes, command), encoding="utf-8")
-    out.with_suffix(".json").write_text(json.dumps(
-        {"results": results, "probes": probes}, indent=1, default=str) + "\n",
+    out.write_text(portable(markdown(results, probes, command), tilegym), encoding="utf-8")
+    out.with_suffix(".json").write_text(portable(json.dumps(
+        {"results": results, "probes": probes}, indent=1, default=str) + "\n", tilegym),
         encoding="utf-8")
     print(f"wrote {out}", file=sys.stderr)
     return 0

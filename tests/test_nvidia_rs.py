@@ -3,7 +3,9 @@ finding or listed as unexplained, and the table says which operators diverge."""
 
 from __future__ import annotations
 
-from bench.nvidia_rs import FINDINGS, MATCHERS, OPS, explain, markdown
+from pathlib import Path
+
+from bench.nvidia_rs import FINDINGS, MATCHERS, OPS, REPO, explain, markdown, portable
 
 
 def _difference(kind: str, message: str) -> dict:
@@ -43,3 +45,8 @@ def test_markdown_lists_divergences_and_unexplained_differences() -> None:
     assert "| 100 | 100 | nan |" in text
     assert "verify could not run: cannot bind" in text
     assert len(OPS) == 5
+
+
+def test_the_report_names_no_local_folder(tmp_path: Path) -> None:
+    text = f"{tmp_path}/cutile/op.py:3:1 and {REPO}/bench/x.json"
+    assert portable(text, tmp_path) == "tilegym/ops/cutile/op.py:3:1 and bench/x.json"
