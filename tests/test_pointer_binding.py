@@ -7,14 +7,16 @@ import pytest
 from transpiler.ircheck.parse import parse_tileir
 from transpiler.ircheck.pointer_binding import (
     BindingError,
+    argument_slots,
     generics_for_binding,
     infer_binding,
     is_pointer_entry,
+    normal_name,
     parse_binds,
     rebind_entry,
     reference_layout,
 )
-from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec
+from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, ScalarSpec
 
 
 def _entry(name: str, params: list[tuple[str, str]], generics: list[tuple[str, str]]) -> dict:
@@ -60,6 +62,9 @@ ROW_PY = {"input": "array", "output": "array", "TILE": "const", "TOTAL": "const"
 
 
 def test_host_glue_binds_what_names_cannot() -> None:
+    # BLOCK and TILE are one constant's two spellings: no --bind needed for it
+    assert infer_binding(ROW, "row", ROW_PY, HOST_GLUE).generics[1] == ("BLOCK", "const",
+                                                                       "TILE")
     binding = infer_binding(ROW, "row", ROW_PY, HOST_GLUE, parse_binds(["BLOCK=TILE"]))
     assert [(b.rust, b.python, b.part, b.dim, b.how) for b in binding.params] == [
         ("out_ptr", "output", "base", None, "host glue"),
@@ -72,8 +77,10 @@ def test_host_glue_binds_what_names_cannot() -> None:
 def test_unbound_parameters_and_generics_are_named() -> None:
     with pytest.raises(BindingError, match="`hidden_size`"):
         infer_binding(ROW, "row", ROW_PY)
-    with pytest.raises(BindingError, match="generic `BLOCK`"):
-        infer_binding(ROW, "row", ROW_PY, HOST_GLUE)
+    odd = {**ROW, "generics": [{"name": "E", "kind": "type", "arity": 1},
+                               {"name": "WIDTH", "kind": "i32", "arity": 1}]}
+    with pytest.raises(BindingError, match="generic `WIDTH`"):
+        infer_binding(odd, "row", ROW_PY, HOST_GLUE)
     with pytest.raises(BindingError, match="--bind takes"):
         parse_binds(["hidden_size"])
     with pytest.raises(BindingError, match="no parameter `nope`"):
@@ -119,3 +126,97 @@ def test_rebinding_lays_arguments_out_as_the_reference() -> None:
     # hidden_size is output.shape[1] (position 7), in_row_stride input.stride[0] (3)
     assert rebound.ops[0].operands == ["%bound7", "%bound3"]
     assert [a.type.text for a in rebound.args][:1] == ["tile<ptr<f32>>"]
+
+
+def _tensor_entry(name: str, params: list[tuple[str, str, int | None]],
+                  generics: list[tuple[str, str]]) -> dict:
+    return {"name": name,
+            "params": [{"name": n, "kind": "tensor" if r else "scalar", "ty": t, "rank": r}
+                       for n, t, r in params],
+            "generics": [{"name": n, "kind": k, "arity": 1} for n, k in generics]}
+
+
+MATMUL = _tensor_entry("persistent_matmul", [
+    ("a", "& Tensor < E , { [- 1 , - 1] } >", 2), ("b", "& Tensor < E , { [- 1 , - 1] } >", 2),
+    ("c", "& Tensor < E , { [- 1 , - 1] } >", 2), ("rt_m", "i32", None), ("n", "i32", None)],
+    [("E", "type"), ("BM", "i32"), ("BN", "i32"), ("TRANSPOSE_A", "i32"),
+     ("CAST_TF32", "i32")])
+MATMUL_PY = {"A": "array", "B": "array", "C": "array", "M": "const", "N": "scalar",
+             "TILE_SIZE_M": "const", "TILE_SIZE_N": "const", "TRANSPOSE_A": "const"}
+
+
+def _matmul_spec(dtype: str, transpose: bool) -> KernelSpec:
+    return KernelSpec("persistent_matmul", (
+        ("A", ArraySpec(dtype, 2)), ("B", ArraySpec(dtype, 2)), ("C", ArraySpec(dtype, 2)),
+        ("M", ConstSpec(256)), ("N", ScalarSpec("int32")), ("TILE_SIZE_M", ConstSpec(128)),
+        ("TILE_SIZE_N", ConstSpec(64)), ("TRANSPOSE_A", ConstSpec(transpose))))
+
+
+def test_spellings_tensors_and_dtype_tests_bind() -> None:
+    binding = infer_binding(MATMUL, "persistent_matmul", MATMUL_PY, None,
+                            parse_binds(["CAST_TF32=A.dtype==float32"]))
+    assert [(b.rust, b.python, b.part) for b in binding.params] == [
+        ("a", "A", "tensor"), ("b", "B", "tensor"), ("c", "C", "tensor"),
+        ("rt_m", "M", "const"), ("n", "N", "scalar")]
+    assert binding.generics == [("E", "dtype", "A"), ("BM", "const", "TILE_SIZE_M"),
+                                ("BN", "const", "TILE_SIZE_N"),
+                                ("TRANSPOSE_A", "const", "TRANSPOSE_A"),
+                                ("CAST_TF32", "dtype_is", "A==float32")]
+    # a bool constant is 0/1 for an i32 generic; the dtype test follows the specialization
+    assert generics_for_binding(binding, _matmul_spec("float32", True)) == [
+        "f32", "128", "64", "1", "1"]
+    assert generics_for_binding(binding, _matmul_spec("float16", False)) == [
+        "f16", "128", "64", "0", "0"]
+    # a tensor takes base, shapes and strides, as cuTile Python's array does
+    slots = argument_slots(binding)
+    assert [(s.python, s.part, s.dim) for s in slots[:5]] == [
+        ("A", "base", None), ("A", "shape", 0), ("A", "shape", 1), ("A", "stride", 0),
+        ("A", "stride", 1)]
+    assert len(slots) == 3 * 5 + 2
+    with pytest.raises(BindingError, match="not a `ct.Constant`"):
+        infer_binding(MATMUL, "persistent_matmul", MATMUL_PY, None,
+                      parse_binds(["CAST_TF32=N"]))
+    with pytest.raises(BindingError, match="no array `Z`"):
+        infer_binding(MATMUL, "persistent_matmul", MATMUL_PY, None,
+                      parse_binds(["CAST_TF32=Z.dtype==float32"]))
+
+
+def test_a_concrete_element_type_must_meet_the_arrays_dtype() -> None:
+    entry = _tensor_entry("sink", [("q", "& Tensor < E , { [- 1] } >", 1),
+                                   ("start_q", "& Tensor < i32 , { [- 1] } >", 1)],
+                          [("E", "type")])
+    binding = infer_binding(entry, "sink", {"Q": "array", "Start_q": "array"})
+    assert binding.shared_dtypes == {"E": ["Q"], "i32": ["Start_q"]}
+    good = KernelSpec("sink", (("Q", ArraySpec("float16", 1)),
+                               ("Start_q", ArraySpec("int32", 1))))
+    assert generics_for_binding(binding, good) == ["f16"]
+    wrong = KernelSpec("sink", (("Q", ArraySpec("float16", 1)),
+                                ("Start_q", ArraySpec("float32", 1))))
+    with pytest.raises(ValueError, match="reads `Start_q` \\(float32\\) as `i32`"):
+        generics_for_binding(binding, wrong)
+
+
+TENSOR_GLUE = """
+    let (c_d, a_d) = crate::deref_descs!(c, a);
+    let a_t = unsafe { borrow_tensor::<$E>(a_d) };
+    let c_t = unsafe { borrow_tensor::<$E>(c_d) };
+    let m = a_d.dim(0);
+    let op = unsafe { copy_kernel(&*c_t, &*a_t, m) };
+"""
+
+
+def test_host_glue_binds_borrowed_tensors() -> None:
+    entry = _tensor_entry("copy_kernel", [("dst", "& Tensor < E , { [- 1] } >", 1),
+                                          ("src", "& Tensor < E , { [- 1] } >", 1),
+                                          ("m", "i32", None)], [("E", "type")])
+    binding = infer_binding(entry, "copy", {"c": "array", "a": "array"}, TENSOR_GLUE)
+    assert [(b.rust, b.python, b.part, b.dim, b.how) for b in binding.params] == [
+        ("dst", "c", "tensor", None, "host glue"), ("src", "a", "tensor", None, "host glue"),
+        ("m", "a", "shape", 0, "host glue")]
+
+
+def test_normal_names() -> None:
+    assert {normal_name(n) for n in ("BM", "TM", "TILE_SIZE_M", "tile_m", "BLOCK_M")} == \
+        {"TILE_M"}
+    assert normal_name("rt_q") == "Q" and normal_name("BLOCK_SIZE") == "TILE_SIZE"
+    assert normal_name("TILE_SIZE") != normal_name("TOTAL_HIDDEN_SIZE")

@@ -217,3 +217,30 @@ def test_approximate_division_is_a_product_with_the_reciprocal() -> None:
     assert np.array_equal(full, x / np.float32(3))
     assert np.array_equal(approx, x * (np.float32(1) / np.float32(3)))
     assert not np.array_equal(approx, full)
+
+
+def test_a_pointer_load_with_a_padding_and_no_mask_loads_every_lane() -> None:
+    """cuTile Python's gathers with `check_bounds=False` give a padding but no mask."""
+    x = np.arange(8, dtype=np.float32) + 1
+    kernel = _unary_kernel("  %y = negf %x : tile<8xf32>", "f32", "f32").replace(
+        "%x, %t = load_ptr_tko weak %ptrs : tile<8xptr<f32>> -> tile<8xf32>, token",
+        "%zero = constant <f32: 0.0> : tile<8xf32>\n"
+        "  %x, %t = load_ptr_tko weak %ptrs, %zero : tile<8xptr<f32>>, tile<8xf32> -> "
+        "tile<8xf32>, token")
+    entry = parse_tileir(kernel).entry()
+    memory = Memory()
+    out = np.zeros(8, dtype=np.float32)
+    run_grid(entry, [memory.allocate("x", x), memory.allocate("y", out)], memory, (1, 1, 1))
+    assert memory.read_back("y", out).tolist() == (-x).tolist()
+    # with a mask, masked-off lanes take the padding
+    masked = kernel.replace("%x, %t = load_ptr_tko weak %ptrs, %zero : tile<8xptr<f32>>, ",
+                            "%lim = constant <i32: 4> : tile<8xi32>\n"
+                            "  %m = cmpi less_than %iota, %lim, signed : tile<8xi32> -> "
+                            "tile<8xi1>\n"
+                            "  %x, %t = load_ptr_tko weak %ptrs, %m, %zero : "
+                            "tile<8xptr<f32>>, tile<8xi1>, ")
+    memory = Memory()
+    run_grid(parse_tileir(masked).entry(), [memory.allocate("x", x),
+                                            memory.allocate("y", out)], memory, (1, 1, 1))
+    assert memory.read_back("y", out).tolist() == [-1.0, -2.0, -3.0, -4.0, -0.0, -0.0, -0.0,
+                                                   -0.0]

@@ -36,7 +36,7 @@ from transpiler.ircheck.pointer_binding import (
     parse_binds,
 )
 from transpiler.ircheck.pointer_check import check_pointer_entries
-from transpiler.ircheck.spec import SpecFileError
+from transpiler.ircheck.spec import SpecFileError, load_spec_file
 
 EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -164,7 +164,8 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
         bindings: list[EntryBinding] = []
         if not manifests:
             manifests = manifests_from_signature(source_path, rust_path, kernel_map)
-            bindings = pointer_bindings(source, rust_path, kernel_map, pointer)
+            bindings = pointer_bindings(source, rust_path, kernel_map, pointer,
+                                        _spec_kinds(spec_files))
     except HarnessError as err:
         raise VerifyError(f"cannot read the Rust file's entries: {err}") from None
     python_manifests = _python_manifests(source_path)
@@ -200,26 +201,38 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
         source_path, rust_path, manifests, tensor_plan, Path(keep_ir) if keep_ir else None,
         kernel_map, compiled.extend if numeric is not None else None) \
         if tensor_plan.given or tensor_plan.pools else []
+    runner = None
     if numeric is not None:
         from transpiler.numeric_check.inputs import load_numeric_settings
-        from transpiler.numeric_check.run import numeric_check
+        from transpiler.numeric_check.run import numeric_check, numeric_with_plan
 
+        settings = load_numeric_settings(spec_files)
         numeric.extend(numeric_check(source_path, rust_path, manifests, compiled,
-                                     load_numeric_settings(spec_files), kernel_map, seed))
+                                     settings, kernel_map, seed))
+
+        def runner(pair: IrPair, slots: list[tuple[str, str, int, Any]]) -> Any:
+            found = [n for s, n in settings.get(pair.kernel, []) if s == pair.spec]
+            return numeric_with_plan(pair, slots, found[0] if found else None, seed)
     if pointer_kernels:
         # Entries in the pointer calling convention: the first round's specializations.
         specs = {k: v for k, v in _collect_specs(source, spec_source, spec_files).items()
                  if k in pointer_kernels}
         outcomes += check_pointer_entries(source_path, rust_path, bindings, specs,
-                                          Path(keep_ir) if keep_ir else None)
+                                          Path(keep_ir) if keep_ir else None, runner, numeric)
     return outcomes
 
 
 def pointer_bindings(source: Any, rust_path: Path, kernel_map: dict[str, str],
-                     pointer: PointerOptions) -> list[EntryBinding]:
-    """Bindings of the file's pointer-convention entries to their Python kernels; entries
-    without a Python kernel are recorded in `pointer.unpaired`."""
-    python_params = {k.name: _python_params(k.node) for k in source.kernels}
+                     pointer: PointerOptions,
+                     spec_kinds: dict[str, dict[str, str]] | None = None
+                     ) -> list[EntryBinding]:
+    """Bindings of the file's pointer-convention entries (and of `&Tensor` entries whose
+    names only `pointer_binding`'s rules relate to the Python ones) to their Python kernels;
+    entries without a Python kernel are recorded in `pointer.unpaired`. `spec_kinds` (from
+    the spec files) overrides what the annotations say a parameter is."""
+    python_params = {k.name: _with_spec_kinds(_python_params(k.node),
+                                              (spec_kinds or {}).get(k.name, {}))
+                     for k in source.kernels}
     reverse = {rs: py for py, rs in kernel_map.items()}
     out: list[EntryBinding] = []
     for module in list_kernels(rust_path).get("modules", []):
@@ -228,10 +241,46 @@ def pointer_bindings(source: Any, rust_path: Path, kernel_map: dict[str, str],
             if kernel not in python_params:
                 pointer.unpaired.setdefault("Rust", []).append(entry["name"])
                 continue
-            if is_pointer_entry(entry):
+            if is_pointer_entry(entry) or not _binds_by_signature(kernel, entry,
+                                                                  python_params[kernel]):
                 out.append(infer_binding(entry, kernel, python_params[kernel], pointer.ffi,
                                          pointer.binds))
     return out
+
+
+def _binds_by_signature(kernel: str, entry: dict[str, Any], python: dict[str, str]) -> bool:
+    """Whether the `&Tensor` entry binds by its own names (`manifests_from_signature`)."""
+    if any(p["kind"] != "tensor" and p["name"] not in python for p in entry["params"]):
+        return False
+    if any(p["kind"] == "tensor" and python.get(p["name"]) != "array"
+           for p in entry["params"]):
+        return False
+    try:
+        _entry_manifest(kernel, entry, python)
+    except VerifyError:
+        return False
+    return True
+
+
+def _spec_kinds(spec_files: list[str]) -> dict[str, dict[str, str]]:
+    """kernel -> parameter -> `array` / `scalar` / `const`, as the spec files give them."""
+    kinds: dict[str, dict[str, str]] = {}
+    for path in spec_files:
+        for kernel, specs in load_spec_file(Path(path)).items():
+            for spec in specs:
+                kinds.setdefault(kernel, {}).update(
+                    {name: _SPEC_KINDS[type(param).__name__] for name, param in spec.params})
+    return kinds
+
+
+_SPEC_KINDS = {"ArraySpec": "array", "ScalarSpec": "scalar", "ConstSpec": "const"}
+
+
+def _with_spec_kinds(annotated: dict[str, str], given: dict[str, str]) -> dict[str, str]:
+    """The annotations' kinds, corrected where a spec file says otherwise (an unannotated
+    parameter the launch passes an `int` is a scalar, not an array)."""
+    return {name: kind if given.get(name, kind).split("_")[0] == kind.split("_")[0]
+            else given[name] for name, kind in annotated.items()}
 
 
 def _entry_names(rust_path: Path) -> set[str]:
@@ -260,7 +309,8 @@ def manifests_from_signature(source_path: Path, rust_path: Path,
     for module in listing.get("modules", []):
         for entry in module.get("entries", []):
             kernel = reverse.get(entry["name"], entry["name"])
-            if kernel not in python_params or is_pointer_entry(entry):
+            if kernel not in python_params or is_pointer_entry(entry) or \
+                    not _binds_by_signature(kernel, entry, python_params[kernel]):
                 continue
             out[entry["name"]] = _entry_manifest(kernel, entry, python_params[kernel])
     return out

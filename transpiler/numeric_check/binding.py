@@ -33,6 +33,9 @@ class Slot:
 class BindingPlan:
     side: str
     slots: tuple[Slot, ...]
+    #: the arrays keep the launch's axes (an entry in the pointer calling convention may
+    #: take one axis' shape or stride of a 2-d array: that does not make it 1-d)
+    keep_rank: bool = False
 
 
 @dataclass
@@ -130,7 +133,8 @@ def _dims(array: np.ndarray, plan: BindingPlan, slot: Slot) -> tuple[int, int]:
     """(size, stride in elements) of axis `slot.dim`; an array the entry takes as 1-d while
     the launch gives more axes is seen flat."""
     rank = sum(1 for s in plan.slots if s.kind == "shape" and s.name == slot.name)
-    view = array.reshape(-1) if rank == 1 and array.ndim != 1 else array
+    flat = rank == 1 and array.ndim != 1 and not plan.keep_rank
+    view = array.reshape(-1) if flat else array
     if slot.dim >= view.ndim:
         raise BindingError(f"`{slot.name}` has {view.ndim} axes; the entry reads axis "
                            f"{slot.dim}")

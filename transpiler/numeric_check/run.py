@@ -25,7 +25,9 @@ from transpiler.ircheck.parse import TileIrModule
 from transpiler.ircheck.spec import KernelSpec, Layout
 from transpiler.numeric_check.binding import (
     BindingError,
+    BindingPlan,
     LogicalArrays,
+    Slot,
     manifest_plan,
     reference_plan,
 )
@@ -146,7 +148,35 @@ def _settle(outcome: NumericOutcome, cases: list[CaseResult]) -> None:
             return
 
 
-def _run_case(pair: IrPair, case: LaunchCase, seed: int, first: bool) -> CaseResult:
+def numeric_with_plan(pair: IrPair, slots: list[tuple[str, str, int, Any]],
+                      numeric: dict[str, Any] | None, seed: int = DEFAULT_SEED
+                      ) -> NumericOutcome:
+    """The numeric check of one pair whose Rust entry is bound by `slots` (per entry
+    argument: kind, logical name, dim, constant value; as `binding.Slot`) rather than by a
+    manifest (an entry written elsewhere, bound by `ircheck.pointer_binding`).
+    Cases whose inputs break the specialization's layout facts are not run (there is no
+    recompilation for them here): the spec's sizes should keep the default layout."""
+    generated_plan = BindingPlan("cuTile Rust", tuple(Slot(*slot) for slot in slots),
+                                 keep_rank=True)
+    outcome = NumericOutcome(pair.kernel, pair.spec, "PASS")
+    try:
+        cases = cases_for(pair.spec, numeric, seed)
+    except CaseError as err:
+        return NumericOutcome(pair.kernel, pair.spec, "CANNOT_RUN", reason=str(err))
+    start = time.perf_counter()
+    for case in cases:
+        if case.layout != pair.spec.layout:
+            outcome.cases.append(CaseResult(case.label, case.grid, error="cannot run: the "
+                                            "inputs break the specialization's layout facts"))
+            continue
+        outcome.cases.append(_run_case(pair, case, seed, case is cases[0], generated_plan))
+    _settle(outcome, outcome.cases)
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def _run_case(pair: IrPair, case: LaunchCase, seed: int, first: bool,
+              generated_plan: BindingPlan | None = None) -> CaseResult:
     result = CaseResult(case.label, case.grid)
     if pair.outcome is not None:
         result.error = f"cannot run: {pair.outcome.error or pair.outcome.verdict}"
@@ -156,7 +186,8 @@ def _run_case(pair: IrPair, case: LaunchCase, seed: int, first: bool) -> CaseRes
         sides = [TileIrSide("cuTile Python", reference.entry(),
                             reference_plan(pair.compiled_spec)),
                  TileIrSide("cuTile Rust", generated.entry(),
-                            manifest_plan(pair.manifest or {}, pair.compiled_spec))]
+                            generated_plan or manifest_plan(pair.manifest or {},
+                                                            pair.compiled_spec))]
     except (BindingError, ValueError, KeyError) as err:
         result.error = f"cannot run: {err}"
         return result

@@ -143,9 +143,16 @@ def _load_ptr(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     pointers = np.broadcast_to(pointers, shape)
     if len(plain) == 1:
         return [m.memory.gather(pointers, etype), TOKEN]
-    mask = np.broadcast_to(np.asarray(plain[1], dtype=bool), shape)
-    if len(plain) > 2:
-        tile = np.array(np.broadcast_to(plain[2], shape), dtype=etype.dtype)
+    # The optional operands are told apart by type: the mask is i1, the padding has the
+    # loaded element type (a load may give a padding without a mask: every lane loads).
+    optional = list(zip(plain[1:], op.signature_types[1:len(plain)], strict=False))
+    masks = [value for value, ty in optional if ty.element == "i1"]
+    paddings = [value for value, ty in optional if ty.element != "i1"]
+    if not masks:
+        return [m.memory.gather(pointers, etype), TOKEN]
+    mask = np.broadcast_to(np.asarray(masks[0], dtype=bool), shape)
+    if paddings:
+        tile = np.array(np.broadcast_to(paddings[0], shape), dtype=etype.dtype)
     else:
         tile = np.full(shape, undefined_fill(etype)).astype(etype.dtype)
     tile[mask] = m.memory.gather(pointers[mask], etype)
