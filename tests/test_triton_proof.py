@@ -176,10 +176,13 @@ def test_verify_command_fails_a_mutant(tmp_path: Path) -> None:
 def test_translate_and_verify(tmp_path: Path) -> None:
     source = tmp_path / "saxpy.py"
     shutil.copy(GOLDEN / "saxpy.py", source)
+    report = tmp_path / "report.html"
     done = _cli(str(source), "-o", str(tmp_path / "saxpy.rs"), "--verify", "--spec",
-                str(SPECS / "saxpy.json"))
+                str(SPECS / "saxpy.json"), "--report", str(report))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS" in done.stdout and "Triton's interpreter" in done.stdout
+    page = report.read_text(encoding="utf-8")
+    assert "saxpy_kernel[x_ptr:float32/1" in page and "PASS" in page
 
 
 def test_no_shapes_is_an_error_not_a_pass(tmp_path: Path) -> None:
@@ -235,3 +238,16 @@ def test_host_launches_give_the_specializations(tmp_path: Path) -> None:
     # the f16 and bf16 entries no launch reaches are listed, never passed
     assert {v["entry"] for v in file_report["verify"] if v["verdict"] == "NOT_CHECKED"} == {
         "scale_kernel_f16", "scale_kernel_bf16"}
+
+
+def test_bfloat16_has_no_reference(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        '{"scale_rows": [{"x_ptr": {"dtype": "bfloat16", "ndim": 2}, "y_ptr": {"dtype": '
+        '"bfloat16", "ndim": 2}, "n_rows": {"scalar": "int32"}, "n_cols": {"scalar": "int32"}, '
+        '"scale": {"scalar": "float32"}, "BLOCK": 64, "numeric": {"sizes": [{"R": 2, "C": 50}],'
+        ' "shapes": {"x_ptr": ["R", "C"], "y_ptr": ["R", "C"]}, "grid": ["R", 1, 1], '
+        '"scalars": {"n_rows": "R", "n_cols": "C", "scale": 0.5}}}]}', encoding="utf-8")
+    (outcome, *_) = prove_triton(GOLDEN / "early_return.py", GOLDEN / "early_return.rs",
+                                 [str(spec)])
+    assert outcome.verdict == "ERROR" and "bfloat16" in (outcome.reason or "")

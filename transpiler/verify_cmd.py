@@ -96,7 +96,7 @@ def main(argv: list[str]) -> int:
                   file=sys.stderr)
             return EXIT_CANNOT_RUN
         return verify_command(source_path, rust_path, args.spec, args.seed, args.json,
-                              sys.stdout)
+                              sys.stdout, Path(args.keep_ir) if args.keep_ir else None)
     numeric: list[Any] = []
     try:
         pointer = PointerOptions(parse_binds(args.bind), _read_ffi(args.ffi))

@@ -62,6 +62,13 @@ COMPILER_SEMANTICS: dict[str, str] = {
     "functions are stubs there); the element-wise ones of `LIBDEVICE_NUMPY` are computed "
     "with numpy in the operand's type, as libdevice computes them to within its ulp bounds",
 }
+#: Element types Triton 3.9's interpreter cannot compute with on host buffers, and why: a
+#: specialization with one is no reference (an ERROR, never a PASS or a FAIL).
+UNSUPPORTED_DTYPES: dict[str, str] = {
+    "bfloat16": "Triton 3.9's interpreter keeps bfloat16 values as uint16 bit patterns, and "
+    "its arithmetic on them does not give bfloat16 results (`x * scale` on a bfloat16 tile "
+    "stores zeros or huge values on numpy buffers)",
+}
 #: libdevice function -> the numpy function the reference computes it with.
 LIBDEVICE_NUMPY: dict[str, str] = {
     "tanh": "tanh", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2",

@@ -64,7 +64,8 @@ def verify_file(display: str, source_text: str, rust_text: str, spec_files: list
         with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
             rust_path = Path(tmp) / "translation.rs"
             rust_path.write_text(rust_text, encoding="utf-8")
-            return list(prove_triton(Path(display), rust_path, spec_files, seed))
+            return list(prove_triton(Path(display), rust_path, spec_files, seed,
+                                     keep_ir=Path(keep_ir) if keep_ir else None))
     manifests = read_manifests(rust_text)
     plan = plan_specs(source, manifests, spec_files)
     compiled: list[IrPair] = []

@@ -56,6 +56,7 @@ from transpiler.ircheck.coverage import Target
 from transpiler.ircheck.generated import HarnessError, compile_rust_kernels
 from transpiler.ircheck.parse import TileIrEntry, TileIrParseError, parse_tileir
 from transpiler.ircheck.reference_triton import (
+    UNSUPPORTED_DTYPES,
     TritonLaunch,
     TritonReferenceError,
     run_launches,
@@ -166,6 +167,7 @@ class _Job:
     generics: list[str] = field(default_factory=list)
     entry_ir: TileIrEntry | None = None
     cases: list[LaunchCase] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)  # suffix -> IR text (--keep-ir)
 
 
 def is_triton_source(text: str) -> bool:
@@ -177,9 +179,10 @@ def is_triton_source(text: str) -> bool:
 
 
 def prove_triton(source_path: Path, rust_path: Path, spec_files: list[str],
-                 seed: int = DEFAULT_SEED, facts: bool = True
+                 seed: int = DEFAULT_SEED, facts: bool = True, keep_ir: Path | None = None
                  ) -> list[TritonOutcome | NotChecked]:
-    """The proof of every Triton kernel of `source_path` translated in `rust_path`."""
+    """The proof of every Triton kernel of `source_path` translated in `rust_path`; with
+    `keep_ir`, each specialization's Tile IR (`.rust.tileir`) and TTIR (`.ttir`) go there."""
     source_text = source_path.read_text(encoding="utf-8")
     host = read_host(source_text, str(source_path))
     manifests = read_manifests(rust_path.read_text(encoding="utf-8"))
@@ -193,6 +196,8 @@ def prove_triton(source_path: Path, rust_path: Path, spec_files: list[str],
         _check_facts(source_path, [j for j in jobs if j.entry_ir is not None
                                    and j.outcome.verdict not in ("ERROR", "CANNOT_RUN")])
     out: list[TritonOutcome | NotChecked] = [_settle(j) for j in jobs]
+    if keep_ir is not None:
+        _keep(keep_ir, jobs)
     reached = {j.outcome.entry for j in jobs}
     for entry, manifest in manifests.items():
         kernel = str(manifest.get("kernel", entry))
@@ -277,6 +282,11 @@ def _plan(job: _Job, manifests: dict[str, dict[str, Any]], seed: int) -> None:
         return
     job.manifest = manifest
     outcome.entry = str(manifest.get("entry", outcome.kernel))
+    unsupported = [p.dtype for _, p in spec.params
+                   if isinstance(p, ArraySpec) and p.dtype in UNSUPPORTED_DTYPES]
+    if unsupported:
+        _stop(outcome, "ERROR", f"no reference: {UNSUPPORTED_DTYPES[unsupported[0]]}")
+        return
     try:
         job.generics = generics_for(manifest, spec)
     except (KeyError, ValueError) as err:
@@ -311,7 +321,8 @@ def _compile(rust_path: Path, jobs: list[_Job]) -> None:
                 _stop(job.outcome, "ERROR", f"cuTile Rust did not compile it: {result.error}")
                 continue
             try:
-                job.entry_ir = parse_tileir(result.disassemble(debug_info=True)).entries[0]
+                job.texts["rust.tileir"] = result.disassemble(debug_info=True)
+                job.entry_ir = parse_tileir(job.texts["rust.tileir"]).entries[0]
             except (HarnessError, TileIrParseError, IndexError) as err:
                 _stop(job.outcome, "ERROR", f"cuTile Rust gave no usable Tile IR: {err}")
 
@@ -408,9 +419,10 @@ def _failure_text(side: TileIrSide, name: str, verdict: OutputVerdict,
     index = verdict.index or ()
     flat = int(np.ravel_multi_index(index, reference.shape)) if index else 0
     writer = side.writer_of(name, flat, reference.itemsize) or "no op (never written)"
+    count = f"{verdict.mismatches} element{'s' if verdict.mismatches != 1 else ''}"
     return (f"`{name}`{list(index)}: Triton {verdict.reference}, cuTile Rust "
-            f"{verdict.generated} ({verdict.mismatches} elements differ beyond "
-            f"{verdict.rule}); cuTile Rust's value written by {writer}")
+            f"{verdict.generated} ({count} beyond {verdict.rule}); cuTile Rust's value "
+            f"written by {writer}")
 
 
 def _numeric_verdict(outcome: TritonOutcome) -> str:
@@ -446,7 +458,17 @@ def _check_facts(source_path: Path, jobs: list[_Job]) -> None:
             job.outcome.facts_error = str(text)
             continue
         assert job.entry_ir is not None
+        job.texts["ttir"] = text
         job.outcome.facts = check_facts(read_facts(text), job.entry_ir)
+
+
+def _keep(folder: Path, jobs: list[_Job]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for job in jobs:
+        label = job.outcome.spec.label()
+        stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:150]
+        for suffix, text in job.texts.items():
+            (folder / f"{stem}.{suffix}").write_text(text, encoding="utf-8")
 
 
 def _ttir_request(job: _Job) -> Any:
@@ -495,11 +517,11 @@ def is_triton_only(source_text: str, cutile_kernels: int) -> bool:
 
 
 def verify_command(source_path: Path, rust_path: Path, spec_files: list[str], seed: int,
-                   as_json: bool, out: TextIO) -> int:
+                   as_json: bool, out: TextIO, keep_ir: Path | None = None) -> int:
     """Print one verdict line per outcome (and the facts' differences of a FAIL), or the
     JSON report; give the exit status."""
     try:
-        outcomes = prove_triton(source_path, rust_path, spec_files, seed)
+        outcomes = prove_triton(source_path, rust_path, spec_files, seed, keep_ir=keep_ir)
     except (SpecFileError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CANNOT_RUN
