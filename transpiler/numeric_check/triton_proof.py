@@ -225,6 +225,7 @@ def _specializations(host: HostReport, spec_files: list[str]
                     raise SpecFileError(f"--spec {path}: `{kernel}`: `numeric` must be an "
                                         "object")
                 given.setdefault(kernel, []).append((spec, numeric))
+    # Kernels of other files are left out: one spec file may serve a folder.
     out: list[tuple[str, KernelSpec, dict[str, Any] | None]] = []
     for kernel, signature in host.kernels.items():
         entries = [(s, n) for s, n in given.get(kernel, []) if s.params]
@@ -247,7 +248,7 @@ def _host_spec(signature: KernelSignature, launch: TritonSpecialization,
     scalar whose type the host code leaves open has the type Triton gives the value the
     `numeric` settings pass (a float is fp32, an int i32)."""
     constexprs = dict(launch.constexprs)
-    if launch.derived or launch.free:
+    if launch.derived:
         return None  # constexprs the host computes from run-time values
     pointers = dict(launch.pointer_dtypes)
     scalars = dict(launch.scalars)
