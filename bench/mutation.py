@@ -2,17 +2,21 @@
 and what the structural IR check, the numeric check and both together catch.
 
     .venv/bin/python bench/mutation.py [--per-operator N] [--stems vector_add,softmax_rows]
+    .venv/bin/python bench/mutation.py --triton [--per-operator N] [--stems saxpy,matmul]
 
 Takes the golden kernels that have `numeric` settings (tests/numeric_settings.py) and, per
 mutation operator (`OPERATORS`: a regex and its replacement), one mutant per match (at most
 `--per-operator` per file). A mutant the Rust toolchain rejects is stillborn and not counted.
 Prints the score table and every survivor (the edit, file and line), to be read: truly
-equivalent, or a hole in the check.
+equivalent, or a hole in the check. `--triton` does the same for the Triton goldens
+(`golden/triton/`, launch shapes from `tests/triton_specs/`, the first specialization of each
+kernel): what the proof's numeric check (Triton's interpreter) and its TTIR facts catch.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import tempfile
@@ -28,8 +32,12 @@ from numeric_settings import NUMERIC_SETTINGS  # noqa: E402
 
 from transpiler.driver import read_manifests  # noqa: E402
 from transpiler.ircheck.check import check_pairs, compile_pairs, select_manifest  # noqa: E402
-from transpiler.ircheck.spec import KernelSpec  # noqa: E402
+from transpiler.ircheck.spec import KernelSpec, load_spec_file  # noqa: E402
 from transpiler.numeric_check.run import numeric_check  # noqa: E402
+from transpiler.numeric_check.triton_proof import TritonOutcome, prove_triton  # noqa: E402
+
+TRITON_GOLDEN = ROOT / "golden" / "triton"
+TRITON_SPECS = ROOT / "tests" / "triton_specs"
 
 
 @dataclass(frozen=True)
@@ -100,10 +108,16 @@ def checked_spans(text: str, stem: str) -> list[tuple[int, int]]:
 
 def mutants(text: str, stem: str, per_operator: int) -> list[tuple[str, int, str, str]]:
     """(operator, line, edit, mutated text) for each match in the checked entries."""
+    return mutants_in(text, checked_spans(text, stem), per_operator)
+
+
+def mutants_in(text: str, spans: list[tuple[int, int]], per_operator: int
+               ) -> list[tuple[str, int, str, str]]:
+    """(operator, line, edit, mutated text) for each match inside `spans`."""
     out = []
     for op in OPERATORS:
         count = 0
-        for match in (m for a, b in checked_spans(text, stem)
+        for match in (m for a, b in spans
                       for m in re.finditer(op.pattern, text[:b]) if m.start() >= a):
             if count >= per_operator:
                 break
@@ -159,11 +173,105 @@ def run_mutant(stem: str, text: str, original: list[str]) -> tuple[str, bool, bo
             any(n.verdict == "FAIL" for n in numeric))
 
 
+def score(rows: dict[str, list[int]], operator: str, first: bool, second: bool) -> bool:
+    """Counts one scored mutant of `operator` (caught by the first check, the second);
+    gives whether either caught it."""
+    row = rows.setdefault(operator, [0, 0, 0, 0])
+    row[0] += 1
+    row[1] += first
+    row[2] += second
+    row[3] += first or second
+    return first or second
+
+
+def print_table(rows: dict[str, list[int]], columns: tuple[str, str, str]) -> list[int]:
+    """The score table (per operator: mutants, caught by each check, by either); gives the
+    totals."""
+    total = [sum(r[i] for r in rows.values()) for i in range(4)]
+    print(f"\n| operator | mutants | {' | '.join(columns)} |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, counts in sorted(rows.items()):
+        print(f"| {name} | {' | '.join(str(c) for c in counts)} |")
+    print(f"| **all** | {' | '.join(str(c) for c in total)} |")
+    return total
+
+
+def first_triton_specs(stem: str, folder: Path) -> Path:
+    """A spec file with the first specialization of each kernel of `stem`'s spec file."""
+    data = json.loads((TRITON_SPECS / f"{stem}.json").read_text())
+    out = folder / f"{stem}.first.json"
+    out.write_text(json.dumps({k: entries[:1] for k, entries in data.items()}))
+    return out
+
+
+def triton_spans(text: str, spec_path: Path) -> list[tuple[int, int]]:
+    """The entries the first specializations select, as `checked_spans` gives them."""
+    manifests = read_manifests(text)
+    spans = []
+    for kernel, specs in load_spec_file(spec_path).items():
+        manifest = select_manifest(manifests, kernel, specs[0])
+        found = manifest and re.search(rf"\bfn {re.escape(str(manifest['entry']))}\b", text)
+        if found:
+            end = text.find("#[cutile::entry", found.end())
+            spans.append((found.start(), end if end >= 0 else len(text)))
+    return spans
+
+
+def run_triton_mutant(stem: str, text: str, spec_path: Path) -> tuple[str, bool, bool]:
+    """('stillborn' | 'ok', numeric caught, facts caught) of one mutant."""
+    with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
+        rust = Path(tmp) / f"{stem}.rs"
+        rust.write_text(text)
+        outcomes = [o for o in prove_triton(TRITON_GOLDEN / f"{stem}.py", rust,
+                                            [str(spec_path)])
+                    if isinstance(o, TritonOutcome)]
+    if any("did not compile" in (o.reason or "") for o in outcomes):
+        return "stillborn", False, False
+    return ("ok", any(o.numeric in ("FAIL", "ERROR") for o in outcomes),
+            any(o.facts is not None and o.facts.status == "FAIL" for o in outcomes))
+
+
+def main_triton(per_operator: int, stems: list[str]) -> int:
+    stems = stems or sorted(p.stem for p in TRITON_SPECS.glob("*.json"))
+    rows: dict[str, list[int]] = {}
+    survivors: list[str] = []
+    stillborn = 0
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mutation-specs-") as folder:
+        for stem in stems:
+            spec_path = first_triton_specs(stem, Path(folder))
+            text = (TRITON_GOLDEN / f"{stem}.rs").read_text()
+            spans = triton_spans(text, spec_path)
+            for operator, line, edit, mutated in mutants_in(text, spans, per_operator):
+                status, numeric, facts = run_triton_mutant(stem, mutated, spec_path)
+                if status == "stillborn":
+                    stillborn += 1
+                    continue
+                if not score(rows, operator, numeric, facts):
+                    survivors.append(f"triton/{stem}.rs:{line}: {operator}: {edit}")
+                print(f"triton/{stem}.rs:{line} {operator:<20} "
+                      f"numeric={'caught' if numeric else '-':<7} "
+                      f"ttir={'caught' if facts else '-'}", flush=True)
+    total = print_table(rows, ("numeric (Triton's interpreter)", "TTIR facts", "either"))
+    if total[0]:
+        print(f"\ncaught {total[3]}/{total[0]} ({100 * total[3] / total[0]:.1f}%); "
+              f"stillborn (rejected by the toolchain): {stillborn}; "
+              f"{time.perf_counter() - start:.0f} s")
+    print("\nsurvivors:" if survivors else "\nno survivors")
+    for survivor in survivors:
+        print(f"  {survivor}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-operator", type=int, default=2)
     parser.add_argument("--stems", default="")
+    parser.add_argument("--triton", action="store_true",
+                        help="mutate the Triton goldens and run their proof")
     args = parser.parse_args()
+    if args.triton:
+        return main_triton(args.per_operator, [s for s in args.stems.split(",") if s])
     stems = [s for s in args.stems.split(",") if s] or sorted(
         stem for stem, specs in GOLDEN_SPECS.items()
         if any(s.kernel in NUMERIC_SETTINGS for s in specs))
@@ -183,21 +291,11 @@ def main() -> int:
             if status == "same-ir":
                 same_ir.append(f"{stem}.rs:{line}: {operator}: {edit}")
                 continue
-            row = rows.setdefault(operator, [0, 0, 0, 0])
-            row[0] += 1
-            row[1] += structural
-            row[2] += numeric
-            row[3] += structural or numeric
-            if not (structural or numeric):
+            if not score(rows, operator, structural, numeric):
                 survivors.append(f"{stem}.rs:{line}: {operator}: {edit}")
             print(f"{stem}.rs:{line} {operator:<20} structural={'caught' if structural else '-':<7}"
                   f" numeric={'caught' if numeric else '-'}", flush=True)
-    total = [sum(r[i] for r in rows.values()) for i in range(4)]
-    print("\n| operator | mutants | structural | numeric | both |")
-    print("| --- | --- | --- | --- | --- |")
-    for name, (n, s, m, b) in sorted(rows.items()):
-        print(f"| {name} | {n} | {s} | {m} | {b} |")
-    print(f"| **all** | {total[0]} | {total[1]} | {total[2]} | {total[3]} |")
+    total = print_table(rows, ("structural", "numeric", "both"))
     if total[0]:
         print(f"\nscore (structural + numeric): {100 * total[3] / total[0]:.1f}%; "
               f"stillborn (rejected by the toolchain): {stillborn}; "

@@ -30,6 +30,7 @@ from transpiler.doctor import main as doctor_main
 from transpiler.driver import TranslationResult, translate_bytes
 from transpiler.emit_kinds import EMIT_KINDS, emit_path
 from transpiler.explain import explanation
+from transpiler.frontend.triton_host import read_host
 from transpiler.ircheck.canonicalize import RULE_NAMES
 from transpiler.ircheck.check import CheckOutcome, check_translation, translation_specs
 from transpiler.ircheck.generated import HarnessError
@@ -401,11 +402,14 @@ def run_verify_all(translated: list[tuple[Job, TranslationResult, dict[str, obje
             raise VerifyUnavailable(str(err)) from None
     for index, (job, result, _entry) in enumerate(translated):
         assert result.rust is not None
-        specs = translation_specs(job.display, result, args.spec)
-        pieces = ([{k: [s]} for k, ss in specs.items() for s in ss] if split else [specs])
+        # A Triton file is proved whole, from its own launches (triton_proof).
+        triton = bool(read_host(result.source or "").kernels)
+        specs = {} if triton else translation_specs(job.display, result, args.spec)
+        whole = not split or triton
+        pieces = [specs] if whole else [{k: [s]} for k, ss in specs.items() for s in ss]
         for piece in pieces:
             units.append(VerifyUnit(job.display, result.source, result.rust, piece,
-                                    args.keep_ir, split, list(args.spec),
+                                    args.keep_ir, not whole, list(args.spec),
                                     bool(getattr(args, "numeric", False))))
             owners.append(index)
     progress.update(specs=progress.counts.specs + sum(

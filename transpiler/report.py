@@ -130,6 +130,9 @@ def _noted_ops(outcome: CheckOutcome) -> set[str]:
 
 def _outcome_html(outcome: CheckOutcome, ir: tuple[str, str] | None) -> str:
     verdict = outcome.verdict
+    if getattr(outcome, "spec", None) is None:  # an entry no specialization reached
+        return (f'<h3><span class="badge error">{verdict}</span> '
+                f"{_esc(outcome.line().removeprefix(verdict).strip())}</h3>")
     parts = [f'<h3><span class="badge {VERDICT_CLASS.get(verdict, "error")}">{verdict}</span> '
              f"{_esc(outcome.spec.label())}</h3>"]
     if outcome.error:

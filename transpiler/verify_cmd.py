@@ -10,7 +10,8 @@ signature itself (element-type generics through the tensors that use them, const
 scalars by name). Entries in the pointer calling convention (`*mut E` parameters, shapes and
 strides as scalars) are bound to the Python kernel's arrays by `ircheck.pointer_binding`
 (names, the host glue given with `--ffi`, `--bind RS=PY`). Kernels present on one side only are
-listed and left out.
+listed and left out. A Triton source (`@triton.jit` kernels only) is proved by
+`numeric_check.triton_proof` instead: Triton's interpreter and TTIR facts.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import libcst as cst
 from specialization.manifest import Manifest, ManifestGeneric, ManifestParam, parse_manifests
 from transpiler.driver import translate_bytes
 from transpiler.frontend.cutile_py import parse_source
+from transpiler.frontend.triton_host import read_host
 from transpiler.ircheck.generated import HarnessError, cargo_check_files, list_kernels
 from transpiler.ircheck.pointer_binding import (
     BindingError,
@@ -83,6 +85,18 @@ def main(argv: list[str]) -> int:
     except ValueError:
         print("error: --map takes PY_NAME=RS_NAME", file=sys.stderr)
         return EXIT_CANNOT_RUN
+    source_text = source_path.read_text(encoding="utf-8")
+    if _is_triton_only(source_text, str(source_path)):
+        # Triton input: its proof is Triton's interpreter and TTIR facts (numeric_check).
+        from transpiler.numeric_check.triton_proof import verify_command
+
+        errors = [d for d in cargo_check_files([rust_path]) if d.is_error]
+        if errors:
+            print(f"error: the Rust file does not compile:\n{errors[0].rendered}",
+                  file=sys.stderr)
+            return EXIT_CANNOT_RUN
+        return verify_command(source_path, rust_path, args.spec, args.seed, args.json,
+                              sys.stdout, Path(args.keep_ir) if args.keep_ir else None)
     numeric: list[Any] = []
     try:
         pointer = PointerOptions(parse_binds(args.bind), _read_ffi(args.ffi))
@@ -116,6 +130,14 @@ def main(argv: list[str]) -> int:
             n.verdict in ("ERROR", "CANNOT_RUN") for n in numeric):
         return EXIT_CANNOT_RUN
     return EXIT_OK
+
+
+def _is_triton_only(text: str, path: str) -> bool:
+    """Whether the file holds `@triton.jit` kernels and no `@ct.kernel` ones."""
+    try:
+        return bool(read_host(text, path).kernels) and not parse_source(text, path).kernels
+    except SyntaxError:
+        return False
 
 
 class VerifyError(Exception):

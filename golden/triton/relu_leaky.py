@@ -2,8 +2,8 @@
 import triton
 import triton.language as tl
 
-SLOPE_NUM: tl.constexpr = 1
-SLOPE_DEN = 100
+SLOPE_NUM = tl.constexpr(1)
+SLOPE_DEN = tl.constexpr(100)
 
 
 @triton.jit

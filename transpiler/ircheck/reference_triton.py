@@ -17,6 +17,13 @@ The interpreter reads its environment variable when `triton.jit` decorates, and 
 interpreter, `-I`); buffers and results travel as `.npz` files. Torch is not needed: a buffer is
 passed as an object with `data_ptr()` (the numpy array's address) and a dtype name, and the
 interpreter's two device-to-host copy steps are identity functions for host memory.
+`run_launches` runs many launches of one file's kernels in one such subprocess (the import of
+Triton costs about a second), each with its own result or error.
+
+Where Triton's interpreter computes otherwise than Triton's compiler, the child makes it
+compute as the compiler does (`COMPILER_SEMANTICS`), so that the reference is the kernel as
+a GPU runs it: the interpreter multiplies f32 `tl.dot` operands in full f32, the compiler
+(with the default `input_precision="tf32"`) rounds them to tf32 first.
 """
 
 from __future__ import annotations
@@ -46,6 +53,31 @@ TRITON_DTYPE_NAMES: dict[str, str] = {
     "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool": "bool",
 }
 DEFAULT_TIMEOUT_S = 600.0
+#: Where the child patches Triton's interpreter to compute as Triton's compiler does, and why.
+COMPILER_SEMANTICS: dict[str, str] = {
+    "tf32-dot": "`tl.dot` of f32 operands with input_precision tf32 (the default) rounds both "
+    "operands to tf32 (round to nearest even at 10 mantissa bits) before multiplying; the "
+    "interpreter skips the rounding",
+    "libdevice": "the interpreter has no libdevice (`triton.language.extra.libdevice` "
+    "functions are stubs there); the element-wise ones of `LIBDEVICE_NUMPY` are computed "
+    "with numpy in the operand's type, as libdevice computes them to within its ulp bounds",
+}
+#: Element types Triton 3.9's interpreter cannot compute with on host buffers, and why: a
+#: specialization with one is no reference (an ERROR, never a PASS or a FAIL).
+UNSUPPORTED_DTYPES: dict[str, str] = {
+    "bfloat16": "Triton 3.9's interpreter keeps bfloat16 values as uint16 bit patterns, and "
+    "its arithmetic on them does not give bfloat16 results (`x * scale` on a bfloat16 tile "
+    "stores zeros or huge values on numpy buffers)",
+}
+#: libdevice function -> the numpy function the reference computes it with.
+LIBDEVICE_NUMPY: dict[str, str] = {
+    "tanh": "tanh", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2",
+    "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
+    "tan": "tan", "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh",
+    "cosh": "cosh", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+    "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint", "fabs": "fabs",
+    "erf": "erf",
+}
 
 
 class Side(Protocol):
@@ -197,35 +229,91 @@ class TritonInterpreterSide:
     def run(self, buffers: dict[str, np.ndarray], scalars: dict[str, int | float],
             grid: tuple[int, int, int]) -> None:
         """Run the kernel; every buffer holds what the kernel left in it afterwards."""
-        text = lift_triton(self.source_path.read_text(encoding="utf-8"), str(self.source_path))
-        with tempfile.TemporaryDirectory(prefix="transpiler-triton-") as tmp:
-            work = Path(tmp)
-            lifted = work / f"lifted_{self.source_path.stem.replace('-', '_')}.py"
-            lifted.write_text(text, encoding="utf-8")
-            np.savez(work / "in.npz", **{k: np.ascontiguousarray(v) for k, v in buffers.items()})
-            request = {"module": str(lifted), "kernel": self.kernel,
-                       "scalars": dict(scalars), "constexprs": dict(self.constexprs),
-                       "grid": list(grid), "dtypes": {
-                           name: self.buffer_dtypes.get(name) or _triton_dtype(array)
-                           for name, array in buffers.items()},
-                       "inputs": str(work / "in.npz"), "outputs": str(work / "out.npz")}
-            (work / "request.json").write_text(json.dumps(request), encoding="utf-8")
-            try:
-                done = subprocess.run(
-                    [sys.executable, "-I", "-c", _CHILD, str(work / "request.json")],
-                    capture_output=True, text=True, timeout=self.timeout_s, check=False,
-                    env=_child_env())
-            except subprocess.TimeoutExpired:
-                raise TritonReferenceError(f"Triton's interpreter ran past {self.timeout_s:.0f} s "
-                                           f"on `{self.kernel}`") from None
-            if done.returncode != 0:
-                raise TritonReferenceError(_child_error(done.stderr, self.kernel))
-            with np.load(work / "out.npz") as results:
-                for name, array in buffers.items():
-                    array[...] = results[name].reshape(array.shape)
+        (result,) = run_launches(self.source_path, [TritonLaunch(
+            self.kernel, self.constexprs, scalars, grid, buffers, self.buffer_dtypes)],
+            self.timeout_s)
+        if isinstance(result, str):
+            raise TritonReferenceError(result)
+        for name, array in buffers.items():
+            array[...] = result[name]
+
+
+@dataclass
+class TritonLaunch:
+    """One launch of `run_launches`: a kernel, its constexprs, runtime scalars, grid and
+    buffers (by parameter name; a buffer's Triton dtype from `buffer_dtypes` or its numpy
+    dtype, `bfloat16` for ml_dtypes' bfloat16)."""
+
+    kernel: str
+    constexprs: Mapping[str, object]
+    scalars: Mapping[str, int | float]
+    grid: tuple[int, int, int]
+    buffers: dict[str, np.ndarray]
+    buffer_dtypes: Mapping[str, str] = field(default_factory=dict)
+
+
+def run_launches(source_path: Path, launches: list[TritonLaunch],
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> list[dict[str, np.ndarray] | str]:
+    """Every launch in one subprocess: per launch, its buffers after the kernel ran (copies;
+    the launch's own arrays are left as they were), or the reason it did not run."""
+    if not launches:
+        return []
+    text = lift_triton(source_path.read_text(encoding="utf-8"), str(source_path))
+    with tempfile.TemporaryDirectory(prefix="transpiler-triton-") as tmp:
+        work = Path(tmp)
+        lifted = work / f"lifted_{source_path.stem.replace('-', '_')}.py"
+        lifted.write_text(text, encoding="utf-8")
+        jobs = []
+        for number, launch in enumerate(launches):
+            stored = {k: _storage(v) for k, v in launch.buffers.items()}
+            np.savez(work / f"in{number}.npz", **stored)
+            jobs.append({"module": str(lifted), "kernel": launch.kernel,
+                         "scalars": {k: _plain(v) for k, v in launch.scalars.items()},
+                         "constexprs": {k: _plain(v) for k, v in launch.constexprs.items()},
+                         "grid": list(launch.grid),
+                         "dtypes": {name: launch.buffer_dtypes.get(name) or _triton_dtype(a)
+                                    for name, a in launch.buffers.items()},
+                         "inputs": str(work / f"in{number}.npz"),
+                         "outputs": str(work / f"out{number}.npz"),
+                         "error": str(work / f"error{number}.txt")})
+        (work / "batch.json").write_text(json.dumps(jobs), encoding="utf-8")
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-c", _BATCH_CHILD, str(work / "batch.json"),
+                 json.dumps(LIBDEVICE_NUMPY)],
+                capture_output=True, text=True, timeout=timeout_s, check=False,
+                env=_child_env())
+        except subprocess.TimeoutExpired:
+            raise TritonReferenceError(f"Triton's interpreter ran past {timeout_s:.0f} s on "
+                                       f"{len(launches)} launches") from None
+        if done.returncode != 0:
+            raise TritonReferenceError(_child_error(done.stderr, launches[0].kernel))
+        out: list[dict[str, np.ndarray] | str] = []
+        for job, launch in zip(jobs, launches, strict=True):
+            error = Path(job["error"])
+            if error.exists():
+                out.append(error.read_text(encoding="utf-8"))
+                continue
+            with np.load(job["outputs"]) as results:
+                out.append({name: results[name].reshape(array.shape).view(array.dtype)
+                            for name, array in launch.buffers.items()})
+        return out
+
+
+def _storage(array: np.ndarray) -> np.ndarray:
+    """The array as Triton's interpreter stores its dtype (bfloat16 as uint16 bits)."""
+    contiguous = np.ascontiguousarray(array)
+    return contiguous.view(np.uint16) if contiguous.dtype.name == "bfloat16" else contiguous
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value Triton's launch reads (JSON has no numpy types)."""
+    return value.item() if isinstance(value, np.generic | np.ndarray) else value
 
 
 def _triton_dtype(array: np.ndarray) -> str:
+    if array.dtype.name == "bfloat16":
+        return "bfloat16"
     name = TRITON_DTYPE_NAMES.get(array.dtype.name)
     if name is None:
         raise TritonReferenceError(f"no Triton dtype for numpy {array.dtype.name}: "
@@ -264,13 +352,47 @@ def load_kernel(job, tag):
     return found
 '''
 
-# The child process: imports the lifted module with the interpreter on, shims numpy arrays as
-# tensors, launches once and saves every buffer. Kept as text because it must run in a
-# process whose environment is set before `triton` is imported.
-_CHILD = CHILD_LOAD_KERNEL + r'''
+# Compiler semantics the interpreter lacks (`COMPILER_SEMANTICS`), patched into its builder.
+CHILD_COMPILER_SEMANTICS = r'''
+def use_compiler_semantics(interpreter):
+    builder = type(interpreter.interpreter_builder)
+    plain_dot = builder.create_dot
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        import numpy as np
+        import triton.language as tl
+        tf32 = str(input_precision).rsplit(".", 1)[-1] == "TF32"
+        if tf32 and a.dtype.scalar == tl.float32 and b.dtype.scalar == tl.float32:
+            rounded = interpreter._round_f32_to_tf32
+            a = interpreter.TensorHandle(rounded(a.data), a.dtype.scalar)
+            b = interpreter.TensorHandle(rounded(b.data), b.dtype.scalar)
+        return plain_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
+    builder.create_dot = create_dot
+
+
+def use_numpy_libdevice(interpreter, table):
+    import numpy as np
+    import triton.language as tl
+    from triton.language.extra import libdevice
+    def elementwise(function):
+        def run(x, *rest, **keywords):
+            data = function(x.handle.data).astype(x.handle.data.dtype)
+            return tl.core.tensor(interpreter.TensorHandle(data, x.handle.dtype.scalar),
+                                  x.type)
+        return run
+    for name, numpy_name in table.items():
+        function = getattr(np, numpy_name, None)
+        if function is None and numpy_name == "erf":
+            import math
+            function = np.vectorize(math.erf)
+        if hasattr(libdevice, name) and function is not None:
+            setattr(libdevice, name, elementwise(function))
+'''
+
+# The batch child: like `_CHILD`, for a list of launches, each saving its buffers or its error.
+_BATCH_CHILD = CHILD_LOAD_KERNEL + CHILD_COMPILER_SEMANTICS + r'''
 import json, sys
 import numpy as np
-request = json.load(open(sys.argv[1]))
+jobs = json.load(open(sys.argv[1]))
 try:
     import triton
     from triton.runtime import interpreter
@@ -278,7 +400,6 @@ except ImportError as err:
     sys.exit(f"triton-reference: Triton is not installed ({err}); see requirements.lock")
 
 class HostBuffer:
-    """A numpy array seen as a tensor: its address and Triton dtype name."""
     def __init__(self, array, dtype):
         self.array, self.dtype = array, dtype
     def data_ptr(self):
@@ -286,18 +407,32 @@ class HostBuffer:
 
 interpreter.GridExecutor._init_args_hst = lambda self, args, kwargs: (args, kwargs)
 interpreter.GridExecutor._restore_args_dev = lambda self, *rest: None
-kernel = load_kernel(request, "triton-reference")
-arrays = dict(np.load(request["inputs"]))
-args = {name: HostBuffer(array, request["dtypes"][name]) for name, array in arrays.items()}
-args.update(request["scalars"])
-args.update(request["constexprs"])
-names = kernel.arg_names
-missing = [n for n in names if n not in args]
-if missing:
-    sys.exit("triton-reference: no value for " + ", ".join(f"`{n}`" for n in missing))
-try:
-    kernel[tuple(request["grid"])](**{n: args[n] for n in names})
-except Exception as err:
-    sys.exit(f"triton-reference: Triton's interpreter failed on `{request['kernel']}`: {err}")
-np.savez(request["outputs"], **arrays)
+use_compiler_semantics(interpreter)
+use_numpy_libdevice(interpreter, json.loads(sys.argv[2]))
+kernels = {}
+for job in jobs:
+    def fail(message):
+        with open(job["error"], "w") as handle:
+            handle.write(message)
+    try:
+        if job["kernel"] not in kernels:
+            kernels[job["kernel"]] = load_kernel(job, "triton-reference")
+    except SystemExit as err:
+        fail(str(err).removeprefix("triton-reference: "))
+        continue
+    kernel = kernels[job["kernel"]]
+    arrays = dict(np.load(job["inputs"]))
+    args = {name: HostBuffer(array, job["dtypes"][name]) for name, array in arrays.items()}
+    args.update(job["scalars"])
+    args.update(job["constexprs"])
+    missing = [n for n in kernel.arg_names if n not in args]
+    if missing:
+        fail("no value for " + ", ".join(f"`{n}`" for n in missing))
+        continue
+    try:
+        kernel[tuple(job["grid"])](**{n: args[n] for n in kernel.arg_names})
+    except Exception as err:
+        fail(f"Triton's interpreter failed on `{job['kernel']}`: {' '.join(str(err).split())}")
+        continue
+    np.savez(job["outputs"], **arrays)
 '''

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from transpiler.ircheck.parse import Operation, TileIrEntry, TileIrType
 from transpiler.ircheck.ttir_facts import (
@@ -55,6 +55,16 @@ RULES: dict[str, str] = {
     "subsequence of them.",
     "divisibility-not-used": "Triton knows a parameter is divisible by 16 and the "
     "translation does not assume it: weaker facts, same results.",
+    "other-as-select": "A masked Triton load with a constant `other` is a masked pointer load "
+    "without padding whose result a `select` on the same mask replaces by `other` where the "
+    "mask is off (cuTile Rust 0.5.0 takes a padding operand only for some element types and "
+    "ranks): the same value in every lane.",
+    "scalar-as-rank-1": "A scalar Triton atomic is a one-element tile atomic (cuTile Rust "
+    "0.5.0 takes pointer tiles of rank >= 1 there): the same element, the same op.",
+    "index-reduction-split": "Triton's argmax / argmin is one reduce over a value and its "
+    "index; the translation reduces the values, then the indices of the lanes equal to the "
+    "result (the first index on ties, as Triton's tie-break-left combiner): each reduction "
+    "is compared, the combiner by the numeric check.",
     "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
     "compare and select): the numeric check covers it.",
 }
@@ -129,10 +139,26 @@ def check_facts(facts: TritonFacts, entry: TileIrEntry) -> FactVerdict:
     _pair("dot", facts.dots, [op for op in ops if op.name in ("mmaf", "mmai")], verdict,
           lambda t, o: _check_dot(t, o, verdict))
     for kind in ("reduce", "scan"):
-        _pair(kind, [r for r in facts.reductions if r.kind == kind],
+        _pair(kind, _split_index_reductions([r for r in facts.reductions if r.kind == kind],
+                                            verdict),
               [op for op in ops if op.name == kind], verdict,
               lambda t, o: _check_reduce(t, o, verdict))
     return verdict.finish()
+
+
+def _split_index_reductions(facts: list[ReduceFact], verdict: FactVerdict
+                            ) -> list[ReduceFact]:
+    """Triton's argmax / argmin (one reduce of a value and its index) as the two reductions
+    the translation makes (rule index-reduction-split)."""
+    out: list[ReduceFact] = []
+    for fact in facts:
+        if fact.kind != "reduce" or len(fact.operands) != 2:
+            out.append(fact)
+            continue
+        verdict.note("index-reduction-split", fact.text)
+        out += [replace(fact, operands=(operand,), results=(result,))
+                for operand, result in zip(fact.operands, fact.results, strict=False)]
+    return out
 
 
 def _walk(ops: list[Operation]) -> Iterator[Operation]:
@@ -184,6 +210,8 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
             verdict.note("flattened-gather", where)
         elif flat and op.name == "store_ptr_tko":
             verdict.note("flattened-gather", where)
+        elif fact.shape == () and shape == (1,) and op.name.startswith("atomic"):
+            verdict.note("scalar-as-rank-1", where)
         else:
             verdict.differ("shape", f"{fact.shape}: {fact.text}", f"{shape}: {op.text}")
     if op.name.startswith("atomic"):
@@ -208,7 +236,13 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
         verdict.note("unmasked-view", where)
     if fact.kind != "load" or not fact.mask:
         return
-    padding = _view_padding(op) if view else _pointer_padding(op, defs)
+    padding = _view_padding(op) if view else _pointer_padding(
+        op, _defs_before(ops, next(i for i, o in enumerate(ops) if o is op)))
+    if padding is None and not view and fact.other is not None:
+        padding = _select_padding(op, ops)
+        if padding is not None and _same_constant(fact.other, padding):
+            verdict.note("other-as-select", where)
+            return
     if fact.other is None:
         if padding is not None:
             verdict.note("undetermined-other", where)
@@ -239,7 +273,32 @@ def _view_padding(op: Operation) -> str | None:
 def _pointer_padding(op: Operation, defs: dict[str, Operation]) -> str | None:
     if len(op.operands) < 3 or op.operand_labels[2] == "token":
         return None
-    source = defs.get(op.operands[2])
+    return _constant_of(op.operands[2], defs)
+
+
+def _select_padding(op: Operation, ops: list[Operation]) -> str | None:
+    """The constant a `select` on the load's own mask puts where the mask is off (None: no
+    such select of the loaded value). Value names repeat across regions in the printed IR,
+    so the select is the first one after the load and its operand's definition the last one
+    before the select."""
+    if len(op.operands) < 2 or not op.results:
+        return None
+    mask, loaded = op.operands[1], op.results[0]
+    start = next(i for i, o in enumerate(ops) if o is op)
+    for index in range(start + 1, len(ops)):
+        user = ops[index]
+        if user.name == "select" and user.operands[:2] == [mask, loaded] and \
+                len(user.operands) == 3:
+            return _constant_of(user.operands[2], _defs_before(ops, index))
+    return None
+
+
+def _defs_before(ops: list[Operation], index: int) -> dict[str, Operation]:
+    return {r: o for o in ops[:index] for r in o.results}
+
+
+def _constant_of(value: str, defs: dict[str, Operation]) -> str:
+    source = defs.get(value)
     while source is not None and source.name in ("broadcast", "reshape"):
         source = defs.get(source.operands[0])
     if source is None or source.name != "constant":

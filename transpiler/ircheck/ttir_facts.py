@@ -90,30 +90,52 @@ def request_for(params: tuple[str, ...], constexprs: dict[str, object],
 def compile_ttir(source_path: Path, kernel: str, request: TtirRequest,
                  timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
     """The TTIR text (without locations) of one specialization."""
+    (result,) = compile_ttir_many(source_path, [(kernel, request)], timeout_s)
+    if isinstance(result, TtirError):
+        raise result
+    return result
+
+
+def compile_ttir_many(source_path: Path, jobs: list[tuple[str, TtirRequest]],
+                      timeout_s: float = DEFAULT_TIMEOUT_S) -> list[str | TtirError]:
+    """The TTIR text of each (kernel, specialization), all in one subprocess (importing
+    Triton costs about a second); a specialization Triton rejects gives its `TtirError`."""
+    if not jobs:
+        return []
     text = lift_triton(source_path.read_text(encoding="utf-8"), str(source_path))
     with tempfile.TemporaryDirectory(prefix="transpiler-ttir-") as tmp:
         lifted = Path(tmp) / f"lifted_{source_path.stem.replace('-', '_')}.py"
         lifted.write_text(text, encoding="utf-8")
-        job = {"module": str(lifted), "kernel": kernel, "signature": dict(request.signature),
-               "constexprs": dict(request.constexprs), "divisible": list(request.divisible),
-               "num_warps": request.num_warps, "target": list(TARGET)}
+        batch = [{"module": str(lifted), "kernel": kernel, "signature": dict(r.signature),
+                  "constexprs": dict(r.constexprs), "divisible": list(r.divisible),
+                  "num_warps": r.num_warps, "target": list(TARGET),
+                  "out": str(Path(tmp) / f"ttir{n}.txt"),
+                  "error": str(Path(tmp) / f"error{n}.txt")}
+                 for n, (kernel, r) in enumerate(jobs)]
+        (Path(tmp) / "jobs.json").write_text(json.dumps(batch), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_")}
         try:
-            done = subprocess.run([sys.executable, "-I", "-c", _CHILD, json.dumps(job)],
+            done = subprocess.run([sys.executable, "-I", "-c", _CHILD,
+                                   str(Path(tmp) / "jobs.json")],
                                   capture_output=True, text=True, timeout=timeout_s,
                                   check=False, env=env)
         except subprocess.TimeoutExpired:
-            raise TtirError(f"Triton ran past {timeout_s:.0f} s compiling `{kernel}`") from None
-    if done.returncode != 0:
-        lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-        marked = [ln.split("ttir: ", 1)[1] for ln in lines if ln.startswith("ttir: ")]
-        raise TtirError(marked[0] if marked else (lines[-1] if lines else "no message"))
-    return done.stdout
+            raise TtirError(f"Triton ran past {timeout_s:.0f} s compiling "
+                            f"{len(jobs)} specializations") from None
+        if done.returncode != 0:
+            lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+            marked = [ln.split("ttir: ", 1)[1] for ln in lines if ln.startswith("ttir: ")]
+            raise TtirError(marked[0] if marked else (lines[-1] if lines else "no message"))
+        out: list[str | TtirError] = []
+        for job in batch:
+            error = Path(job["error"])
+            out.append(TtirError(error.read_text(encoding="utf-8")) if error.exists()
+                       else Path(job["out"]).read_text(encoding="utf-8"))
+        return out
 
 
 _CHILD = CHILD_LOAD_KERNEL + r'''
 import json, sys
-job = json.loads(sys.argv[1])
 try:
     import triton
     from triton._C.libtriton import ir, passes
@@ -122,32 +144,45 @@ try:
     from triton.compiler import ASTSource
 except ImportError as err:
     sys.exit(f"ttir: Triton is not installed ({err}); see requirements.lock")
-fn = load_kernel(job, "ttir")
-names = list(fn.arg_names)
-try:
-    src = ASTSource(fn=fn, signature=job["signature"],
-                    constexprs={(names.index(k),): v for k, v in job["constexprs"].items()},
-                    attrs={(names.index(k),): [["tt.divisibility", 16]] for k in job["divisible"]})
-    target = GPUTarget(*job["target"])
-    backend = CUDABackend(target)
-    options = backend.parse_options({"num_warps": job["num_warps"]})
-    context = ir.context()
-    ir.load_dialects(context)
-    backend.load_dialects(context)
-    mod = src.make_ir(target, options, backend.get_codegen_implementation(options),
-                      backend.get_module_map(), context)
-    pm = ir.pass_manager(mod.context)
-    passes.common.add_inliner(pm)
-    passes.ttir.add_combine(pm)
-    passes.common.add_canonicalizer(pm)
-    passes.common.add_cse(pm)
-    passes.common.add_licm(pm)
-    passes.common.add_symbol_dce(pm)
-    pm.run(mod, "make_ttir")
-except Exception as err:
-    message = " ".join(str(err).split())
-    sys.exit(f"ttir: Triton cannot compile `{job['kernel']}`: {message}")
-print(mod.str_nodebug())
+
+def ttir_of(job):
+    fn = load_kernel(job, "ttir")
+    names = list(fn.arg_names)
+    try:
+        src = ASTSource(fn=fn, signature=job["signature"],
+                        constexprs={(names.index(k),): v for k, v in job["constexprs"].items()},
+                        attrs={(names.index(k),): [["tt.divisibility", 16]]
+                               for k in job["divisible"]})
+        target = GPUTarget(*job["target"])
+        backend = CUDABackend(target)
+        options = backend.parse_options({"num_warps": job["num_warps"]})
+        context = ir.context()
+        ir.load_dialects(context)
+        backend.load_dialects(context)
+        mod = src.make_ir(target, options, backend.get_codegen_implementation(options),
+                          backend.get_module_map(), context)
+        pm = ir.pass_manager(mod.context)
+        passes.common.add_inliner(pm)
+        passes.ttir.add_combine(pm)
+        passes.common.add_canonicalizer(pm)
+        passes.common.add_cse(pm)
+        passes.common.add_licm(pm)
+        passes.common.add_symbol_dce(pm)
+        pm.run(mod, "make_ttir")
+    except Exception as err:
+        message = " ".join(str(err).split())
+        sys.exit(f"ttir: Triton cannot compile `{job['kernel']}`: {message}")
+    return mod.str_nodebug()
+
+for job in json.load(open(sys.argv[1])):
+    try:
+        text = ttir_of(job)
+    except SystemExit as err:
+        with open(job["error"], "w") as handle:
+            handle.write(str(err).removeprefix("ttir: "))
+        continue
+    with open(job["out"], "w") as handle:
+        handle.write(text)
 '''
 
 

@@ -41,6 +41,39 @@ TOLERANCES: dict[str, Tolerance] = {
         "float atomics add in the order the blocks run; another order rounds differently"),
 }
 
+#: A Triton translation against Triton's interpreter, per element type of the output (key:
+#: numpy dtype name; `+atomics` where the translation adds floats atomically). The two are
+#: different programs run by different interpreters, so floats are not bit-exact; integers
+#: and bools are. A mutant the proof must reject (a wrong mask, `other`, offset, division,
+#: accumulator type) differs by far more than these.
+ELEMENT_TOLERANCES: dict[str, Tolerance] = {
+    "exact": TOLERANCES["exact"],
+    "float64": Tolerance(
+        "float64-reassociation", 16, 1e-12,
+        "numpy in Triton's interpreter sums reductions and dot products pairwise and in "
+        "another order than the Tile IR interpreter, and contracts nothing into `fma`"),
+    "float32": Tolerance(
+        "float32-reassociation", 16, 1e-5,
+        "reductions and dot products summed in another order (numpy's pairwise sum in "
+        "Triton's interpreter), `a * b + c` contracted to `fma` on one side only, and "
+        "transcendental functions (exp, log, tanh, sqrt) from different libm roundings: "
+        "each a few ulps, or the rounding of the largest term where terms cancel"),
+    "float16": Tolerance(
+        "float16-rounding", 2, 1e-3,
+        "a value computed in f32 (within the float32 rule) and rounded to f16 at the store "
+        "can round to the neighbouring f16 value; f16 arithmetic rounds each op"),
+    "bfloat16": Tolerance(
+        "bfloat16-rounding", 2, 8e-3,
+        "as float16, at bfloat16's 8-bit mantissa"),
+    "float32+atomics": Tolerance(
+        "float32-atomic-order", 64, 1e-5,
+        "float atomics add in the order the blocks run, and each block's partial sum in "
+        "another order than numpy's"),
+    "float16+atomics": Tolerance(
+        "float16-atomic-order", 4, 2e-3,
+        "f16 atomics round after every add, in the order the blocks run"),
+}
+
 _FLOAT_BITS = {2: np.int16, 4: np.int32, 8: np.int64, 1: np.int8}
 
 

@@ -4,6 +4,8 @@ Takes the displayed source path, the source and Rust texts and the `--spec` file
 outcomes of the structural check, in rounds until every Rust entry is reached
 (`ircheck.check.verify_specs`: SKIPPED and NOT_CHECKED lines included), and with `numeric`
 the numeric check's outcome of every specialization both sides compiled, from the same IR.
+A Triton file's outcomes are those of its proof (`triton_proof`: Triton's interpreter and TTIR
+facts), with or without `numeric`: the interpreter is its proof.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from transpiler.frontend.cutile_py import parse_source
 from transpiler.ircheck.check import IrPair, plan_specs, verify_specs
 from transpiler.numeric_check.inputs import load_numeric_settings
 from transpiler.numeric_check.run import numeric_check
+from transpiler.numeric_check.triton_proof import is_triton_only, prove_triton
 
 
 @dataclass
@@ -57,6 +60,12 @@ def verify_file(display: str, source_text: str, rust_text: str, spec_files: list
     """Every outcome (each with `verdict`, `line()`, `to_json()`), with `numeric` each
     structural one that both sides compiled joined to its numeric check."""
     source = parse_source(source_text, display)
+    if is_triton_only(source_text, len(source.kernels)):
+        with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
+            rust_path = Path(tmp) / "translation.rs"
+            rust_path.write_text(rust_text, encoding="utf-8")
+            return list(prove_triton(Path(display), rust_path, spec_files, seed,
+                                     keep_ir=Path(keep_ir) if keep_ir else None))
     manifests = read_manifests(rust_text)
     plan = plan_specs(source, manifests, spec_files)
     compiled: list[IrPair] = []

@@ -124,6 +124,15 @@ def parse_source(text: str, path: str) -> TritonSource:
     return source
 
 
+def _constant_value(source: TritonSource, value: cst.BaseExpression) -> cst.BaseExpression:
+    """`X = tl.constexpr(4)`, the form Triton's compiler requires of a global that a kernel
+    reads, is the constant 4."""
+    if isinstance(value, cst.Call) and len(value.args) == 1 and value.args[0].keyword is None \
+            and source.language_attr(value.func) == "constexpr":
+        return value.args[0].value
+    return value
+
+
 def _index_statement(source: TritonSource, stmt: cst.CSTNode) -> None:
     if isinstance(stmt, cst.SimpleStatementLine):
         for small in stmt.body:
@@ -133,10 +142,11 @@ def _index_statement(source: TritonSource, stmt: cst.CSTNode) -> None:
                 _index_import_from(source, small)
             elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
                     small.targets[0].target, cst.Name):
-                source.constants[small.targets[0].target.value] = small.value
+                source.constants[small.targets[0].target.value] = _constant_value(
+                    source, small.value)
             elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(
                     small.target, cst.Name):
-                source.constants[small.target.value] = small.value
+                source.constants[small.target.value] = _constant_value(source, small.value)
     elif isinstance(stmt, cst.FunctionDef):
         source.functions[stmt.name.value] = stmt
     elif isinstance(stmt, cst.If | cst.Try):
