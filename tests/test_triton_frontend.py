@@ -134,7 +134,7 @@ for i in range(n):
      "E0120", 21),
     ("tl.store(y_ptr, tl.rand(n, 0))", "E0121", 21),
     ("tl.store(y_ptr, tl.no_such_fn(n))", "E0122", 21),
-    ("while n > 0:\n    n -= 1", "E0104", 5),
+    ("while n > 0:\n    n -= 1\nelse:\n    n = 0", "E0104", 5),
 ])
 def test_unsupported_constructs_are_diagnostics_at_their_column(body: str, code: str,
                                                                column: int) -> None:
@@ -145,6 +145,41 @@ def test_unsupported_constructs_are_diagnostics_at_their_column(body: str, code:
     (diag,) = result.all_diagnostics()
     assert diag.code == code, diag.message
     assert diag.span is not None and diag.span.line == 8 and diag.span.col + 1 == column
+
+
+def test_a_break_in_a_for_loop_is_a_diagnostic() -> None:
+    text = _kernel("""
+for i in range(n):
+    if i > 3:
+        break
+""")
+    result = translate_text(text, "k.py")
+    assert not result.ok and [d.code for d in result.all_diagnostics()] == ["E0110"]
+
+
+def test_stores_in_a_while_loop_chain_through_tokens() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+i = 0
+while i < n:
+    tl.store(y_ptr + o, tl.load(y_ptr + o) + tl.load(x_ptr + o))
+    i += 1
+""")
+    rust = translate_text(text, "k.py").rust or ""
+    assert "while i < n {" in rust
+    assert "y_ptr_written" in rust and "x_ptr_written" not in rust
+
+
+def test_a_while_condition_that_loads_is_tested_inside_the_loop() -> None:
+    text = _kernel("""
+i = 0
+while tl.load(x_ptr + i) > 0.0:
+    i += 1
+tl.store(y_ptr, i)
+""")
+    rust = translate_text(text, "k.py").rust or ""
+    body = rust[rust.index("loop {"):]
+    assert body.index("load_ptr_tko") < body.index("break;")
 
 
 def test_a_string_constexpr_is_a_diagnostic_not_a_comparison() -> None:

@@ -22,7 +22,7 @@ from transpiler.frontend.triton import source as triton_source
 from transpiler.frontend.triton.analyzer import Analyzer, Decisions, NeedsKind
 from transpiler.frontend.triton.dtypes import FLOAT_VARIANTS, DtypeDependent
 from transpiler.frontend.triton.tokens import order_memory
-from transpiler.model import DType, KernelModel, TAssign, TFor, TIf, TStmt
+from transpiler.model import DType, KernelModel, TAssign, TFor, TIf, TStmt, TWhile
 
 # At most this many analyses per kernel (each decision adds one).
 MAX_ATTEMPTS = 64
@@ -126,6 +126,8 @@ def _bound_names(stmts: list[TStmt]) -> set[str]:
             names.add(stmt.name)
         elif isinstance(stmt, TFor):
             names.add(stmt.var)
+            names |= _bound_names(stmt.body)
+        elif isinstance(stmt, TWhile):
             names |= _bound_names(stmt.body)
         elif isinstance(stmt, TIf):
             names |= {r[0] for r in stmt.results}

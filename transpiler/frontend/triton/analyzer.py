@@ -49,7 +49,9 @@ from transpiler.model import (
     TFor,
     TIf,
     TileType,
+    TJump,
     TStmt,
+    TWhile,
     ValueType,
     dim_op,
 )
@@ -147,7 +149,8 @@ class Analyzer:
         self.carried_stack: list[set[str]] = []
         self.float_uses: set[str] = set()
         self.int_uses: set[str] = set()
-        self.loop_depth = 0
+        # The kinds ("for", "while") of the loops around the statement being analyzed.
+        self.loop_kinds: list[str] = []
 
     # ---- diagnostics -------------------------------------------------------------------
 
@@ -261,7 +264,7 @@ class Analyzer:
             if isinstance(stmt, cst.If) and _ends_with_return(stmt.body.body) and \
                     stmt.orelse is None and index + 1 < len(stmts):
                 # An early exit: the rest of the block runs in the `else` arm.
-                if self.loop_depth:
+                if self.loop_kinds:
                     raise self.error("E0104", "a `return` inside a loop cannot be translated",
                                      stmt)
                 self.if_statement(stmt, list(stmt.body.body)[:-1], stmts[index + 1:])
@@ -280,7 +283,7 @@ class Analyzer:
         elif isinstance(stmt, cst.For):
             self.for_loop(stmt)
         elif isinstance(stmt, cst.While):
-            raise self.error("E0104", "`while` loops are not translated yet", stmt)
+            self.while_loop(stmt)
         else:
             raise self.error("E0104", f"`{type(stmt).__name__}` is not allowed in a kernel",
                              stmt)
@@ -313,6 +316,8 @@ class Analyzer:
                                  "exit of the kernel or a helper's last statement)", small)
         elif isinstance(small, cst.Pass):
             return
+        elif isinstance(small, cst.Break | cst.Continue):
+            self.jump(small)
         elif isinstance(small, cst.Assert):
             return
         else:
@@ -450,20 +455,88 @@ class Analyzer:
                                                     self.span(node.target),
                                                     {"name": loop_var})
         self.carried_stack.append(carried)
-        self.loop_depth += 1
+        self.loop_kinds.append("for")
         try:
             self.block(list(node.body.body))
         finally:
             self.carried_stack.pop()
-            self.loop_depth -= 1
+            self.loop_kinds.pop()
         body, self.out = self.out, saved
+        self.restore_after_loop(before)
+        self.out.append(TFor(loop_var, start, stop, step_e, body,
+                             sorted(before[n].attrs["name"] for n in carried), self.span(node)))
+
+    def restore_after_loop(self, before: dict[str, TExpr]) -> None:
+        """The scope after a loop: as before it (carried names keep their variables), plus
+        the compile-time values the body bound."""
         after = self.scope.names
         self.scope.names = dict(before)
         for name, value in after.items():
             if name not in before and is_const(value):
                 self.scope.names[name] = value
-        self.out.append(TFor(loop_var, start, stop, step_e, body,
-                             sorted(before[n].attrs["name"] for n in carried), self.span(node)))
+
+    def while_loop(self, node: cst.While) -> None:
+        """`while cond:` -> `TWhile`. A condition that needs statements of its own (a load,
+        an atomic) is computed at the top of a `loop` that breaks when it is false, so it
+        runs before each iteration, as Triton evaluates it."""
+        if node.orelse is not None:
+            raise self.error("E0104", "`while ... else` is not allowed in a kernel", node)
+        assigned = _assigned_names(node.body.body)
+        for name in sorted(assigned):
+            if name in self.scope.names:
+                self.materialize(name, node)
+        before = dict(self.scope.names)
+        carried = {n for n in assigned if n in before and before[n].op == "var"}
+        for name in carried:
+            binding = before[name].attrs.get("binding")
+            if isinstance(binding, TAssign | TIf):
+                binding.mutable = True
+        saved, self.out = self.out, []
+        self.carried_stack.append(carried)
+        self.loop_kinds.append("while")
+        try:
+            cond = self.while_condition(node)
+            head, self.out = self.out, []
+            if head or (cond is not None and not _inline_condition(cond)):
+                # `if cond {} else { break }`: the cuTile Rust compiler has no `!` on a
+                # scalar bool.
+                exit_if = TIf(cond, [], [TJump("break", self.span(node.test))], [],
+                              self.span(node.test))
+                self.out = [*head, exit_if]
+                cond = None
+            self.block(list(node.body.body))
+        finally:
+            self.carried_stack.pop()
+            self.loop_kinds.pop()
+        body, self.out = self.out, saved
+        self.restore_after_loop(before)
+        self.out.append(TWhile(cond, body, sorted(before[n].attrs["name"] for n in carried),
+                               self.span(node)))
+
+    def while_condition(self, node: cst.While) -> TExpr | None:
+        """The loop's condition as a runtime bool, None for one that is always true."""
+        cond = self.expr(node.test)
+        if is_const(cond) and not isinstance(cond.type.value, _SYMBOLIC):
+            if cond.type.value:
+                return None
+            raise self.error("E0110", "a `while` whose condition is always false never runs; "
+                             "remove it", node.test)
+        if is_const(cond):
+            raise self.error("E0103", "a `while` condition on a `tl.constexpr` has no cuTile "
+                             "Rust form; test it with `if`", node.test)
+        return self.truth(cond, node.test)
+
+    def jump(self, node: cst.Break | cst.Continue) -> None:
+        kind = "break" if isinstance(node, cst.Break) else "continue"
+        if not self.loop_kinds:
+            raise self.error("E0104", f"`{kind}` outside a loop", node)
+        if kind == "break" and self.loop_kinds[-1] == "for":
+            # cutile-compiler 0.5.0 rejects a `break` whose innermost loop is a `for` (a
+            # Tile IR `for` has no early exit).
+            raise self.error("E0110", "`break` inside a `for` loop has no cuTile Rust 0.5.0 "
+                             "form (Tile IR `for` cannot exit early); write the loop as "
+                             "`while` with a counter", node)
+        self.out.append(TJump(kind, self.span(node)))
 
     def range_kind(self, it: cst.BaseExpression) -> str | None:
         if not isinstance(it, cst.Call):
@@ -490,6 +563,10 @@ class Analyzer:
     def truth(self, cond: TExpr, node: cst.CSTNode) -> TExpr:
         """A runtime `if` condition as a scalar bool."""
         if isinstance(cond.type, TileType) and cond.type.rank == 0:
+            if cond.op != "var":
+                # Named first: the cuTile Rust compiler panics on `tile_to_scalar` of a bool
+                # tile operation written inline.
+                cond = self.let_value("cond", cond)
             cond = TExpr("tile_to_scalar", [cond], ScalarType(cond.type.dtype), cond.span)
         if not isinstance(cond.type, ScalarType):
             raise self.error("E0107", "an `if` condition must be a scalar", node)
@@ -1663,6 +1740,10 @@ class Analyzer:
                     for e in (s.start, s.stop, s.step):
                         walk(e)
                     walk_stmts(s.body)
+                elif isinstance(s, TWhile):
+                    if s.cond is not None:
+                        walk(s.cond)
+                    walk_stmts(s.body)
                 elif isinstance(s, TIf):
                     walk(s.cond)
                     walk_stmts(s.then)
@@ -1672,6 +1753,18 @@ class Analyzer:
         walk_stmts(model.body)
         for p in model.params:
             p.type = fix(p.type)  # type: ignore[assignment]
+
+
+# Operations a `while` condition may hold and still be tested in Rust's `while` header: the
+# lowering writes each of them inline, where other operations (a load, a reduction) need
+# statements of their own, which must run inside the loop before each test.
+_INLINE_CONDITION_OPS = frozenset({"var", "literal", "dim", "const_cond", "not", "compare",
+                                   "binary"})
+
+
+def _inline_condition(e: TExpr) -> bool:
+    return isinstance(e.type, ScalarType) and e.op in _INLINE_CONDITION_OPS and all(
+        _inline_condition(a) for a in e.args)
 
 
 def _const_text(value: object) -> str:

@@ -30,6 +30,7 @@ from transpiler.model import (
     TIf,
     TokenType,
     TStmt,
+    TWhile,
 )
 
 MEMORY_OPS = ("load_ptr", "store_ptr", "atomic_ptr")
@@ -50,7 +51,11 @@ def _accesses(stmts: list[TStmt], depth: int = 0) -> Iterator[tuple[TExpr, int]]
             for e in _exprs(stmt.value):
                 if e.op in MEMORY_OPS or e.op == "barrier":
                     yield e, depth
-        elif isinstance(stmt, TFor):
+        elif isinstance(stmt, TFor | TWhile):
+            if isinstance(stmt, TWhile) and stmt.cond is not None:
+                for e in _exprs(stmt.cond):
+                    if e.op in MEMORY_OPS:
+                        yield e, depth + 1
             yield from _accesses(stmt.body, depth + 1)
         elif isinstance(stmt, TIf):
             yield from _accesses(stmt.then, depth)
@@ -62,7 +67,7 @@ def _without_barriers(stmts: list[TStmt]) -> list[TStmt]:
     for stmt in stmts:
         if isinstance(stmt, TEffect) and stmt.value.op == "barrier":
             continue
-        if isinstance(stmt, TFor):
+        if isinstance(stmt, TFor | TWhile):
             stmt.body = _without_barriers(stmt.body)
         elif isinstance(stmt, TIf):
             stmt.then = _without_barriers(stmt.then)
