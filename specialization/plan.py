@@ -70,8 +70,7 @@ class SpecializedKernel:
         """The Rust entry's name: the kernel's, plus the element types of a dtype variant."""
         parts = sorted({RUST_ELEMENT_TYPES[d] for d in self.model.dtype_variant.values()})
         for name, value in sorted(self.model.const_variant.items()):
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            parts.append(f"{name.lower()}_{text}")
+            parts.append(f"{name.lower()}_{_value_text(value)}")
         for key, outcome in sorted(self.model.cond_variant.items()):
             tree = outcome["tree"]
             pinned = (outcome["value"] and isinstance(tree, list) and tree[0] == "=="
@@ -184,6 +183,13 @@ def _dtype_generics(model: KernelModel) -> tuple[dict[int, str], list[Generic]]:
 _OPERATOR_WORDS = {"==": "eq", "!=": "ne", "<=": "le", ">=": "ge", "<": "lt", ">": "gt",
                    "&": "and", "|": "or", "^": "xor", "+": "plus", "-": "minus", "*": "times",
                    "/": "div", "%": "mod"}
+
+
+def _value_text(value: object) -> str:
+    """A constant's value as part of an entry name (a string constant may be empty)."""
+    if isinstance(value, bool) or value is None:
+        return str(value).lower()
+    return str(value) or "empty"
 
 
 def _slug(text: str) -> str:

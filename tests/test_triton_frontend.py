@@ -194,6 +194,56 @@ tl.store(y_ptr + o, x)
     assert not result.ok and [d.code for d in result.all_diagnostics()] == ["E0123"]
 
 
+def test_a_string_constexpr_gets_one_entry_per_launch_value() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + o)
+if ACT == "relu":
+    x = tl.maximum(x, 0.0)
+tl.store(y_ptr + o, x)
+""", params="x_ptr, y_ptr, ACT: tl.constexpr, BLOCK: tl.constexpr") + """
+
+def run(x, y, act):
+    k[(1,)](x, y, ACT=act, BLOCK=128)
+
+
+def both(x, y):
+    run(x, y, "relu")
+    run(x, y, None)
+"""
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    (kernel,) = result.kernels
+    assert [(v["entry"], v["const_variant"]) for v in kernel.variants] == [
+        ("k_act_none", {"ACT": None}), ("k_act_relu", {"ACT": "relu"})]
+    relu, none = result.rust.split("fn k_act_relu")[1], result.rust.split("fn k_act_none")[1]
+    assert "max" in relu.split("fn ")[0] and "max" not in none.split("fn ")[0]
+
+
+def test_a_choice_on_a_condition_gets_an_entry_per_outcome() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+width = BLOCK if W == 0 else W
+tl.store(y_ptr + o, tl.load(x_ptr + o) * width)
+""", params="x_ptr, y_ptr, W: tl.constexpr, BLOCK: tl.constexpr")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    conditions = [v["conditions"] for v in result.kernels[0].variants]
+    assert conditions == [[{"text": "W == 0", "tree": ["==", ["param", "W"], 0], "value": v}]
+                          for v in (True, False)]
+
+
+def test_isinstance_of_a_pointer_and_a_descriptor_is_false() -> None:
+    text = _kernel("""
+if isinstance(x_ptr, tl.tensor_descriptor):
+    tl.store(y_ptr, 1)
+else:
+    tl.store(y_ptr + tl.arange(0, BLOCK), tl.load(x_ptr + tl.arange(0, BLOCK)))
+""")
+    result = translate_text(text, "k.py")
+    assert result.ok and "load_ptr_tko" in (result.rust or "")
+
+
 def test_a_loaded_index_gives_one_entry_per_index_type() -> None:
     text = _kernel("""
 row = tl.load(x_ptr + tl.program_id(0))

@@ -26,6 +26,12 @@ from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.frontend.cutile_py import dotted_name
 from transpiler.frontend.triton import dtypes
 from transpiler.frontend.triton.api import API, LIBDEVICE, METHODS, ApiEntry, bind
+from transpiler.frontend.triton.choices import (
+    BoolSym,
+    NeedsChoice,
+    Outcome,
+    condition_text,
+)
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
 from transpiler.frontend.triton.source import TritonKernel, TritonSource
 from transpiler.lowering.pointer_ops import ATOMIC_MODES, ATOMIC_ORDERINGS, ATOMIC_SCOPES
@@ -55,17 +61,6 @@ from transpiler.model import (
     ValueType,
     dim_op,
 )
-
-
-@dataclass(frozen=True)
-class BoolSym:
-    """A `tl.constexpr` parameter holding a bool (a `const NAME: bool` generic)."""
-
-    name: str
-    kind: str = "bool"
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class NeedsKind(Exception):
@@ -116,6 +111,17 @@ class Decisions:
     pointers: set[str] = field(default_factory=set)
     floats: set[str] = field(default_factory=set)
     fixed: dict[str, DType] = field(default_factory=dict)
+    # `tl.constexpr` parameter -> the launch value this entry is translated for.
+    values: dict[str, object] = field(default_factory=dict)
+    # Condition over constexprs (text) -> its outcome in this entry.
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+
+    def copy(self, **changes: object) -> Decisions:
+        fields = {"pointers": set(self.pointers), "floats": set(self.floats),
+                  "fixed": dict(self.fixed), "values": dict(self.values),
+                  "outcomes": dict(self.outcomes)}
+        fields.update(changes)
+        return Decisions(**fields)  # type: ignore[arg-type]
 
 
 def const(value: object, span: Span | None = None) -> TExpr:
@@ -205,6 +211,9 @@ class Analyzer:
                             self.span(fn.name), notes=self.notes)
         model.split_loops = False
         model.dtype_variant = {p: d.name for p, d in sorted(self.decisions.fixed.items())}
+        model.const_variant = dict(sorted(self.decisions.values.items()))
+        model.cond_variant = {o.text: {"tree": o.tree, "value": o.value}
+                              for o in self.decisions.outcomes.values()}
         self.resolve(model)
         return model
 
@@ -215,6 +224,14 @@ class Analyzer:
         constexpr = annotation is not None and self.source.language_attr(
             param.annotation.annotation) == "constexpr" or name in self.kernel.heuristics
         default = param.default
+        if constexpr and name in self.decisions.values:
+            fixed = self.decisions.values[name]
+            kind = "bool" if isinstance(fixed, bool) else "int" if isinstance(
+                fixed, int) else "value"
+            self.params.append(KernelParam(name, "const", ConstType(fixed), kind, span,
+                                           fixed=fixed))
+            self.scope.names[name] = const(fixed, span)
+            return
         if constexpr:
             kind = self.constexpr_kind(name, default)
             value: object = BoolSym(name) if kind == "bool" else DimSym(name)
@@ -246,9 +263,8 @@ class Analyzer:
                 return "bool"
             if isinstance(value, int):
                 return "int"
-            raise self.error("E0123", f"`{name}` is a `tl.constexpr` whose default is not an "
-                             "int or a bool: its launch values decide the kernel (one entry "
-                             "per value), which this translator does not derive yet", default)
+            # A string, dtype or None: its launch values decide the kernel.
+            raise NeedsChoice(param=name)
         return "int"
 
     def const_value(self, node: cst.BaseExpression) -> object:
@@ -675,12 +691,20 @@ class Analyzer:
                 return self.expr(node.body if cond.type.value else node.orelse)
             body, orelse = self.expr(node.body), self.expr(node.orelse)
             if is_const(cond) and is_const(body) and is_const(orelse):
-                raise self.error("E0123", "a compile-time choice between values on a "
-                                 "`tl.constexpr` needs one entry per value of the constexpr, "
-                                 "which this translator does not derive yet", node)
+                return self.expr(node.body if self.choose(cond.type.value) else node.orelse)
             return self.where(cond, body, orelse, node)
         raise self.error("E0104", f"`{type(node).__name__}` is not supported in a kernel",
                          node)
+
+    def choose(self, cond: object) -> bool:
+        """The outcome, in this entry, of a compile-time choice on constexprs: a bool or
+        int parameter's value is fixed per entry, any other condition's outcome is."""
+        if isinstance(cond, BoolSym | DimSym):
+            raise NeedsChoice(param=cond.name)
+        outcome = self.decisions.outcomes.get(condition_text(cond))
+        if outcome is None:
+            raise NeedsChoice(condition=cond)
+        return outcome.value
 
     def name(self, node: cst.Name) -> TExpr:
         value = self.scope.names.get(node.value)
@@ -1001,10 +1025,12 @@ class Analyzer:
             if not isinstance(other, (int, *_SYMBOLIC)):
                 # `ACTIVATION == "relu"`: the constexpr holds a string (or a dtype, None),
                 # not an integer; its launch values decide the kernel.
-                raise self.error("E0123", f"this `tl.constexpr` is compared with "
-                                 f"{_const_text(other)}: a string, dtype or None constexpr "
-                                 "needs one entry per launch value, which this translator "
-                                 "does not derive yet", node)
+                sym = x if isinstance(x, _SYMBOLIC) else y
+                if isinstance(sym, DimSym | BoolSym):
+                    raise NeedsChoice(param=sym.name)
+                raise self.error("E0123", f"this `tl.constexpr` expression is compared with "
+                                 f"{_const_text(other)}; only a parameter itself can be "
+                                 "compared with a string, dtype or None", node)
             if op in ("+", "-", "*", "//", "%"):
                 return const(dim_op(op, x, y), span)
             if op in _PY_FOLD and op not in ("/", "**", "<<", ">>"):
@@ -1123,6 +1149,8 @@ class Analyzer:
                 return self.inline(func.value, node)
             if func.value in ("min", "max"):
                 return self.builtin_minmax(func.value, node)
+            if func.value == "isinstance":
+                return self.isinstance_check(node)
             if func.value in ("int", "float", "bool", "len"):
                 value = self.const_value(node.args[0].value)
                 fold = {"int": int, "float": float, "bool": bool, "len": len}[func.value]
@@ -1231,6 +1259,19 @@ class Analyzer:
             self.helper_stack.pop()
             self.scope = saved
         return value
+
+    def isinstance_check(self, node: cst.Call) -> TExpr:
+        """`isinstance(x, tl.tensor_descriptor)`, decided at compile time as Triton's JIT
+        decides it: false for a pointer or a number (this front end takes no descriptor
+        arguments)."""
+        if len(node.args) != 2 or self.source.language_attr(
+                node.args[1].value) != "tensor_descriptor":
+            raise self.error("E0105", "`isinstance` in a kernel is translated only as "
+                             "`isinstance(x, tl.tensor_descriptor)`", node)
+        value = self.expr(node.args[0].value)
+        if isinstance(value.type, PointerType | ScalarType | TileType) or is_const(value):
+            return const(False, self.span(node))
+        raise self.error("E0107", "`isinstance` of this value cannot be decided", node)
 
     def builtin_minmax(self, which: str, node: cst.Call) -> TExpr:
         values = [self.expr(a.value) for a in node.args]
