@@ -33,6 +33,7 @@ from transpiler.frontend.triton.choices import (
     condition_text,
 )
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
+from transpiler.frontend.triton.philox import PhiloxRules
 from transpiler.frontend.triton.source import TritonKernel, TritonSource
 from transpiler.lowering.pointer_ops import ATOMIC_MODES, ATOMIC_ORDERINGS, ATOMIC_SCOPES
 from transpiler.model import (
@@ -136,8 +137,9 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) or isinstance(value, _SYMBOLIC)
 
 
-class Analyzer:
-    """Abstract interpretation of one Triton kernel body (helpers inlined)."""
+class Analyzer(PhiloxRules):
+    """Abstract interpretation of one Triton kernel body (helpers inlined; the random
+    functions' rules in `philox.py`)."""
 
     def __init__(self, source: TritonSource, kernel: TritonKernel, decisions: Decisions,
                  bool_constexprs: set[str]) -> None:
@@ -777,6 +779,9 @@ class Analyzer:
             if is_const(x):
                 return const(dim_op("-", 0, x.type.value), x.span)
             return TExpr("neg", [x], x.type, self.span(node))
+        if is_const(x) and isinstance(x.type.value, BoolSym) and isinstance(op, cst.Not):
+            # The cuTile Rust compiler has no `!` on a const generic: one entry per value.
+            raise NeedsChoice(param=x.type.value.name)
         if is_const(x):
             raise self.error("E0107", "`not` / `~` of a compile-time parameter: compare it "
                              "instead", node)

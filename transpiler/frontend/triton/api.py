@@ -118,9 +118,11 @@ API: dict[str, ApiEntry] = {
     "advance": _unsupported("E0120", "block pointers have no cuTile Rust form"),
     "make_tensor_descriptor": _unsupported(
         "E0121", "tensor descriptors are not translated yet (pointer arithmetic is)"),
-    "rand": _unsupported("E0121", "`tl.rand` (Philox) is not translated yet"),
-    "randn": _unsupported("E0121", "`tl.randn` (Philox) is not translated yet"),
-    "randint": _unsupported("E0121", "`tl.randint` (Philox) is not translated yet"),
+    "rand": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "randn": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "randint": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "randint4x": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "rand4x": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
     "atomic_cas": _unsupported("E0121", "`tl.atomic_cas` is not translated yet"),
     "associative_scan": _unsupported(
         "E0121", "scans with a user combiner are not translated yet (`tl.cumsum` is)"),
