@@ -17,6 +17,7 @@ from specialization.manifest import (
 )
 from specialization.manifest import (
     FLOAT_BITS_KIND,
+    JitSpecialization,
     Manifest,
     ManifestCondition,
     ManifestGeneric,
@@ -31,6 +32,7 @@ from transpiler.model import (
     DTypeVar,
     ElemType,
     KernelModel,
+    KernelParam,
     PointerType,
     ScalarType,
 )
@@ -93,9 +95,10 @@ class SpecializedKernel:
             elif isinstance(p.type, PointerType):
                 params.append(ManifestParam(p.name, p.kind,
                                             element=self.rust_elem(p.type.dtype),
-                                            written=p.written))
+                                            written=p.written, jit=_jit(p)))
             elif isinstance(p.type, ScalarType):
-                params.append(ManifestParam(p.name, p.kind, element=self.rust_elem(p.type.dtype)))
+                params.append(ManifestParam(p.name, p.kind, element=self.rust_elem(p.type.dtype),
+                                            jit=_jit(p)))
             else:
                 params.append(ManifestParam(p.name, p.kind, const_kind=p.const_kind,
                                             fixed=p.fixed))
@@ -183,6 +186,10 @@ def _dtype_generics(model: KernelModel) -> tuple[dict[int, str], list[Generic]]:
 _OPERATOR_WORDS = {"==": "eq", "!=": "ne", "<=": "le", ">=": "ge", "<": "lt", ">": "gt",
                    "&": "and", "|": "or", "^": "xor", "+": "plus", "-": "minus", "*": "times",
                    "/": "div", "%": "mod"}
+
+
+def _jit(param: KernelParam) -> tuple[JitSpecialization, ...]:
+    return tuple(JitSpecialization(key, when, fact) for key, when, fact in param.jit)
 
 
 def _value_text(value: object) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from specialization.manifest import parse_manifests, read_manifests
 from transpiler.driver import front_ends_for, translate_text
 from transpiler.frontend.triton import TritonFrontEnd
 from transpiler.model import TileType, statement_exprs
@@ -264,3 +265,24 @@ tl.store(y_ptr + o, m.to(tl.float32) + x.to(tl.int1).to(tl.float32))
 """))
     assert ops.count("where") == 2
     assert ops.count("compare") == 2
+
+
+def test_jit_specializations_are_recorded_per_argument_in_the_manifest() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n) * scale, mask=o < m)
+""", params="x_ptr, y_ptr, n, m, scale: tl.float32, BLOCK: tl.constexpr").replace(
+        "@triton.jit", "@triton.jit(do_not_specialize=['m'], "
+        "do_not_specialize_on_alignment=['y_ptr'])")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    entry, manifest = next(iter(read_manifests(result.rust or "").items()))
+    keys = {p["name"]: [j["key"] for j in p.get("jit", [])] for p in manifest["params"]}
+    assert keys == {"x_ptr": ["D"], "y_ptr": [], "n": ["1", "D"], "m": [], "scale": [],
+                    "BLOCK": []}
+    (n,) = [p for p in manifest["params"] if p["name"] == "n"]
+    assert n["jit"][1] == {"key": "D", "when": ["==", ["%", ["arg"], 16], 0],
+                           "fact": "div_by 16"}
+    typed = parse_manifests(result.rust or "")
+    assert [j.key for j in typed[entry].params[2].jit] == ["1", "D"]
+    assert typed[entry].to_json() == manifest  # the typed form keeps the text exactly

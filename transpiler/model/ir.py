@@ -380,6 +380,9 @@ class KernelParam:
     span: Span | None = None
     written: bool = False  # an array the kernel stores to
     fixed: object = None  # a float constant folded to the value every launch passes
+    # Specializations the source language's JIT makes on this runtime argument:
+    # (key, condition tree over ["arg"], fact) (Triton: `frontend/triton/jit_keys.py`).
+    jit: tuple[tuple[str, object, str], ...] = ()
 
 
 @dataclass

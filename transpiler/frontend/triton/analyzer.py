@@ -33,6 +33,7 @@ from transpiler.frontend.triton.choices import (
     condition_text,
 )
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
+from transpiler.frontend.triton.jit_keys import jit_keys
 from transpiler.frontend.triton.philox import PhiloxRules
 from transpiler.frontend.triton.source import TritonKernel, TritonSource
 from transpiler.lowering.pointer_ops import ATOMIC_MODES, ATOMIC_ORDERINGS, ATOMIC_SCOPES
@@ -243,7 +244,8 @@ class Analyzer(PhiloxRules):
         if name in self.decisions.pointers:
             dtype: ElemType = self.decisions.fixed.get(name) or DTypeVar(index)
             ptype = PointerType(dtype, (), name)
-            self.params.append(KernelParam(name, "pointer", ptype, None, span))
+            self.params.append(KernelParam(name, "pointer", ptype, None, span,
+                                           jit=self.jit_keys("pointer", name, index)))
             self.scope.names[name] = TExpr("ptr_param", [], ptype, span,
                                            {"name": rust_ident(name)})
             return
@@ -252,9 +254,22 @@ class Analyzer(PhiloxRules):
             member = self.source.language_attr(param.annotation.annotation)
             if member in dtypes.TRITON_DTYPES:
                 scalar = DType(dtypes.TRITON_DTYPES[member])
-        self.params.append(KernelParam(name, "scalar", ScalarType(scalar), None, span))
+        keys = self.jit_keys("int", name, index) if dtypes.is_int(scalar) else ()
+        self.params.append(KernelParam(name, "scalar", ScalarType(scalar), None, span,
+                                       jit=keys))
         self.scope.names[name] = TExpr("var", [], ScalarType(scalar), span,
                                        {"name": rust_ident(name), "param": name})
+
+    def jit_keys(self, kind: str, name: str, index: int) -> tuple[tuple[str, object, str], ...]:
+        """Triton's JIT specializations of this argument, less those `@triton.jit(...)`
+        turns off."""
+        lists = {}
+        for option in ("do_not_specialize", "do_not_specialize_on_alignment"):
+            node = self.kernel.options.get(option)
+            value = self.const_value(node) if node is not None else ()
+            lists[option] = set(value if isinstance(value, tuple) else (value,))
+        return jit_keys(kind, name, index, lists["do_not_specialize"],
+                        lists["do_not_specialize_on_alignment"])
 
     def constexpr_kind(self, name: str, default: cst.BaseExpression | None) -> str:
         if name in self.bool_constexprs:
