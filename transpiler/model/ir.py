@@ -219,6 +219,7 @@ POINTER_OPS: dict[str, str] = {
     "load_ptr": "gather through a pointer tile: args (pointers[, mask][, other])",
     "store_ptr": "scatter through a pointer tile: args (pointers, value[, mask])",
     "atomic_ptr": "read-modify-write through a pointer tile: args (pointers, value[, mask])",
+    "atomic_cas_ptr": "compare-and-swap through a pointer tile: args (pointers, cmp, value)",
     "make_token": "a fresh token that orders nothing",
 }
 

@@ -326,7 +326,7 @@ class Analyzer(PhiloxRules):
             if isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
                 return
             value = self.expr(small.value)
-            if value.op == "atomic_ptr":
+            if value.op in ("atomic_ptr", "atomic_cas_ptr"):
                 value.attrs["keep_old"] = False
             if not is_const(value) and value.op not in ("var", "ptr_param"):
                 self.out.append(TEffect(value, self.span(small)))
@@ -1503,18 +1503,42 @@ class Analyzer(PhiloxRules):
         if mode is None:
             raise self.error("E0120", f"`tl.{name}` on {kind} elements has no atomic mode in "
                              "cuTile Rust 0.5.0", node)
+        ordering, scope = self.atomic_order(args, node)
+        self.params_by_name[pointer.type.param].written = True
+        operands = [pointer, value] + ([mask] if mask is not None else [])
+        return TExpr("atomic_ptr", operands, TileType(dtype, tuple(pointer.type.shape)),
+                     self.span(node), {"has_mask": mask is not None, "mode": mode,
+                                       "ordering": ordering, "scope": scope,
+                                       "param": pointer.type.param, "function": function})
+
+    def atomic_order(self, args: dict, node: cst.Call) -> tuple[str, str]:
         sem = self.const_arg(args, "sem", "acq_rel") or "acq_rel"
         scope = self.const_arg(args, "scope", "gpu") or "gpu"
         if sem not in ATOMIC_ORDERINGS or scope not in ATOMIC_SCOPES:
             raise self.error("E0111", f"`sem={sem!r}` / `scope={scope!r}` is not a Triton "
                              "atomic ordering and scope", node)
+        return ATOMIC_ORDERINGS[sem], ATOMIC_SCOPES[scope]
+
+    def rule_atomic_cas(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.atomic_cas(pointer, cmp, val)`: the old values, bit-compared (Triton's
+        default `acq_rel` / `gpu`)."""
+        pointer, _ = self.memory_common(args, node, ())
+        cmp = self.stored_value(args, "cmp", pointer, node)
+        value = self.stored_value(args, "val", pointer, node)
+        assert isinstance(pointer.type, PointerType)
+        dtype = self.find(pointer.type.dtype)
+        if isinstance(dtype, DTypeVar):
+            raise DtypeDependent(dtype, (dtypes.CAS_VARIANTS,))
+        if dtype.name not in dtypes.CAS_VARIANTS and dtype.name not in ("uint32", "uint64",
+                                                                       "float64"):
+            raise self.error("E0120", f"`tl.atomic_cas` on {dtype.name}: Tile IR's "
+                             "compare-and-swap takes 32- and 64-bit elements only", node)
+        ordering, scope = self.atomic_order(args, node)
         self.params_by_name[pointer.type.param].written = True
-        operands = [pointer, value] + ([mask] if mask is not None else [])
-        return TExpr("atomic_ptr", operands, TileType(dtype, tuple(pointer.type.shape)),
-                     self.span(node), {"has_mask": mask is not None, "mode": mode,
-                                       "ordering": ATOMIC_ORDERINGS[sem],
-                                       "scope": ATOMIC_SCOPES[scope],
-                                       "param": pointer.type.param, "function": function})
+        return TExpr("atomic_cas_ptr", [pointer, cmp, value],
+                     TileType(self.find(pointer.type.dtype), tuple(pointer.type.shape)),
+                     self.span(node), {"ordering": ordering, "scope": scope,
+                                       "param": pointer.type.param})
 
     def rule_where(self, name: str, args: dict, node: cst.Call) -> TExpr:
         cond, x, y = (self.arg(args, k) for k in ("condition", "x", "y"))

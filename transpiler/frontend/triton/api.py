@@ -123,7 +123,8 @@ API: dict[str, ApiEntry] = {
     "randint": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
     "randint4x": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
     "rand4x": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
-    "atomic_cas": _unsupported("E0121", "`tl.atomic_cas` is not translated yet"),
+    "atomic_cas": ApiEntry(_sig("pointer, cmp, val, sem=None, scope=None"), "atomic_cas",
+                           "atomic_cas_ptr"),
     "associative_scan": _unsupported(
         "E0121", "scans with a user combiner are not translated yet (`tl.cumsum` is)"),
     "reduce": _unsupported(

@@ -33,8 +33,9 @@ from transpiler.model import (
     TWhile,
 )
 
-MEMORY_OPS = ("load_ptr", "store_ptr", "atomic_ptr")
-WRITE_OPS = ("store_ptr", "atomic_ptr")
+ATOMIC_OPS = ("atomic_ptr", "atomic_cas_ptr")
+MEMORY_OPS = ("load_ptr", "store_ptr", *ATOMIC_OPS)
+WRITE_OPS = ("store_ptr", *ATOMIC_OPS)
 SHARED_CHAIN = "all"
 
 
@@ -79,7 +80,7 @@ def _without_barriers(stmts: list[TStmt]) -> list[TStmt]:
 def order_memory(body: list[TStmt], taken: set[str]) -> tuple[list[TStmt], list[str]]:
     """The body with token discipline set, and notes on what was chained."""
     accesses = list(_accesses(body))
-    shared = any(e.op in ("barrier", "atomic_ptr") for e, _ in accesses)
+    shared = any(e.op == "barrier" or e.op in ATOMIC_OPS for e, _ in accesses)
     key = (lambda e: SHARED_CHAIN) if shared else (lambda e: str(e.attrs["param"]))
     memory = [(e, d) for e, d in accesses if e.op in MEMORY_OPS]
     counts = Counter(key(e) for e, _ in memory)
