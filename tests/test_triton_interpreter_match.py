@@ -1,6 +1,7 @@
-"""Triton's random numbers, translated to integer tile operations, give exactly what Triton's
-own interpreter (triton==3.9.0) gives: the golden `seeded_dropout` kernels run under both,
-on the same seeds (negative ones too: the key's high word comes from the sign) and offsets.
+"""Golden Triton translations give what Triton's own interpreter (triton==3.9.0) gives:
+the random numbers (`seeded_dropout`: Philox in integer tile operations, on seeds whose sign
+matters too) and device-side tensor descriptors (`descriptor_copy`: ragged extents, zero
+padding outside, no write outside).
 
 Our side: the golden Rust compiled to Tile IR by the harness, run by `tileir_interp`.
 """
@@ -26,8 +27,9 @@ BLOCKS = 3
 
 
 def _ours(entry: str, generics: list[str], arrays: dict[str, np.ndarray],
-          scalars: dict[str, object]) -> None:
-    rust = SOURCE.with_suffix(".rs")
+          scalars: dict[str, object], source: Path = SOURCE,
+          grid: tuple[int, int, int] = (BLOCKS, 1, 1)) -> None:
+    rust = source.with_suffix(".rs")
     manifest = read_manifests(rust.read_text(encoding="utf-8"))[entry]
     (result,) = generated.compile_rust_kernels(rust, [{"entry": entry, "generics": generics}])
     assert result.ok, result.error
@@ -36,13 +38,15 @@ def _ours(entry: str, generics: list[str], arrays: dict[str, np.ndarray],
     slots = tuple(Slot("base" if p["kind"] == "pointer" else "scalar", p["name"])
                   for p in manifest["params"] if p["kind"] != "const")
     side = TileIrSide("cuTile Rust", tile_entry, BindingPlan("cuTile Rust", slots))
-    side.run(LogicalArrays(arrays, dict(scalars)), (BLOCKS, 1, 1))
+    side.run(LogicalArrays(arrays, dict(scalars)), grid)
 
 
-def _triton(kernel: str, arrays: dict[str, np.ndarray], scalars: dict[str, object]) -> None:
+def _triton(kernel: str, arrays: dict[str, np.ndarray], scalars: dict[str, object],
+            source: Path = SOURCE, constexprs: dict[str, object] | None = None,
+            grid: tuple[int, int, int] = (BLOCKS, 1, 1)) -> None:
     pytest.importorskip("triton")
-    TritonInterpreterSide(SOURCE, kernel, {"BLOCK": BLOCK}).run(arrays, dict(scalars),
-                                                               (BLOCKS, 1, 1))
+    TritonInterpreterSide(source, kernel, constexprs or {"BLOCK": BLOCK}).run(
+        arrays, dict(scalars), grid)
 
 
 @pytest.mark.parametrize("seed", [0, 123456789, -5])
@@ -72,3 +76,21 @@ def test_dropout_keeps_the_same_elements_as_triton() -> None:
     np.testing.assert_array_equal(ours["out_ptr"], theirs["out_ptr"])
     kept = np.count_nonzero(ours["out_ptr"][:n])
     assert 0.3 * n < kept < 0.7 * n
+
+
+# Triton asks descriptor strides to be 16-byte aligned: n is a multiple of 4 floats.
+@pytest.mark.parametrize(("m", "n"), [(32, 48), (29, 36)])
+def test_descriptor_loads_and_stores_match_triton(m: int, n: int) -> None:
+    source = GOLDEN / "descriptor_copy.py"
+    tile = {"BLOCK_M": 16, "BLOCK_N": 16}
+    grid = (-(-m // 16), -(-n // 16), 1)
+    x = np.random.default_rng(2).standard_normal(m * n).astype(np.float32)
+    # The output has room past the tensor: a store outside it must leave that alone.
+    ours = {"x_ptr": x, "y_ptr": np.full(m * n + 64, 7.0, np.float32)}
+    theirs = {k: v.copy() for k, v in ours.items()}
+    _ours("scaled_copy_2d_f32", ["f32", "16", "16", "256"], ours,
+          {"M": np.int32(m), "N": np.int32(n), "scale": np.float32(2.0)}, source, grid)
+    _triton("scaled_copy_2d", theirs, {"M": m, "N": n, "scale": 2.0}, source, tile, grid)
+    np.testing.assert_array_equal(ours["y_ptr"], theirs["y_ptr"])
+    np.testing.assert_array_equal(ours["y_ptr"][:m * n], 2.0 * x)
+    assert (ours["y_ptr"][m * n:] == 7.0).all()
