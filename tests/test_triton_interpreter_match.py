@@ -94,3 +94,14 @@ def test_descriptor_loads_and_stores_match_triton(m: int, n: int) -> None:
     np.testing.assert_array_equal(ours["y_ptr"], theirs["y_ptr"])
     np.testing.assert_array_equal(ours["y_ptr"][:m * n], 2.0 * x)
     assert (ours["y_ptr"][m * n:] == 7.0).all()
+
+
+def test_split_and_join_match_triton() -> None:
+    source = GOLDEN / "split_join.py"
+    x = np.arange(2 * BLOCK * BLOCKS, dtype=np.float32)
+    ours = {"x_ptr": x.copy(), "y_ptr": np.zeros_like(x)}
+    theirs = {k: v.copy() for k, v in ours.items()}
+    _ours("swap_pairs", ["f32", str(BLOCK), str(2 * BLOCK)], ours, {}, source)
+    _triton("swap_pairs", theirs, {}, source)
+    np.testing.assert_array_equal(ours["y_ptr"], theirs["y_ptr"])
+    np.testing.assert_array_equal(ours["y_ptr"][:4], [2.0, 0.0, 6.0, 2.0])

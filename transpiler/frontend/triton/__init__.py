@@ -103,8 +103,8 @@ def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.T
         return
     values = launch_values(host_report(source.text, source.path), kernel.name, need.param)
     unlaunched: list[object] = []
-    if need.param in bool_constexprs(source, kernel) or values and all(
-            isinstance(v, bool) for v in values):
+    if need.param in bool_constexprs(source, kernel) or need.truth and not values or \
+            values and all(isinstance(v, bool) for v in values):
         # A bool no launch fixes gets both entries; the note names a value none passes.
         unlaunched = [v for v in (False, True) if values and v not in values]
         values = values or [False, True]

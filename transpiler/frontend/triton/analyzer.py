@@ -32,6 +32,7 @@ from transpiler.frontend.triton.choices import (
     Outcome,
     condition_text,
 )
+from transpiler.frontend.triton.descriptors import Descriptor, DescriptorRules
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
 from transpiler.frontend.triton.jit_keys import jit_keys
 from transpiler.frontend.triton.philox import PhiloxRules
@@ -138,9 +139,9 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) or isinstance(value, _SYMBOLIC)
 
 
-class Analyzer(PhiloxRules):
+class Analyzer(PhiloxRules, DescriptorRules):
     """Abstract interpretation of one Triton kernel body (helpers inlined; the random
-    functions' rules in `philox.py`)."""
+    functions' rules in `philox.py`, tensor descriptors' in `descriptors.py`)."""
 
     def __init__(self, source: TritonSource, kernel: TritonKernel, decisions: Decisions,
                  bool_constexprs: set[str]) -> None:
@@ -717,7 +718,7 @@ class Analyzer(PhiloxRules):
         """The outcome, in this entry, of a compile-time choice on constexprs: a bool or
         int parameter's value is fixed per entry, any other condition's outcome is."""
         if isinstance(cond, BoolSym | DimSym):
-            raise NeedsChoice(param=cond.name)
+            raise NeedsChoice(param=cond.name, truth=True)
         outcome = self.decisions.outcomes.get(condition_text(cond))
         if outcome is None:
             raise NeedsChoice(condition=cond)
@@ -794,9 +795,10 @@ class Analyzer(PhiloxRules):
             if is_const(x):
                 return const(dim_op("-", 0, x.type.value), x.span)
             return TExpr("neg", [x], x.type, self.span(node))
-        if is_const(x) and isinstance(x.type.value, BoolSym) and isinstance(op, cst.Not):
+        if is_const(x) and isinstance(x.type.value, BoolSym | DimSym) and isinstance(
+                op, cst.Not):
             # The cuTile Rust compiler has no `!` on a const generic: one entry per value.
-            raise NeedsChoice(param=x.type.value.name)
+            raise NeedsChoice(param=x.type.value.name, truth=True)
         if is_const(x):
             raise self.error("E0107", "`not` / `~` of a compile-time parameter: compare it "
                              "instead", node)
@@ -1202,6 +1204,8 @@ class Analyzer(PhiloxRules):
             args = self.bound("to", ApiEntry(("dtype", "fp_downcast_rounding=None",
                                               "bitcast=False"), "", ""), node)
             return self.convert(receiver, args, node)
+        if is_const(receiver) and isinstance(receiver.type.value, Descriptor):
+            return self.descriptor_method(receiver.type.value, method, node)
         name = METHODS.get(method)
         if name is None or is_const(receiver):
             raise self.error("E0107", f"`.{method}(...)` is not supported on this value", func)
@@ -1263,6 +1267,12 @@ class Analyzer(PhiloxRules):
         body = list(fn.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
+        saved = self.scope
+        self.scope = _Scope(dict(values), f"{name.strip('_')}_")
+        try:
+            body = self.static_tail(body)
+        finally:
+            self.scope = saved
         result: cst.BaseExpression | None = None
         if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(
                 body[-1].body[-1], cst.Return):
@@ -1292,6 +1302,22 @@ class Analyzer(PhiloxRules):
         if isinstance(value.type, PointerType | ScalarType | TileType) or is_const(value):
             return const(False, self.span(node))
         raise self.error("E0107", "`isinstance` of this value cannot be decided", node)
+
+    def static_tail(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """A helper body ending in `if C: ... return a` / `else: ... return b` on a
+        compile-time `C` (`isinstance(x, tl.tensor_descriptor)`, a constexpr flag with a
+        known value): the chosen arm's statements in place of the `if`, as Triton's
+        compiler folds it; any other body as it is."""
+        while body and isinstance(body[-1], cst.If) and _returns_value(body[-1].body.body) \
+                and body[-1].orelse is not None and _returns_value(_else_body(body[-1])):
+            last = body[-1]
+            mark = len(self.out)
+            cond = self.expr(last.test)
+            if not is_const(cond) or isinstance(cond.type.value, _SYMBOLIC):
+                del self.out[mark:]  # a runtime test: the body stays as it is
+                break
+            body = body[:-1] + list(last.body.body if cond.type.value else _else_body(last))
+        return body
 
     def builtin_minmax(self, which: str, node: cst.Call) -> TExpr:
         values = [self.expr(a.value) for a in node.args]
@@ -1430,12 +1456,17 @@ class Analyzer(PhiloxRules):
                              "pointers, which have no cuTile Rust form", node)
         pointer, mask = self.memory_common(args, node, ("cache_modifier", "eviction_policy",
                                                         "volatile"))
+        return self.load_through(pointer, mask, self.arg(args, "other"), node)
+
+    def load_through(self, pointer: TExpr, mask: TExpr | None, other: TExpr | None,
+                     node: cst.CSTNode) -> TExpr:
+        """A load through a pointer tile, its masked lanes `other` (a literal padding where
+        the crate takes one, else a tile operand)."""
         assert isinstance(pointer.type, PointerType)
         dtype = self.find(pointer.type.dtype)
         shape = tuple(pointer.type.shape)
         attrs: dict[str, object] = {"has_mask": mask is not None, "param": pointer.type.param}
         operands = [pointer] + ([mask] if mask is not None else [])
-        other = self.arg(args, "other")
         if mask is not None and other is not None and not (is_const(other) and
                                                            other.type.value is None):
             if is_const(other) and _literal_padding(other.type.value, dtype):
@@ -1765,6 +1796,38 @@ class Analyzer(PhiloxRules):
         axes = tuple(dims) if dims else tuple(reversed(range(x.type.rank)))
         return self.permute(x, axes, node)
 
+    def rule_split(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.split(a)`: the two halves of a last dimension of size 2, each an `extract`
+        of the sub-tile at index 0 or 1 of that dimension, reshaped without it."""
+        a = self.tile_arg(args, "a", node)
+        assert isinstance(a.type, TileType)
+        if not a.type.shape or a.type.shape[-1] != 2:
+            raise self.error("E0108", "`tl.split` needs a last dimension of size 2", node)
+        part = (*a.type.shape[:-1], 1)
+        halves = []
+        for k in (0, 1):
+            indices = [self.runtime(const(0)) for _ in part[:-1]] + [self.runtime(const(k))]
+            piece = TExpr("extract", [a, *indices], TileType(a.type.dtype, part),
+                          self.span(node))
+            halves.append(TExpr("reshape", [piece], TileType(a.type.dtype, part[:-1]),
+                                self.span(node), {"shape": part[:-1]}))
+        return TExpr("pytuple", halves, ListType(tuple(h.type for h in halves)),
+                     self.span(node))
+
+    def rule_join(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.join(a, b)`: a new last dimension of size 2 holding `a` then `b` (a `cat` of
+        both, each given a last dimension of size 1)."""
+        a, b = self.tile_arg(args, "a", node), self.tile_arg(args, "b", node)
+        if self.elem(a) != self.elem(b):
+            raise self.error("E0108", "`tl.join` takes two tensors of one element type", node)
+        shape = self.broadcast_shapes(self.shape_of(a), self.shape_of(b), node)
+        lifted = (*shape, 1)
+        parts = [TExpr("reshape", [self.broadcast(x, shape, node)],
+                       TileType(self.elem(x), lifted), self.span(node), {"shape": lifted})
+                 for x in (a, b)]
+        return TExpr("cat", parts, TileType(self.elem(a), (*shape, 2)), self.span(node),
+                     {"axis": len(shape)})
+
     def convert(self, x: TExpr, args: dict, node: cst.Call) -> TExpr:
         dtype = self.dtype_arg(args, "dtype", node)
         if self.const_arg(args, "bitcast"):
@@ -1915,6 +1978,18 @@ def _ends_with_return(body: Sequence[cst.BaseStatement]) -> bool:
     last = body[-1]
     return isinstance(last, cst.SimpleStatementLine) and isinstance(
         last.body[-1], cst.Return) and last.body[-1].value is None
+
+
+def _returns_value(body: Sequence[cst.BaseStatement]) -> bool:
+    """Whether a block ends with `return VALUE` (or an `if`/`else` whose arms both do)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.If):
+        return last.orelse is not None and _returns_value(last.body.body) and \
+            _returns_value(_else_body(last))
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(
+        last.body[-1], cst.Return) and last.body[-1].value is not None
 
 
 def _else_body(node: cst.If) -> list[cst.BaseStatement]:

@@ -116,8 +116,9 @@ API: dict[str, ApiEntry] = {
         "E0120", "block pointers were removed in Triton 3.9 and have no cuTile Rust form; "
         "use tensor descriptors or pointer arithmetic"),
     "advance": _unsupported("E0120", "block pointers have no cuTile Rust form"),
-    "make_tensor_descriptor": _unsupported(
-        "E0121", "tensor descriptors are not translated yet (pointer arithmetic is)"),
+    "make_tensor_descriptor": ApiEntry(_sig(
+        "base, shape, strides, block_shape, padding_option=None"), "make_tensor_descriptor",
+        "descriptor"),
     "rand": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
     "randn": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
     "randint": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
@@ -132,8 +133,8 @@ API: dict[str, ApiEntry] = {
         "`tl.max`, `tl.min` are)"),
     "histogram": _unsupported("E0120", "`tl.histogram` has no Tile IR form"),
     "gather": _unsupported("E0121", "`tl.gather` is not translated yet"),
-    "join": _unsupported("E0121", "`tl.join` is not translated yet"),
-    "split": _unsupported("E0121", "`tl.split` is not translated yet"),
+    "join": ApiEntry(_sig("a, b"), "join", "cat"),
+    "split": ApiEntry(_sig("a"), "split", "extract"),
     "cat": _unsupported("E0121", "`tl.cat` is not translated yet"),
     "dot_scaled": _unsupported("E0120", "`tl.dot_scaled` has no cuTile Rust 0.5.0 form"),
     "softmax": _unsupported("E0121", "`tl.softmax` is not translated yet"),
@@ -147,7 +148,7 @@ METHODS: dict[str, str] = {
     "cumsum": "cumsum", "reshape": "reshape", "view": "reshape", "broadcast_to":
     "broadcast_to", "expand_dims": "expand_dims", "trans": "trans", "permute": "permute",
     "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt", "abs": "abs",
-    "sigmoid": "sigmoid", "cast": "cast",
+    "sigmoid": "sigmoid", "cast": "cast", "split": "split",
 }
 
 # libdevice / `tl.math` function -> the model's unary function (None: the crate has none).

@@ -37,10 +37,14 @@ class NeedsChoice(Exception):
     """The kernel's code depends on a constexpr's value (`param`) or on the outcome of a
     condition over constexprs (`condition`, a symbolic value)."""
 
-    def __init__(self, param: str | None = None, condition: object = None) -> None:
+    def __init__(self, param: str | None = None, condition: object = None,
+                 truth: bool = False) -> None:
         super().__init__(param or condition_text(condition))
         self.param = param
         self.condition = condition
+        # The parameter is used as a truth value (`not P`, `a if P else b`): when no launch
+        # says its value, both bools get an entry.
+        self.truth = truth
 
 
 @dataclass(frozen=True)
