@@ -286,3 +286,16 @@ tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n) * scale, mask=o < m)
     typed = parse_manifests(result.rust or "")
     assert [j.key for j in typed[entry].params[2].jit] == ["1", "D"]
     assert typed[entry].to_json() == manifest  # the typed form keeps the text exactly
+
+
+def test_module_constants_fold_tl_constexpr_and_python_math() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+m = tl.full([BLOCK], NEG * n, dtype=tl.float32)
+tl.store(y_ptr + o, tl.load(x_ptr + o) * INV_LOG_2 + m)
+""").replace("@triton.jit", "import math\nINV_LOG_2 = tl.constexpr(1.0 / math.log(2))\n"
+             "NEG = -2.0\n\n\n@triton.jit")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert "1.442695" in (result.rust or "")  # 1 / ln 2, folded
+    assert "broadcast_scalar" in (result.rust or "")  # a runtime fill value is splat

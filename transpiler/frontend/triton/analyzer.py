@@ -93,6 +93,11 @@ _AUGOPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*",
 _CMPOPS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
            cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!="}
 _SYMBOLIC = (DimSym, DimExpr, BoolSym)
+# Python's `math` functions folded on compile-time numbers (module constants).
+_PYTHON_MATH: dict[str, Callable[..., float]] = {
+    "math.log": math.log, "math.log2": math.log2, "math.exp": math.exp,
+    "math.sqrt": math.sqrt, "math.pow": math.pow,
+}
 # Tensor methods that take a shape or axes as separate arguments too.
 _SHAPE_METHODS = ("reshape", "view", "permute", "trans", "broadcast_to")
 # `tl.PropagateNan` members, as the strings `tl.maximum` reads.
@@ -1164,6 +1169,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
         triton = self.source.triton_attr(func)
         if triton == "cdiv":
             return self.api_call("cdiv", API["cdiv"], node)
+        python_math = _PYTHON_MATH.get(dotted_name(func) or "")
+        if python_math is not None:
+            # `math.log(2)` in a module constant: folded at compile time, as Python does.
+            values = [self.const_value(a.value) for a in node.args]
+            if not all(isinstance(v, int | float) and not isinstance(v, bool)
+                       for v in values):
+                raise self.error("E0103", f"`{dotted_name(func)}` of a value that is not "
+                                 "a compile-time number", node)
+            return const(python_math(*values), self.span(node))
         if isinstance(func, cst.Attribute):
             return self.method_call(func, node)
         if isinstance(func, cst.Name):
@@ -1403,9 +1417,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def rule_zeros(self, name: str, args: dict, node: cst.Call) -> TExpr:
         shape = self.shape_arg(args, "shape", node)
         dtype = self.dtype_arg(args, "dtype", node)
-        value = self.const_arg(args, "value", 0) if name == "full" else 0
+        given = self.arg(args, "value") if name == "full" else None
+        value = given.type.value if given is not None and is_const(given) else (
+            0 if given is None else None)
         if not isinstance(value, int | float | bool):
-            scalar = self.cast(self.runtime(self.arg(args, "value")), dtype)
+            scalar = self.cast(self.runtime(given), dtype)
             return self.broadcast(scalar, shape, node)
         return TExpr("full", [], TileType(dtype, shape), self.span(node),
                      {"value": value, "shape": shape})
@@ -1857,6 +1873,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 and not cond.type.value:
             raise self.error("E0103", "`tl.static_assert` fails for this kernel", node)
         return const(None, self.span(node))
+
+    def rule_constexpr(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.constexpr(v)`: the compile-time value itself."""
+        return const(self.const_arg(args, "value"), self.span(node))
 
     def rule_debug_barrier(self, name: str, args: dict, node: cst.Call) -> TExpr:
         return TExpr("barrier", [], ListType(()), self.span(node))

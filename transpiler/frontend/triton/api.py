@@ -93,6 +93,7 @@ API: dict[str, ApiEntry] = {
     "assume": ApiEntry(_sig("cond"), "assume", ""),
     "debug_barrier": ApiEntry((), "debug_barrier", "barrier"),
     "static_assert": ApiEntry(_sig("cond, msg=''"), "static_assert", ""),
+    "constexpr": ApiEntry(_sig("value"), "constexpr", ""),
     "static_print": ApiEntry(_sig("values"), "ignored", ""),
     "device_print": ApiEntry(_sig("prefix, args"), "ignored", ""),
     "device_assert": ApiEntry(_sig("cond, msg=''"), "ignored", ""),
