@@ -32,6 +32,26 @@ CONST_GENERIC_TYPES = {"i32": "i32", "bool": "bool", FLOAT_BITS_KIND: "i32"}
 
 
 @dataclass(frozen=True)
+class JitSpecialization:
+    """A specialization the source language's JIT makes on a runtime argument (Triton: an
+    int equal to 1, an int divisible by 16, a pointer aligned to 16 bytes): `key` (Triton's
+    "1" / "D"), `when` the condition tree over the argument (`["arg"]` is its value, a
+    pointer's address in bytes), `fact` what the compiler assumes when it holds. The entry
+    assumes none of them; the host glue may dispatch on `when`."""
+
+    key: str
+    when: object
+    fact: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"key": self.key, "when": self.when, "fact": self.fact}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> JitSpecialization:
+        return cls(str(data.get("key", "")), data.get("when"), str(data.get("fact", "")))
+
+
+@dataclass(frozen=True)
 class ManifestParam:
     """One parameter of the Rust entry. Which fields are set depends on `kind`: arrays have
     `ndim`, `element`, `written`; pointers `element`, `written`; scalars `element`;
@@ -48,6 +68,7 @@ class ManifestParam:
     expr: object = None
     array: str | None = None
     dim: int | None = None
+    jit: tuple[JitSpecialization, ...] = ()
 
     @property
     def is_added(self) -> bool:
@@ -70,6 +91,8 @@ class ManifestParam:
             out["const_kind"] = self.const_kind
             if self.fixed is not None:
                 out["fixed"] = self.fixed
+        if self.jit:
+            out["jit"] = [j.to_json() for j in self.jit]
         return out
 
     @classmethod
@@ -80,7 +103,9 @@ class ManifestParam:
                    element=_text(data.get("element")), written=bool(data.get("written")),
                    const_kind=_text(data.get("const_kind")), fixed=data.get("fixed"),
                    expr=data.get("expr"), array=_text(data.get("array")),
-                   dim=int(dim) if isinstance(dim, int) else None)
+                   dim=int(dim) if isinstance(dim, int) else None,
+                   jit=tuple(JitSpecialization.from_json(j) for j in _list(data.get("jit"))
+                             if isinstance(j, dict)))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from specialization.manifest import (
 )
 from specialization.manifest import (
     FLOAT_BITS_KIND,
+    JitSpecialization,
     Manifest,
     ManifestCondition,
     ManifestGeneric,
@@ -31,6 +32,7 @@ from transpiler.model import (
     DTypeVar,
     ElemType,
     KernelModel,
+    KernelParam,
     PointerType,
     ScalarType,
 )
@@ -70,8 +72,7 @@ class SpecializedKernel:
         """The Rust entry's name: the kernel's, plus the element types of a dtype variant."""
         parts = sorted({RUST_ELEMENT_TYPES[d] for d in self.model.dtype_variant.values()})
         for name, value in sorted(self.model.const_variant.items()):
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            parts.append(f"{name.lower()}_{text}")
+            parts.append(f"{name.lower()}_{_value_text(value)}")
         for key, outcome in sorted(self.model.cond_variant.items()):
             tree = outcome["tree"]
             pinned = (outcome["value"] and isinstance(tree, list) and tree[0] == "=="
@@ -94,9 +95,10 @@ class SpecializedKernel:
             elif isinstance(p.type, PointerType):
                 params.append(ManifestParam(p.name, p.kind,
                                             element=self.rust_elem(p.type.dtype),
-                                            written=p.written))
+                                            written=p.written, jit=_jit(p)))
             elif isinstance(p.type, ScalarType):
-                params.append(ManifestParam(p.name, p.kind, element=self.rust_elem(p.type.dtype)))
+                params.append(ManifestParam(p.name, p.kind, element=self.rust_elem(p.type.dtype),
+                                            jit=_jit(p)))
             else:
                 params.append(ManifestParam(p.name, p.kind, const_kind=p.const_kind,
                                             fixed=p.fixed))
@@ -184,6 +186,17 @@ def _dtype_generics(model: KernelModel) -> tuple[dict[int, str], list[Generic]]:
 _OPERATOR_WORDS = {"==": "eq", "!=": "ne", "<=": "le", ">=": "ge", "<": "lt", ">": "gt",
                    "&": "and", "|": "or", "^": "xor", "+": "plus", "-": "minus", "*": "times",
                    "/": "div", "%": "mod"}
+
+
+def _jit(param: KernelParam) -> tuple[JitSpecialization, ...]:
+    return tuple(JitSpecialization(key, when, fact) for key, when, fact in param.jit)
+
+
+def _value_text(value: object) -> str:
+    """A constant's value as part of an entry name (a string constant may be empty)."""
+    if isinstance(value, bool) or value is None:
+        return str(value).lower()
+    return str(value) or "empty"
 
 
 def _slug(text: str) -> str:

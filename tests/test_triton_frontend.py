@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from specialization.manifest import parse_manifests, read_manifests
 from transpiler.driver import front_ends_for, translate_text
 from transpiler.frontend.triton import TritonFrontEnd
 from transpiler.model import TileType, statement_exprs
@@ -134,7 +135,7 @@ for i in range(n):
      "E0120", 21),
     ("tl.store(y_ptr, tl.rand(n, 0))", "E0121", 21),
     ("tl.store(y_ptr, tl.no_such_fn(n))", "E0122", 21),
-    ("while n > 0:\n    n -= 1", "E0104", 5),
+    ("while n > 0:\n    n -= 1\nelse:\n    n = 0", "E0104", 5),
 ])
 def test_unsupported_constructs_are_diagnostics_at_their_column(body: str, code: str,
                                                                column: int) -> None:
@@ -147,6 +148,41 @@ def test_unsupported_constructs_are_diagnostics_at_their_column(body: str, code:
     assert diag.span is not None and diag.span.line == 8 and diag.span.col + 1 == column
 
 
+def test_a_break_in_a_for_loop_is_a_diagnostic() -> None:
+    text = _kernel("""
+for i in range(n):
+    if i > 3:
+        break
+""")
+    result = translate_text(text, "k.py")
+    assert not result.ok and [d.code for d in result.all_diagnostics()] == ["E0110"]
+
+
+def test_stores_in_a_while_loop_chain_through_tokens() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+i = 0
+while i < n:
+    tl.store(y_ptr + o, tl.load(y_ptr + o) + tl.load(x_ptr + o))
+    i += 1
+""")
+    rust = translate_text(text, "k.py").rust or ""
+    assert "while i < n {" in rust
+    assert "y_ptr_written" in rust and "x_ptr_written" not in rust
+
+
+def test_a_while_condition_that_loads_is_tested_inside_the_loop() -> None:
+    text = _kernel("""
+i = 0
+while tl.load(x_ptr + i) > 0.0:
+    i += 1
+tl.store(y_ptr, i)
+""")
+    rust = translate_text(text, "k.py").rust or ""
+    body = rust[rust.index("loop {"):]
+    assert body.index("load_ptr_tko") < body.index("break;")
+
+
 def test_a_string_constexpr_is_a_diagnostic_not_a_comparison() -> None:
     text = _kernel("""
 o = tl.arange(0, BLOCK)
@@ -157,6 +193,56 @@ tl.store(y_ptr + o, x)
 """, params="x_ptr, y_ptr, ACT: tl.constexpr, BLOCK: tl.constexpr")
     result = translate_text(text, "k.py")
     assert not result.ok and [d.code for d in result.all_diagnostics()] == ["E0123"]
+
+
+def test_a_string_constexpr_gets_one_entry_per_launch_value() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + o)
+if ACT == "relu":
+    x = tl.maximum(x, 0.0)
+tl.store(y_ptr + o, x)
+""", params="x_ptr, y_ptr, ACT: tl.constexpr, BLOCK: tl.constexpr") + """
+
+def run(x, y, act):
+    k[(1,)](x, y, ACT=act, BLOCK=128)
+
+
+def both(x, y):
+    run(x, y, "relu")
+    run(x, y, None)
+"""
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    (kernel,) = result.kernels
+    assert [(v["entry"], v["const_variant"]) for v in kernel.variants] == [
+        ("k_act_none", {"ACT": None}), ("k_act_relu", {"ACT": "relu"})]
+    relu, none = result.rust.split("fn k_act_relu")[1], result.rust.split("fn k_act_none")[1]
+    assert "max" in relu.split("fn ")[0] and "max" not in none.split("fn ")[0]
+
+
+def test_a_choice_on_a_condition_gets_an_entry_per_outcome() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+width = BLOCK if W == 0 else W
+tl.store(y_ptr + o, tl.load(x_ptr + o) * width)
+""", params="x_ptr, y_ptr, W: tl.constexpr, BLOCK: tl.constexpr")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    conditions = [v["conditions"] for v in result.kernels[0].variants]
+    assert conditions == [[{"text": "W == 0", "tree": ["==", ["param", "W"], 0], "value": v}]
+                          for v in (True, False)]
+
+
+def test_isinstance_of_a_pointer_and_a_descriptor_is_false() -> None:
+    text = _kernel("""
+if isinstance(x_ptr, tl.tensor_descriptor):
+    tl.store(y_ptr, 1)
+else:
+    tl.store(y_ptr + tl.arange(0, BLOCK), tl.load(x_ptr + tl.arange(0, BLOCK)))
+""")
+    result = translate_text(text, "k.py")
+    assert result.ok and "load_ptr_tko" in (result.rust or "")
 
 
 def test_a_loaded_index_gives_one_entry_per_index_type() -> None:
@@ -179,3 +265,37 @@ tl.store(y_ptr + o, m.to(tl.float32) + x.to(tl.int1).to(tl.float32))
 """))
     assert ops.count("where") == 2
     assert ops.count("compare") == 2
+
+
+def test_jit_specializations_are_recorded_per_argument_in_the_manifest() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n) * scale, mask=o < m)
+""", params="x_ptr, y_ptr, n, m, scale: tl.float32, BLOCK: tl.constexpr").replace(
+        "@triton.jit", "@triton.jit(do_not_specialize=['m'], "
+        "do_not_specialize_on_alignment=['y_ptr'])")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    entry, manifest = next(iter(read_manifests(result.rust or "").items()))
+    keys = {p["name"]: [j["key"] for j in p.get("jit", [])] for p in manifest["params"]}
+    assert keys == {"x_ptr": ["D"], "y_ptr": [], "n": ["1", "D"], "m": [], "scale": [],
+                    "BLOCK": []}
+    (n,) = [p for p in manifest["params"] if p["name"] == "n"]
+    assert n["jit"][1] == {"key": "D", "when": ["==", ["%", ["arg"], 16], 0],
+                           "fact": "div_by 16"}
+    typed = parse_manifests(result.rust or "")
+    assert [j.key for j in typed[entry].params[2].jit] == ["1", "D"]
+    assert typed[entry].to_json() == manifest  # the typed form keeps the text exactly
+
+
+def test_module_constants_fold_tl_constexpr_and_python_math() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+m = tl.full([BLOCK], NEG * n, dtype=tl.float32)
+tl.store(y_ptr + o, tl.load(x_ptr + o) * INV_LOG_2 + m)
+""").replace("@triton.jit", "import math\nINV_LOG_2 = tl.constexpr(1.0 / math.log(2))\n"
+             "NEG = -2.0\n\n\n@triton.jit")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert "1.442695" in (result.rust or "")  # 1 / ln 2, folded
+    assert "broadcast_scalar" in (result.rust or "")  # a runtime fill value is splat

@@ -31,7 +31,7 @@ from transpiler.diagnostics import Diagnostic, TranslationError, UnhandledConstr
 from transpiler.frontend.base import FrontEnd, KernelSource, SourceIndex
 from transpiler.frontend.cutile_adapter import CutilePyFrontEnd
 from transpiler.frontend.triton import TritonFrontEnd
-from transpiler.lowering import c_integer_ops, pointer_ops
+from transpiler.lowering import bit_ops, c_integer_ops, pointer_ops
 from transpiler.lowering.hoist import hoist_loop_invariants
 from transpiler.lowering.lower import lower_kernel
 from transpiler.lowering.region_holes import helper_items
@@ -48,7 +48,7 @@ HoleHook = Callable[[KernelModel], None]
 FRONT_ENDS: tuple[FrontEnd, ...] = (CutilePyFrontEnd(), TritonFrontEnd())
 # Rule modules of the model operations only some front ends produce: importing them
 # registers their rules in the lowering table.
-EXTRA_LOWERING_RULES = (pointer_ops, c_integer_ops)
+EXTRA_LOWERING_RULES = (pointer_ops, c_integer_ops, bit_ops)
 
 
 @dataclass

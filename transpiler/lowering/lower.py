@@ -179,6 +179,8 @@ class KernelLowerer:
             if g.tree == tree:
                 return g.name
         name = _derived_name(tree)
+        if name[:1].isdigit():
+            name = f"C{name}"  # `2 * BLOCK`: a Rust name cannot start with a digit
         taken = {g.name for g in self.spec.generics} | self.names
         while name in taken:
             name += "_"

@@ -3,7 +3,8 @@
 Takes typed pointer operations (a pointer parameter as a 0-d pointer tile, a pointer tile
 moved by an offset tile, loads, stores and atomics through pointer tiles, fresh tokens);
 gives the Rust the cuTile Rust 0.5.0 pointer model spells them with: `pointer_to_tile`,
-`.offset_tile`, `load_ptr_tko` / `store_ptr_tko` / `atomic_rmw_tko` with their masks,
+`.offset_tile`, `load_ptr_tko` / `store_ptr_tko` / `atomic_rmw_tko` / `atomic_cas_tko` with
+their masks,
 paddings and tokens, `new_token_unordered`, `join_tokens`. The rules register in
 `lower.RULES` when this module is imported (the driver imports it).
 
@@ -213,6 +214,40 @@ def lower_atomic_ptr(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
         t.Path(f"ordering::{e.attrs['ordering']}"), t.Path(f"scope::{e.attrs['scope']}"),
         t.Call("Some", (mask,)) if mask is not None else t.Path("None"), _token_arg(e))),
         unsafe=True)
+    keep = e.attrs.get("keep_old", True)
+    old = lw.temp("old") if keep else "_"
+    token = _token_name(lw, e)
+    ctx.stmts.append(t.Let(f"({old}, {token})", call, t.RType(f"({result_type}, Token)")))
+    _record(lw, ctx, e, token)
+    if not keep:
+        return t.TupleExpr(())
+    if not e.type.shape:
+        return t.MethodCall(t.Path(old), "reshape", (lw.const_shape((), e.span),))
+    return t.Path(old)
+
+
+@rule("atomic_cas_ptr")
+def lower_atomic_cas_ptr(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
+    """`let (old, tok) = atomic_cas_tko(pointers, cmp, value, ordering, scope, None, token)`;
+    a 0-d compare-and-swap is made at shape [1], as `lower_atomic_ptr` makes its atomics."""
+    assert isinstance(e.type, TileType) and isinstance(e.args[0].type, PointerType)
+    pointers = _named(lw, ctx, e.args[0], "pointers")
+    cmp = _named(lw, ctx, e.args[1], "expected")
+    value = _named(lw, ctx, e.args[2], "update")
+    elem = lw.elem(e.type.dtype)
+    result_type = lw.rust_type(e.type, e.span)
+    if not e.type.shape:
+        one = lw.const_shape((1,), e.span)
+        pointers = lw.let(ctx, "pointers", t.MethodCall(pointers, "reshape", (one,)),
+                          f"PointerTile<*mut {elem}, {{ [1] }}>")
+        cmp = lw.let(ctx, "expected", t.MethodCall(cmp, "reshape", (one,)),
+                     f"Tile<{elem}, {{ [1] }}>")
+        value = lw.let(ctx, "update", t.MethodCall(value, "reshape", (one,)),
+                       f"Tile<{elem}, {{ [1] }}>")
+        result_type = f"Tile<{elem}, {{ [1] }}>"
+    call = t.BlockExpr((), t.Call("atomic_cas_tko", (
+        pointers, cmp, value, t.Path(f"ordering::{e.attrs['ordering']}"),
+        t.Path(f"scope::{e.attrs['scope']}"), t.Path("None"), _token_arg(e))), unsafe=True)
     keep = e.attrs.get("keep_old", True)
     old = lw.temp("old") if keep else "_"
     token = _token_name(lw, e)

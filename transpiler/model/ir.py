@@ -219,6 +219,7 @@ POINTER_OPS: dict[str, str] = {
     "load_ptr": "gather through a pointer tile: args (pointers[, mask][, other])",
     "store_ptr": "scatter through a pointer tile: args (pointers, value[, mask])",
     "atomic_ptr": "read-modify-write through a pointer tile: args (pointers, value[, mask])",
+    "atomic_cas_ptr": "compare-and-swap through a pointer tile: args (pointers, cmp, value)",
     "make_token": "a fresh token that orders nothing",
 }
 
@@ -380,6 +381,9 @@ class KernelParam:
     span: Span | None = None
     written: bool = False  # an array the kernel stores to
     fixed: object = None  # a float constant folded to the value every launch passes
+    # Specializations the source language's JIT makes on this runtime argument:
+    # (key, condition tree over ["arg"], fact) (Triton: `frontend/triton/jit_keys.py`).
+    jit: tuple[tuple[str, object, str], ...] = ()
 
 
 @dataclass

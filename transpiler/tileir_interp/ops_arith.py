@@ -207,8 +207,11 @@ def _mulhii(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     etype = result_element(op)
     if etype.bits == 64:
         raise UnsupportedOpError("`mulhii` on 64-bit integers")
-    a, b = (_wide(op, x, etype) for x in args)
-    return [wrap_int((a.astype(np.int64) * b.astype(np.int64)) >> etype.bits, etype)]
+    # Tile IR's `mulhii` has no signedness: tileiras 13.4 compiles it to an unsigned
+    # multiply-high (sm_90 `IMAD.HI.U32`) whatever the element type, so the operands are
+    # taken as unsigned.
+    a, b = (as_unsigned(np.asarray(x), etype).astype(np.uint64) for x in args)
+    return [wrap_int((a * b) >> np.uint64(etype.bits), etype)]
 
 
 def _minmax_int(fn: Callable[..., np.ndarray]) -> Handler:

@@ -16,13 +16,22 @@ from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
-from transpiler.diagnostics import TranslationError
+from transpiler.diagnostics import Diagnostic, TranslationError
 from transpiler.frontend.base import FrontEnd, KernelSource, PassProfile, SourceIndex
 from transpiler.frontend.triton import source as triton_source
 from transpiler.frontend.triton.analyzer import Analyzer, Decisions, NeedsKind
+from transpiler.frontend.triton.choices import (
+    NeedsChoice,
+    Outcome,
+    condition_text,
+    condition_tree,
+    host_report,
+    is_entry_text,
+    launch_values,
+)
 from transpiler.frontend.triton.dtypes import FLOAT_VARIANTS, DtypeDependent
 from transpiler.frontend.triton.tokens import order_memory
-from transpiler.model import DType, KernelModel, TAssign, TFor, TIf, TStmt
+from transpiler.model import DType, KernelModel, TAssign, TFor, TIf, TStmt, TWhile
 
 # At most this many analyses per kernel (each decision adds one).
 MAX_ATTEMPTS = 64
@@ -59,6 +68,9 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
             (decisions.pointers if need.kind == "pointer" else decisions.floats).add(
                 need.param)
             continue
+        except NeedsChoice as need:
+            yield from _choice_variants(source, kernel, decisions, need, attempts)
+            return
         except DtypeDependent as dep:
             members = [p.name for p in analyzer.params if getattr(p.type, "dtype", None) is
                        not None and analyzer.find(p.type.dtype) == dep.var]
@@ -75,6 +87,43 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
                            "assumes it too)")
         yield model
         return
+
+
+def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
+                     decisions: Decisions, need: NeedsChoice,
+                     attempts: int) -> Iterator[KernelModel]:
+    """One set of variants per launch value of a constexpr, or per outcome of a condition
+    over constexprs (`choices.py`)."""
+    if need.param is None:
+        text = condition_text(need.condition)
+        for value in (True, False):
+            outcome = Outcome(text, condition_tree(need.condition), value)
+            yield from _variants(source, kernel, decisions.copy(
+                outcomes=dict(decisions.outcomes, **{text: outcome})), attempts)
+        return
+    values = launch_values(host_report(source.text, source.path), kernel.name, need.param)
+    unlaunched: list[object] = []
+    if need.param in bool_constexprs(source, kernel) or need.truth and not values or \
+            values and all(isinstance(v, bool) for v in values):
+        # A bool no launch fixes gets both entries; the note names a value none passes.
+        unlaunched = [v for v in (False, True) if values and v not in values]
+        values = values or [False, True]
+    if not values:
+        raise TranslationError(Diagnostic(
+            "E0123", f"the code of `{kernel.name}` depends on the value of the `tl.constexpr` "
+            f"`{need.param}` (one entry per value), and no launch of the kernel in this file "
+            "passes it a value", source.path, source.span(kernel.node.name),
+            kernel=kernel.name))
+    for value in values:
+        if not is_entry_text(value):
+            raise TranslationError(Diagnostic(
+                "E0123", f"`{need.param}` = {value!r} (a launch value) cannot name a Rust "
+                "entry", source.path, source.span(kernel.node.name), kernel=kernel.name))
+        for model in _variants(source, kernel, decisions.copy(
+                values=dict(decisions.values, **{need.param: value})), attempts):
+            model.notes.extend(f"no entry for `{need.param}` = {v!r}: no launch in this file "
+                               "passes it" for v in unlaunched)
+            yield model
 
 
 def _first_family(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
@@ -96,8 +145,8 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
         for dtype in family:
             fixed = dict(decisions.fixed, **{m: DType(dtype) for m in members})
             try:
-                models.extend(_variants(source, kernel, Decisions(
-                    set(decisions.pointers), set(decisions.floats), fixed), attempts))
+                models.extend(_variants(source, kernel, decisions.copy(fixed=fixed),
+                                        attempts))
             except TranslationError as err:
                 # The family that got furthest into the kernel says best what is missing.
                 if first_error is None or _position(err) > _position(first_error):
@@ -126,6 +175,8 @@ def _bound_names(stmts: list[TStmt]) -> set[str]:
             names.add(stmt.name)
         elif isinstance(stmt, TFor):
             names.add(stmt.var)
+            names |= _bound_names(stmt.body)
+        elif isinstance(stmt, TWhile):
             names |= _bound_names(stmt.body)
         elif isinstance(stmt, TIf):
             names |= {r[0] for r in stmt.results}

@@ -26,7 +26,16 @@ from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.frontend.cutile_py import dotted_name
 from transpiler.frontend.triton import dtypes
 from transpiler.frontend.triton.api import API, LIBDEVICE, METHODS, ApiEntry, bind
+from transpiler.frontend.triton.choices import (
+    BoolSym,
+    NeedsChoice,
+    Outcome,
+    condition_text,
+)
+from transpiler.frontend.triton.descriptors import Descriptor, DescriptorRules
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
+from transpiler.frontend.triton.jit_keys import jit_keys
+from transpiler.frontend.triton.philox import PhiloxRules
 from transpiler.frontend.triton.source import TritonKernel, TritonSource
 from transpiler.lowering.pointer_ops import ATOMIC_MODES, ATOMIC_ORDERINGS, ATOMIC_SCOPES
 from transpiler.model import (
@@ -49,21 +58,12 @@ from transpiler.model import (
     TFor,
     TIf,
     TileType,
+    TJump,
     TStmt,
+    TWhile,
     ValueType,
     dim_op,
 )
-
-
-@dataclass(frozen=True)
-class BoolSym:
-    """A `tl.constexpr` parameter holding a bool (a `const NAME: bool` generic)."""
-
-    name: str
-    kind: str = "bool"
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class NeedsKind(Exception):
@@ -93,6 +93,11 @@ _AUGOPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*",
 _CMPOPS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
            cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!="}
 _SYMBOLIC = (DimSym, DimExpr, BoolSym)
+# Python's `math` functions folded on compile-time numbers (module constants).
+_PYTHON_MATH: dict[str, Callable[..., float]] = {
+    "math.log": math.log, "math.log2": math.log2, "math.exp": math.exp,
+    "math.sqrt": math.sqrt, "math.pow": math.pow,
+}
 # Tensor methods that take a shape or axes as separate arguments too.
 _SHAPE_METHODS = ("reshape", "view", "permute", "trans", "broadcast_to")
 # `tl.PropagateNan` members, as the strings `tl.maximum` reads.
@@ -114,6 +119,17 @@ class Decisions:
     pointers: set[str] = field(default_factory=set)
     floats: set[str] = field(default_factory=set)
     fixed: dict[str, DType] = field(default_factory=dict)
+    # `tl.constexpr` parameter -> the launch value this entry is translated for.
+    values: dict[str, object] = field(default_factory=dict)
+    # Condition over constexprs (text) -> its outcome in this entry.
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+
+    def copy(self, **changes: object) -> Decisions:
+        fields = {"pointers": set(self.pointers), "floats": set(self.floats),
+                  "fixed": dict(self.fixed), "values": dict(self.values),
+                  "outcomes": dict(self.outcomes)}
+        fields.update(changes)
+        return Decisions(**fields)  # type: ignore[arg-type]
 
 
 def const(value: object, span: Span | None = None) -> TExpr:
@@ -128,8 +144,9 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) or isinstance(value, _SYMBOLIC)
 
 
-class Analyzer:
-    """Abstract interpretation of one Triton kernel body (helpers inlined)."""
+class Analyzer(PhiloxRules, DescriptorRules):
+    """Abstract interpretation of one Triton kernel body (helpers inlined; the random
+    functions' rules in `philox.py`, tensor descriptors' in `descriptors.py`)."""
 
     def __init__(self, source: TritonSource, kernel: TritonKernel, decisions: Decisions,
                  bool_constexprs: set[str]) -> None:
@@ -147,7 +164,8 @@ class Analyzer:
         self.carried_stack: list[set[str]] = []
         self.float_uses: set[str] = set()
         self.int_uses: set[str] = set()
-        self.loop_depth = 0
+        # The kinds ("for", "while") of the loops around the statement being analyzed.
+        self.loop_kinds: list[str] = []
 
     # ---- diagnostics -------------------------------------------------------------------
 
@@ -202,6 +220,9 @@ class Analyzer:
                             self.span(fn.name), notes=self.notes)
         model.split_loops = False
         model.dtype_variant = {p: d.name for p, d in sorted(self.decisions.fixed.items())}
+        model.const_variant = dict(sorted(self.decisions.values.items()))
+        model.cond_variant = {o.text: {"tree": o.tree, "value": o.value}
+                              for o in self.decisions.outcomes.values()}
         self.resolve(model)
         return model
 
@@ -212,6 +233,14 @@ class Analyzer:
         constexpr = annotation is not None and self.source.language_attr(
             param.annotation.annotation) == "constexpr" or name in self.kernel.heuristics
         default = param.default
+        if constexpr and name in self.decisions.values:
+            fixed = self.decisions.values[name]
+            kind = "bool" if isinstance(fixed, bool) else "int" if isinstance(
+                fixed, int) else "value"
+            self.params.append(KernelParam(name, "const", ConstType(fixed), kind, span,
+                                           fixed=fixed))
+            self.scope.names[name] = const(fixed, span)
+            return
         if constexpr:
             kind = self.constexpr_kind(name, default)
             value: object = BoolSym(name) if kind == "bool" else DimSym(name)
@@ -221,7 +250,8 @@ class Analyzer:
         if name in self.decisions.pointers:
             dtype: ElemType = self.decisions.fixed.get(name) or DTypeVar(index)
             ptype = PointerType(dtype, (), name)
-            self.params.append(KernelParam(name, "pointer", ptype, None, span))
+            self.params.append(KernelParam(name, "pointer", ptype, None, span,
+                                           jit=self.jit_keys("pointer", name, index)))
             self.scope.names[name] = TExpr("ptr_param", [], ptype, span,
                                            {"name": rust_ident(name)})
             return
@@ -230,9 +260,22 @@ class Analyzer:
             member = self.source.language_attr(param.annotation.annotation)
             if member in dtypes.TRITON_DTYPES:
                 scalar = DType(dtypes.TRITON_DTYPES[member])
-        self.params.append(KernelParam(name, "scalar", ScalarType(scalar), None, span))
+        keys = self.jit_keys("int", name, index) if dtypes.is_int(scalar) else ()
+        self.params.append(KernelParam(name, "scalar", ScalarType(scalar), None, span,
+                                       jit=keys))
         self.scope.names[name] = TExpr("var", [], ScalarType(scalar), span,
                                        {"name": rust_ident(name), "param": name})
+
+    def jit_keys(self, kind: str, name: str, index: int) -> tuple[tuple[str, object, str], ...]:
+        """Triton's JIT specializations of this argument, less those `@triton.jit(...)`
+        turns off."""
+        lists = {}
+        for option in ("do_not_specialize", "do_not_specialize_on_alignment"):
+            node = self.kernel.options.get(option)
+            value = self.const_value(node) if node is not None else ()
+            lists[option] = set(value if isinstance(value, tuple) else (value,))
+        return jit_keys(kind, name, index, lists["do_not_specialize"],
+                        lists["do_not_specialize_on_alignment"])
 
     def constexpr_kind(self, name: str, default: cst.BaseExpression | None) -> str:
         if name in self.bool_constexprs:
@@ -243,9 +286,8 @@ class Analyzer:
                 return "bool"
             if isinstance(value, int):
                 return "int"
-            raise self.error("E0123", f"`{name}` is a `tl.constexpr` whose default is not an "
-                             "int or a bool: its launch values decide the kernel (one entry "
-                             "per value), which this translator does not derive yet", default)
+            # A string, dtype or None: its launch values decide the kernel.
+            raise NeedsChoice(param=name)
         return "int"
 
     def const_value(self, node: cst.BaseExpression) -> object:
@@ -261,7 +303,7 @@ class Analyzer:
             if isinstance(stmt, cst.If) and _ends_with_return(stmt.body.body) and \
                     stmt.orelse is None and index + 1 < len(stmts):
                 # An early exit: the rest of the block runs in the `else` arm.
-                if self.loop_depth:
+                if self.loop_kinds:
                     raise self.error("E0104", "a `return` inside a loop cannot be translated",
                                      stmt)
                 self.if_statement(stmt, list(stmt.body.body)[:-1], stmts[index + 1:])
@@ -280,7 +322,7 @@ class Analyzer:
         elif isinstance(stmt, cst.For):
             self.for_loop(stmt)
         elif isinstance(stmt, cst.While):
-            raise self.error("E0104", "`while` loops are not translated yet", stmt)
+            self.while_loop(stmt)
         else:
             raise self.error("E0104", f"`{type(stmt).__name__}` is not allowed in a kernel",
                              stmt)
@@ -290,7 +332,7 @@ class Analyzer:
             if isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
                 return
             value = self.expr(small.value)
-            if value.op == "atomic_ptr":
+            if value.op in ("atomic_ptr", "atomic_cas_ptr"):
                 value.attrs["keep_old"] = False
             if not is_const(value) and value.op not in ("var", "ptr_param"):
                 self.out.append(TEffect(value, self.span(small)))
@@ -313,6 +355,8 @@ class Analyzer:
                                  "exit of the kernel or a helper's last statement)", small)
         elif isinstance(small, cst.Pass):
             return
+        elif isinstance(small, cst.Break | cst.Continue):
+            self.jump(small)
         elif isinstance(small, cst.Assert):
             return
         else:
@@ -450,20 +494,88 @@ class Analyzer:
                                                     self.span(node.target),
                                                     {"name": loop_var})
         self.carried_stack.append(carried)
-        self.loop_depth += 1
+        self.loop_kinds.append("for")
         try:
             self.block(list(node.body.body))
         finally:
             self.carried_stack.pop()
-            self.loop_depth -= 1
+            self.loop_kinds.pop()
         body, self.out = self.out, saved
+        self.restore_after_loop(before)
+        self.out.append(TFor(loop_var, start, stop, step_e, body,
+                             sorted(before[n].attrs["name"] for n in carried), self.span(node)))
+
+    def restore_after_loop(self, before: dict[str, TExpr]) -> None:
+        """The scope after a loop: as before it (carried names keep their variables), plus
+        the compile-time values the body bound."""
         after = self.scope.names
         self.scope.names = dict(before)
         for name, value in after.items():
             if name not in before and is_const(value):
                 self.scope.names[name] = value
-        self.out.append(TFor(loop_var, start, stop, step_e, body,
-                             sorted(before[n].attrs["name"] for n in carried), self.span(node)))
+
+    def while_loop(self, node: cst.While) -> None:
+        """`while cond:` -> `TWhile`. A condition that needs statements of its own (a load,
+        an atomic) is computed at the top of a `loop` that breaks when it is false, so it
+        runs before each iteration, as Triton evaluates it."""
+        if node.orelse is not None:
+            raise self.error("E0104", "`while ... else` is not allowed in a kernel", node)
+        assigned = _assigned_names(node.body.body)
+        for name in sorted(assigned):
+            if name in self.scope.names:
+                self.materialize(name, node)
+        before = dict(self.scope.names)
+        carried = {n for n in assigned if n in before and before[n].op == "var"}
+        for name in carried:
+            binding = before[name].attrs.get("binding")
+            if isinstance(binding, TAssign | TIf):
+                binding.mutable = True
+        saved, self.out = self.out, []
+        self.carried_stack.append(carried)
+        self.loop_kinds.append("while")
+        try:
+            cond = self.while_condition(node)
+            head, self.out = self.out, []
+            if head or (cond is not None and not _inline_condition(cond)):
+                # `if cond {} else { break }`: the cuTile Rust compiler has no `!` on a
+                # scalar bool.
+                exit_if = TIf(cond, [], [TJump("break", self.span(node.test))], [],
+                              self.span(node.test))
+                self.out = [*head, exit_if]
+                cond = None
+            self.block(list(node.body.body))
+        finally:
+            self.carried_stack.pop()
+            self.loop_kinds.pop()
+        body, self.out = self.out, saved
+        self.restore_after_loop(before)
+        self.out.append(TWhile(cond, body, sorted(before[n].attrs["name"] for n in carried),
+                               self.span(node)))
+
+    def while_condition(self, node: cst.While) -> TExpr | None:
+        """The loop's condition as a runtime bool, None for one that is always true."""
+        cond = self.expr(node.test)
+        if is_const(cond) and not isinstance(cond.type.value, _SYMBOLIC):
+            if cond.type.value:
+                return None
+            raise self.error("E0110", "a `while` whose condition is always false never runs; "
+                             "remove it", node.test)
+        if is_const(cond):
+            raise self.error("E0103", "a `while` condition on a `tl.constexpr` has no cuTile "
+                             "Rust form; test it with `if`", node.test)
+        return self.truth(cond, node.test)
+
+    def jump(self, node: cst.Break | cst.Continue) -> None:
+        kind = "break" if isinstance(node, cst.Break) else "continue"
+        if not self.loop_kinds:
+            raise self.error("E0104", f"`{kind}` outside a loop", node)
+        if kind == "break" and self.loop_kinds[-1] == "for":
+            # cutile-compiler 0.5.0 rejects a `break` whose innermost loop is a `for` (a
+            # Tile IR `for` has no early exit).
+            raise self.error("E0110", "`break` inside a `for` loop has no cuTile Rust 0.5.0 "
+                             "form (Tile IR `for` cannot exit early); write the loop as "
+                             "`while` with a counter", node)
+        self.out.append(TJump(kind, self.span(node)))
 
     def range_kind(self, it: cst.BaseExpression) -> str | None:
         if not isinstance(it, cst.Call):
@@ -490,6 +602,10 @@ class Analyzer:
     def truth(self, cond: TExpr, node: cst.CSTNode) -> TExpr:
         """A runtime `if` condition as a scalar bool."""
         if isinstance(cond.type, TileType) and cond.type.rank == 0:
+            if cond.op != "var":
+                # Named first: the cuTile Rust compiler panics on `tile_to_scalar` of a bool
+                # tile operation written inline.
+                cond = self.let_value("cond", cond)
             cond = TExpr("tile_to_scalar", [cond], ScalarType(cond.type.dtype), cond.span)
         if not isinstance(cond.type, ScalarType):
             raise self.error("E0107", "an `if` condition must be a scalar", node)
@@ -598,12 +714,20 @@ class Analyzer:
                 return self.expr(node.body if cond.type.value else node.orelse)
             body, orelse = self.expr(node.body), self.expr(node.orelse)
             if is_const(cond) and is_const(body) and is_const(orelse):
-                raise self.error("E0123", "a compile-time choice between values on a "
-                                 "`tl.constexpr` needs one entry per value of the constexpr, "
-                                 "which this translator does not derive yet", node)
+                return self.expr(node.body if self.choose(cond.type.value) else node.orelse)
             return self.where(cond, body, orelse, node)
         raise self.error("E0104", f"`{type(node).__name__}` is not supported in a kernel",
                          node)
+
+    def choose(self, cond: object) -> bool:
+        """The outcome, in this entry, of a compile-time choice on constexprs: a bool or
+        int parameter's value is fixed per entry, any other condition's outcome is."""
+        if isinstance(cond, BoolSym | DimSym):
+            raise NeedsChoice(param=cond.name, truth=True)
+        outcome = self.decisions.outcomes.get(condition_text(cond))
+        if outcome is None:
+            raise NeedsChoice(condition=cond)
+        return outcome.value
 
     def name(self, node: cst.Name) -> TExpr:
         value = self.scope.names.get(node.value)
@@ -676,6 +800,10 @@ class Analyzer:
             if is_const(x):
                 return const(dim_op("-", 0, x.type.value), x.span)
             return TExpr("neg", [x], x.type, self.span(node))
+        if is_const(x) and isinstance(x.type.value, BoolSym | DimSym) and isinstance(
+                op, cst.Not):
+            # The cuTile Rust compiler has no `!` on a const generic: one entry per value.
+            raise NeedsChoice(param=x.type.value.name, truth=True)
         if is_const(x):
             raise self.error("E0107", "`not` / `~` of a compile-time parameter: compare it "
                              "instead", node)
@@ -924,10 +1052,12 @@ class Analyzer:
             if not isinstance(other, (int, *_SYMBOLIC)):
                 # `ACTIVATION == "relu"`: the constexpr holds a string (or a dtype, None),
                 # not an integer; its launch values decide the kernel.
-                raise self.error("E0123", f"this `tl.constexpr` is compared with "
-                                 f"{_const_text(other)}: a string, dtype or None constexpr "
-                                 "needs one entry per launch value, which this translator "
-                                 "does not derive yet", node)
+                sym = x if isinstance(x, _SYMBOLIC) else y
+                if isinstance(sym, DimSym | BoolSym):
+                    raise NeedsChoice(param=sym.name)
+                raise self.error("E0123", f"this `tl.constexpr` expression is compared with "
+                                 f"{_const_text(other)}; only a parameter itself can be "
+                                 "compared with a string, dtype or None", node)
             if op in ("+", "-", "*", "//", "%"):
                 return const(dim_op(op, x, y), span)
             if op in _PY_FOLD and op not in ("/", "**", "<<", ">>"):
@@ -1039,6 +1169,15 @@ class Analyzer:
         triton = self.source.triton_attr(func)
         if triton == "cdiv":
             return self.api_call("cdiv", API["cdiv"], node)
+        python_math = _PYTHON_MATH.get(dotted_name(func) or "")
+        if python_math is not None:
+            # `math.log(2)` in a module constant: folded at compile time, as Python does.
+            values = [self.const_value(a.value) for a in node.args]
+            if not all(isinstance(v, int | float) and not isinstance(v, bool)
+                       for v in values):
+                raise self.error("E0103", f"`{dotted_name(func)}` of a value that is not "
+                                 "a compile-time number", node)
+            return const(python_math(*values), self.span(node))
         if isinstance(func, cst.Attribute):
             return self.method_call(func, node)
         if isinstance(func, cst.Name):
@@ -1046,6 +1185,8 @@ class Analyzer:
                 return self.inline(func.value, node)
             if func.value in ("min", "max"):
                 return self.builtin_minmax(func.value, node)
+            if func.value == "isinstance":
+                return self.isinstance_check(node)
             if func.value in ("int", "float", "bool", "len"):
                 value = self.const_value(node.args[0].value)
                 fold = {"int": int, "float": float, "bool": bool, "len": len}[func.value]
@@ -1077,6 +1218,8 @@ class Analyzer:
             args = self.bound("to", ApiEntry(("dtype", "fp_downcast_rounding=None",
                                               "bitcast=False"), "", ""), node)
             return self.convert(receiver, args, node)
+        if is_const(receiver) and isinstance(receiver.type.value, Descriptor):
+            return self.descriptor_method(receiver.type.value, method, node)
         name = METHODS.get(method)
         if name is None or is_const(receiver):
             raise self.error("E0107", f"`.{method}(...)` is not supported on this value", func)
@@ -1138,6 +1281,12 @@ class Analyzer:
         body = list(fn.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
+        saved = self.scope
+        self.scope = _Scope(dict(values), f"{name.strip('_')}_")
+        try:
+            body = self.static_tail(body)
+        finally:
+            self.scope = saved
         result: cst.BaseExpression | None = None
         if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(
                 body[-1].body[-1], cst.Return):
@@ -1154,6 +1303,35 @@ class Analyzer:
             self.helper_stack.pop()
             self.scope = saved
         return value
+
+    def isinstance_check(self, node: cst.Call) -> TExpr:
+        """`isinstance(x, tl.tensor_descriptor)`, decided at compile time as Triton's JIT
+        decides it: false for a pointer or a number (this front end takes no descriptor
+        arguments)."""
+        if len(node.args) != 2 or self.source.language_attr(
+                node.args[1].value) != "tensor_descriptor":
+            raise self.error("E0105", "`isinstance` in a kernel is translated only as "
+                             "`isinstance(x, tl.tensor_descriptor)`", node)
+        value = self.expr(node.args[0].value)
+        if isinstance(value.type, PointerType | ScalarType | TileType) or is_const(value):
+            return const(False, self.span(node))
+        raise self.error("E0107", "`isinstance` of this value cannot be decided", node)
+
+    def static_tail(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """A helper body ending in `if C: ... return a` / `else: ... return b` on a
+        compile-time `C` (`isinstance(x, tl.tensor_descriptor)`, a constexpr flag with a
+        known value): the chosen arm's statements in place of the `if`, as Triton's
+        compiler folds it; any other body as it is."""
+        while body and isinstance(body[-1], cst.If) and _returns_value(body[-1].body.body) \
+                and body[-1].orelse is not None and _returns_value(_else_body(body[-1])):
+            last = body[-1]
+            mark = len(self.out)
+            cond = self.expr(last.test)
+            if not is_const(cond) or isinstance(cond.type.value, _SYMBOLIC):
+                del self.out[mark:]  # a runtime test: the body stays as it is
+                break
+            body = body[:-1] + list(last.body.body if cond.type.value else _else_body(last))
+        return body
 
     def builtin_minmax(self, which: str, node: cst.Call) -> TExpr:
         values = [self.expr(a.value) for a in node.args]
@@ -1239,9 +1417,11 @@ class Analyzer:
     def rule_zeros(self, name: str, args: dict, node: cst.Call) -> TExpr:
         shape = self.shape_arg(args, "shape", node)
         dtype = self.dtype_arg(args, "dtype", node)
-        value = self.const_arg(args, "value", 0) if name == "full" else 0
+        given = self.arg(args, "value") if name == "full" else None
+        value = given.type.value if given is not None and is_const(given) else (
+            0 if given is None else None)
         if not isinstance(value, int | float | bool):
-            scalar = self.cast(self.runtime(self.arg(args, "value")), dtype)
+            scalar = self.cast(self.runtime(given), dtype)
             return self.broadcast(scalar, shape, node)
         return TExpr("full", [], TileType(dtype, shape), self.span(node),
                      {"value": value, "shape": shape})
@@ -1292,12 +1472,17 @@ class Analyzer:
                              "pointers, which have no cuTile Rust form", node)
         pointer, mask = self.memory_common(args, node, ("cache_modifier", "eviction_policy",
                                                         "volatile"))
+        return self.load_through(pointer, mask, self.arg(args, "other"), node)
+
+    def load_through(self, pointer: TExpr, mask: TExpr | None, other: TExpr | None,
+                     node: cst.CSTNode) -> TExpr:
+        """A load through a pointer tile, its masked lanes `other` (a literal padding where
+        the crate takes one, else a tile operand)."""
         assert isinstance(pointer.type, PointerType)
         dtype = self.find(pointer.type.dtype)
         shape = tuple(pointer.type.shape)
         attrs: dict[str, object] = {"has_mask": mask is not None, "param": pointer.type.param}
         operands = [pointer] + ([mask] if mask is not None else [])
-        other = self.arg(args, "other")
         if mask is not None and other is not None and not (is_const(other) and
                                                            other.type.value is None):
             if is_const(other) and _literal_padding(other.type.value, dtype):
@@ -1365,18 +1550,42 @@ class Analyzer:
         if mode is None:
             raise self.error("E0120", f"`tl.{name}` on {kind} elements has no atomic mode in "
                              "cuTile Rust 0.5.0", node)
+        ordering, scope = self.atomic_order(args, node)
+        self.params_by_name[pointer.type.param].written = True
+        operands = [pointer, value] + ([mask] if mask is not None else [])
+        return TExpr("atomic_ptr", operands, TileType(dtype, tuple(pointer.type.shape)),
+                     self.span(node), {"has_mask": mask is not None, "mode": mode,
+                                       "ordering": ordering, "scope": scope,
+                                       "param": pointer.type.param, "function": function})
+
+    def atomic_order(self, args: dict, node: cst.Call) -> tuple[str, str]:
         sem = self.const_arg(args, "sem", "acq_rel") or "acq_rel"
         scope = self.const_arg(args, "scope", "gpu") or "gpu"
         if sem not in ATOMIC_ORDERINGS or scope not in ATOMIC_SCOPES:
             raise self.error("E0111", f"`sem={sem!r}` / `scope={scope!r}` is not a Triton "
                              "atomic ordering and scope", node)
+        return ATOMIC_ORDERINGS[sem], ATOMIC_SCOPES[scope]
+
+    def rule_atomic_cas(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.atomic_cas(pointer, cmp, val)`: the old values, bit-compared (Triton's
+        default `acq_rel` / `gpu`)."""
+        pointer, _ = self.memory_common(args, node, ())
+        cmp = self.stored_value(args, "cmp", pointer, node)
+        value = self.stored_value(args, "val", pointer, node)
+        assert isinstance(pointer.type, PointerType)
+        dtype = self.find(pointer.type.dtype)
+        if isinstance(dtype, DTypeVar):
+            raise DtypeDependent(dtype, (dtypes.CAS_VARIANTS,))
+        if dtype.name not in dtypes.CAS_VARIANTS and dtype.name not in ("uint32", "uint64",
+                                                                       "float64"):
+            raise self.error("E0120", f"`tl.atomic_cas` on {dtype.name}: Tile IR's "
+                             "compare-and-swap takes 32- and 64-bit elements only", node)
+        ordering, scope = self.atomic_order(args, node)
         self.params_by_name[pointer.type.param].written = True
-        operands = [pointer, value] + ([mask] if mask is not None else [])
-        return TExpr("atomic_ptr", operands, TileType(dtype, tuple(pointer.type.shape)),
-                     self.span(node), {"has_mask": mask is not None, "mode": mode,
-                                       "ordering": ATOMIC_ORDERINGS[sem],
-                                       "scope": ATOMIC_SCOPES[scope],
-                                       "param": pointer.type.param, "function": function})
+        return TExpr("atomic_cas_ptr", [pointer, cmp, value],
+                     TileType(self.find(pointer.type.dtype), tuple(pointer.type.shape)),
+                     self.span(node), {"ordering": ordering, "scope": scope,
+                                       "param": pointer.type.param})
 
     def rule_where(self, name: str, args: dict, node: cst.Call) -> TExpr:
         cond, x, y = (self.arg(args, k) for k in ("condition", "x", "y"))
@@ -1603,6 +1812,38 @@ class Analyzer:
         axes = tuple(dims) if dims else tuple(reversed(range(x.type.rank)))
         return self.permute(x, axes, node)
 
+    def rule_split(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.split(a)`: the two halves of a last dimension of size 2, each an `extract`
+        of the sub-tile at index 0 or 1 of that dimension, reshaped without it."""
+        a = self.tile_arg(args, "a", node)
+        assert isinstance(a.type, TileType)
+        if not a.type.shape or a.type.shape[-1] != 2:
+            raise self.error("E0108", "`tl.split` needs a last dimension of size 2", node)
+        part = (*a.type.shape[:-1], 1)
+        halves = []
+        for k in (0, 1):
+            indices = [self.runtime(const(0)) for _ in part[:-1]] + [self.runtime(const(k))]
+            piece = TExpr("extract", [a, *indices], TileType(a.type.dtype, part),
+                          self.span(node))
+            halves.append(TExpr("reshape", [piece], TileType(a.type.dtype, part[:-1]),
+                                self.span(node), {"shape": part[:-1]}))
+        return TExpr("pytuple", halves, ListType(tuple(h.type for h in halves)),
+                     self.span(node))
+
+    def rule_join(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.join(a, b)`: a new last dimension of size 2 holding `a` then `b` (a `cat` of
+        both, each given a last dimension of size 1)."""
+        a, b = self.tile_arg(args, "a", node), self.tile_arg(args, "b", node)
+        if self.elem(a) != self.elem(b):
+            raise self.error("E0108", "`tl.join` takes two tensors of one element type", node)
+        shape = self.broadcast_shapes(self.shape_of(a), self.shape_of(b), node)
+        lifted = (*shape, 1)
+        parts = [TExpr("reshape", [self.broadcast(x, shape, node)],
+                       TileType(self.elem(x), lifted), self.span(node), {"shape": lifted})
+                 for x in (a, b)]
+        return TExpr("cat", parts, TileType(self.elem(a), (*shape, 2)), self.span(node),
+                     {"axis": len(shape)})
+
     def convert(self, x: TExpr, args: dict, node: cst.Call) -> TExpr:
         dtype = self.dtype_arg(args, "dtype", node)
         if self.const_arg(args, "bitcast"):
@@ -1632,6 +1873,10 @@ class Analyzer:
                 and not cond.type.value:
             raise self.error("E0103", "`tl.static_assert` fails for this kernel", node)
         return const(None, self.span(node))
+
+    def rule_constexpr(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.constexpr(v)`: the compile-time value itself."""
+        return const(self.const_arg(args, "value"), self.span(node))
 
     def rule_debug_barrier(self, name: str, args: dict, node: cst.Call) -> TExpr:
         return TExpr("barrier", [], ListType(()), self.span(node))
@@ -1663,6 +1908,10 @@ class Analyzer:
                     for e in (s.start, s.stop, s.step):
                         walk(e)
                     walk_stmts(s.body)
+                elif isinstance(s, TWhile):
+                    if s.cond is not None:
+                        walk(s.cond)
+                    walk_stmts(s.body)
                 elif isinstance(s, TIf):
                     walk(s.cond)
                     walk_stmts(s.then)
@@ -1672,6 +1921,18 @@ class Analyzer:
         walk_stmts(model.body)
         for p in model.params:
             p.type = fix(p.type)  # type: ignore[assignment]
+
+
+# Operations a `while` condition may hold and still be tested in Rust's `while` header: the
+# lowering writes each of them inline, where other operations (a load, a reduction) need
+# statements of their own, which must run inside the loop before each test.
+_INLINE_CONDITION_OPS = frozenset({"var", "literal", "dim", "const_cond", "not", "compare",
+                                   "binary"})
+
+
+def _inline_condition(e: TExpr) -> bool:
+    return isinstance(e.type, ScalarType) and e.op in _INLINE_CONDITION_OPS and all(
+        _inline_condition(a) for a in e.args)
 
 
 def _const_text(value: object) -> str:
@@ -1737,6 +1998,18 @@ def _ends_with_return(body: Sequence[cst.BaseStatement]) -> bool:
     last = body[-1]
     return isinstance(last, cst.SimpleStatementLine) and isinstance(
         last.body[-1], cst.Return) and last.body[-1].value is None
+
+
+def _returns_value(body: Sequence[cst.BaseStatement]) -> bool:
+    """Whether a block ends with `return VALUE` (or an `if`/`else` whose arms both do)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.If):
+        return last.orelse is not None and _returns_value(last.body.body) and \
+            _returns_value(_else_body(last))
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(
+        last.body[-1], cst.Return) and last.body[-1].value is not None
 
 
 def _else_body(node: cst.If) -> list[cst.BaseStatement]:

@@ -93,6 +93,7 @@ API: dict[str, ApiEntry] = {
     "assume": ApiEntry(_sig("cond"), "assume", ""),
     "debug_barrier": ApiEntry((), "debug_barrier", "barrier"),
     "static_assert": ApiEntry(_sig("cond, msg=''"), "static_assert", ""),
+    "constexpr": ApiEntry(_sig("value"), "constexpr", ""),
     "static_print": ApiEntry(_sig("values"), "ignored", ""),
     "device_print": ApiEntry(_sig("prefix, args"), "ignored", ""),
     "device_assert": ApiEntry(_sig("cond, msg=''"), "ignored", ""),
@@ -116,12 +117,16 @@ API: dict[str, ApiEntry] = {
         "E0120", "block pointers were removed in Triton 3.9 and have no cuTile Rust form; "
         "use tensor descriptors or pointer arithmetic"),
     "advance": _unsupported("E0120", "block pointers have no cuTile Rust form"),
-    "make_tensor_descriptor": _unsupported(
-        "E0121", "tensor descriptors are not translated yet (pointer arithmetic is)"),
-    "rand": _unsupported("E0121", "`tl.rand` (Philox) is not translated yet"),
-    "randn": _unsupported("E0121", "`tl.randn` (Philox) is not translated yet"),
-    "randint": _unsupported("E0121", "`tl.randint` (Philox) is not translated yet"),
-    "atomic_cas": _unsupported("E0121", "`tl.atomic_cas` is not translated yet"),
+    "make_tensor_descriptor": ApiEntry(_sig(
+        "base, shape, strides, block_shape, padding_option=None"), "make_tensor_descriptor",
+        "descriptor"),
+    "rand": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "randn": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "randint": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "randint4x": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "rand4x": ApiEntry(_sig("seed, offset, n_rounds=None"), "random", "philox"),
+    "atomic_cas": ApiEntry(_sig("pointer, cmp, val, sem=None, scope=None"), "atomic_cas",
+                           "atomic_cas_ptr"),
     "associative_scan": _unsupported(
         "E0121", "scans with a user combiner are not translated yet (`tl.cumsum` is)"),
     "reduce": _unsupported(
@@ -129,8 +134,8 @@ API: dict[str, ApiEntry] = {
         "`tl.max`, `tl.min` are)"),
     "histogram": _unsupported("E0120", "`tl.histogram` has no Tile IR form"),
     "gather": _unsupported("E0121", "`tl.gather` is not translated yet"),
-    "join": _unsupported("E0121", "`tl.join` is not translated yet"),
-    "split": _unsupported("E0121", "`tl.split` is not translated yet"),
+    "join": ApiEntry(_sig("a, b"), "join", "cat"),
+    "split": ApiEntry(_sig("a"), "split", "extract"),
     "cat": _unsupported("E0121", "`tl.cat` is not translated yet"),
     "dot_scaled": _unsupported("E0120", "`tl.dot_scaled` has no cuTile Rust 0.5.0 form"),
     "softmax": _unsupported("E0121", "`tl.softmax` is not translated yet"),
@@ -144,7 +149,7 @@ METHODS: dict[str, str] = {
     "cumsum": "cumsum", "reshape": "reshape", "view": "reshape", "broadcast_to":
     "broadcast_to", "expand_dims": "expand_dims", "trans": "trans", "permute": "permute",
     "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt", "abs": "abs",
-    "sigmoid": "sigmoid", "cast": "cast",
+    "sigmoid": "sigmoid", "cast": "cast", "split": "split",
 }
 
 # libdevice / `tl.math` function -> the model's unary function (None: the crate has none).

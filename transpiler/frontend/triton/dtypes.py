@@ -34,6 +34,8 @@ _KINDS: dict[str, tuple[int, int]] = {
 FLOAT_VARIANTS = ("float16", "bfloat16", "float32")
 INDEX_VARIANTS = ("int32", "int64")
 ATOMIC_VARIANTS = ("float32", "float16", "int32")
+# Tile IR's compare-and-swap takes 32- and 64-bit elements only.
+CAS_VARIANTS = ("int32", "float32", "int64")
 BOOL, I32, I64, F32 = DType("bool_"), DType("int32"), DType("int64"), DType("float32")
 
 

@@ -30,10 +30,12 @@ from transpiler.model import (
     TIf,
     TokenType,
     TStmt,
+    TWhile,
 )
 
-MEMORY_OPS = ("load_ptr", "store_ptr", "atomic_ptr")
-WRITE_OPS = ("store_ptr", "atomic_ptr")
+ATOMIC_OPS = ("atomic_ptr", "atomic_cas_ptr")
+MEMORY_OPS = ("load_ptr", "store_ptr", *ATOMIC_OPS)
+WRITE_OPS = ("store_ptr", *ATOMIC_OPS)
 SHARED_CHAIN = "all"
 
 
@@ -50,7 +52,11 @@ def _accesses(stmts: list[TStmt], depth: int = 0) -> Iterator[tuple[TExpr, int]]
             for e in _exprs(stmt.value):
                 if e.op in MEMORY_OPS or e.op == "barrier":
                     yield e, depth
-        elif isinstance(stmt, TFor):
+        elif isinstance(stmt, TFor | TWhile):
+            if isinstance(stmt, TWhile) and stmt.cond is not None:
+                for e in _exprs(stmt.cond):
+                    if e.op in MEMORY_OPS:
+                        yield e, depth + 1
             yield from _accesses(stmt.body, depth + 1)
         elif isinstance(stmt, TIf):
             yield from _accesses(stmt.then, depth)
@@ -62,7 +68,7 @@ def _without_barriers(stmts: list[TStmt]) -> list[TStmt]:
     for stmt in stmts:
         if isinstance(stmt, TEffect) and stmt.value.op == "barrier":
             continue
-        if isinstance(stmt, TFor):
+        if isinstance(stmt, TFor | TWhile):
             stmt.body = _without_barriers(stmt.body)
         elif isinstance(stmt, TIf):
             stmt.then = _without_barriers(stmt.then)
@@ -74,7 +80,7 @@ def _without_barriers(stmts: list[TStmt]) -> list[TStmt]:
 def order_memory(body: list[TStmt], taken: set[str]) -> tuple[list[TStmt], list[str]]:
     """The body with token discipline set, and notes on what was chained."""
     accesses = list(_accesses(body))
-    shared = any(e.op in ("barrier", "atomic_ptr") for e, _ in accesses)
+    shared = any(e.op == "barrier" or e.op in ATOMIC_OPS for e, _ in accesses)
     key = (lambda e: SHARED_CHAIN) if shared else (lambda e: str(e.attrs["param"]))
     memory = [(e, d) for e, d in accesses if e.op in MEMORY_OPS]
     counts = Counter(key(e) for e, _ in memory)
