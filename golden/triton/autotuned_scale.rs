@@ -13,7 +13,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f16,
@@ -28,91 +32,135 @@ pub mod autotuned_scale {
         let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f16, { [BLOCK] }> = if EVEN {
-            let pointers_3: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_4: PointerTile<*mut f16, { [1] }> = pointers_3.reshape(const_shape![1]);
-            let pointers_5: PointerTile<*mut f16, { [BLOCK] }> =
-                pointers_4.broadcast(const_shape![BLOCK]);
-            let pointers_6: PointerTile<*mut f16, { [BLOCK] }> = pointers_5.offset_tile(offs);
-            let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_6,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_3: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let extent_4: i32 = BLOCK + BLOCK * pid;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<f16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let x: Tile<f16, { [BLOCK] }> = loaded_7;
-            let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-            let pointers_10: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_9.broadcast(const_shape![BLOCK]);
-            let arg_15: PointerTile<*mut E, { [BLOCK] }> = pointers_10.offset_tile(offs);
-            let pointers_11: PointerTile<*mut E, { [BLOCK] }> = arg_15;
-            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_13: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_14: Token = unsafe {
-                store_ptr_tko(
-                    pointers_11,
-                    conv_13,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
+            let (loaded_9, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [pid],
                     None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<f16, { [BLOCK] }> = loaded_9;
+            let arg_19: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_10: PointerTile<*mut E, { [] }> = arg_19;
+            let arg_20: i32 = BLOCK + BLOCK * pid;
+            let extent_11: i32 = arg_20;
+            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
+            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_14: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_10, shape_12, strides_13, new_token_unordered()) };
+            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_14,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_17: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_16 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_18: Token = unsafe {
+                store_view_raw(
+                    &view_15,
+                    conv_17,
+                    [pid],
                     Some(y_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            y_ptr_written = token_14;
-            y_ptr_accessed = token_14;
+            y_ptr_written = token_18;
+            y_ptr_accessed = token_18;
             x
         } else {
             let mask: Tile<bool, { [BLOCK] }> =
                 lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let pointers_16: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_17: PointerTile<*mut f16, { [1] }> = pointers_16.reshape(const_shape![1]);
-            let pointers_18: PointerTile<*mut f16, { [BLOCK] }> =
-                pointers_17.broadcast(const_shape![BLOCK]);
-            let arg_23: PointerTile<*mut f16, { [BLOCK] }> = pointers_18.offset_tile(offs);
-            let pointers_19: PointerTile<*mut f16, { [BLOCK] }> = arg_23;
-            let (loaded_20, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_19,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_21: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_24: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
+            let view_25: Partition<f16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_24,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_21: Tile<f16, { [BLOCK] }> = constant(f16::ZERO, const_shape![BLOCK]);
-            let selected_22: Tile<f16, { [BLOCK] }> = select(mask, loaded_20, t_21);
-            let x_2: Tile<f16, { [BLOCK] }> = selected_22;
-            let pointers_24: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_25: PointerTile<*mut E, { [1] }> = pointers_24.reshape(const_shape![1]);
-            let pointers_26: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_25.broadcast(const_shape![BLOCK]);
-            let arg_31: PointerTile<*mut E, { [BLOCK] }> = pointers_26.offset_tile(offs);
-            let pointers_27: PointerTile<*mut E, { [BLOCK] }> = arg_31;
-            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_29: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_30: Token = unsafe {
-                store_ptr_tko(
-                    pointers_27,
-                    conv_29,
+            let (loaded_26, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_25,
+                    [pid],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_2: Tile<f16, { [BLOCK] }> = loaded_26;
+            let arg_35: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_27: PointerTile<*mut E, { [] }> = arg_35;
+            let shape_28: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_29: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_30: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_27, shape_28, strides_29, new_token_unordered()) };
+            let view_31: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_30,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_32: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_33: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_32 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_34: Token = unsafe {
+                store_view_raw(
+                    &view_31,
+                    conv_33,
+                    [pid],
                     Some(y_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            y_ptr_written = token_30;
-            y_ptr_accessed = token_30;
+            y_ptr_written = token_34;
+            y_ptr_accessed = token_34;
             x_2
         };
     }
@@ -124,7 +172,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_bf16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut bf16,
@@ -139,91 +191,135 @@ pub mod autotuned_scale {
         let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<bf16, { [BLOCK] }> = if EVEN {
-            let pointers_3: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_4: PointerTile<*mut bf16, { [1] }> = pointers_3.reshape(const_shape![1]);
-            let pointers_5: PointerTile<*mut bf16, { [BLOCK] }> =
-                pointers_4.broadcast(const_shape![BLOCK]);
-            let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> = pointers_5.offset_tile(offs);
-            let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_6,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_3: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let extent_4: i32 = BLOCK + BLOCK * pid;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<bf16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let x: Tile<bf16, { [BLOCK] }> = loaded_7;
-            let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-            let pointers_10: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_9.broadcast(const_shape![BLOCK]);
-            let arg_15: PointerTile<*mut E, { [BLOCK] }> = pointers_10.offset_tile(offs);
-            let pointers_11: PointerTile<*mut E, { [BLOCK] }> = arg_15;
-            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_13: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_14: Token = unsafe {
-                store_ptr_tko(
-                    pointers_11,
-                    conv_13,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
+            let (loaded_9, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [pid],
                     None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<bf16, { [BLOCK] }> = loaded_9;
+            let arg_19: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_10: PointerTile<*mut E, { [] }> = arg_19;
+            let arg_20: i32 = BLOCK + BLOCK * pid;
+            let extent_11: i32 = arg_20;
+            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
+            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_14: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_10, shape_12, strides_13, new_token_unordered()) };
+            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_14,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_17: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_16 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_18: Token = unsafe {
+                store_view_raw(
+                    &view_15,
+                    conv_17,
+                    [pid],
                     Some(y_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            y_ptr_written = token_14;
-            y_ptr_accessed = token_14;
+            y_ptr_written = token_18;
+            y_ptr_accessed = token_18;
             x
         } else {
             let mask: Tile<bool, { [BLOCK] }> =
                 lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let pointers_16: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_17: PointerTile<*mut bf16, { [1] }> = pointers_16.reshape(const_shape![1]);
-            let pointers_18: PointerTile<*mut bf16, { [BLOCK] }> =
-                pointers_17.broadcast(const_shape![BLOCK]);
-            let arg_23: PointerTile<*mut bf16, { [BLOCK] }> = pointers_18.offset_tile(offs);
-            let pointers_19: PointerTile<*mut bf16, { [BLOCK] }> = arg_23;
-            let (loaded_20, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_19,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_21: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_24: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
+            let view_25: Partition<bf16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_24,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_21: Tile<bf16, { [BLOCK] }> = constant(bf16::ZERO, const_shape![BLOCK]);
-            let selected_22: Tile<bf16, { [BLOCK] }> = select(mask, loaded_20, t_21);
-            let x_2: Tile<bf16, { [BLOCK] }> = selected_22;
-            let pointers_24: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_25: PointerTile<*mut E, { [1] }> = pointers_24.reshape(const_shape![1]);
-            let pointers_26: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_25.broadcast(const_shape![BLOCK]);
-            let arg_31: PointerTile<*mut E, { [BLOCK] }> = pointers_26.offset_tile(offs);
-            let pointers_27: PointerTile<*mut E, { [BLOCK] }> = arg_31;
-            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_29: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_30: Token = unsafe {
-                store_ptr_tko(
-                    pointers_27,
-                    conv_29,
+            let (loaded_26, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_25,
+                    [pid],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_2: Tile<bf16, { [BLOCK] }> = loaded_26;
+            let arg_35: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_27: PointerTile<*mut E, { [] }> = arg_35;
+            let shape_28: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_29: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_30: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_27, shape_28, strides_29, new_token_unordered()) };
+            let view_31: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_30,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_32: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_33: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_32 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_34: Token = unsafe {
+                store_view_raw(
+                    &view_31,
+                    conv_33,
+                    [pid],
                     Some(y_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            y_ptr_written = token_30;
-            y_ptr_accessed = token_30;
+            y_ptr_written = token_34;
+            y_ptr_accessed = token_34;
             x_2
         };
     }
@@ -235,7 +331,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f32<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f32,
@@ -250,87 +350,133 @@ pub mod autotuned_scale {
         let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f32, { [BLOCK] }> = if EVEN {
-            let pointers_3: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_4: PointerTile<*mut f32, { [1] }> = pointers_3.reshape(const_shape![1]);
-            let pointers_5: PointerTile<*mut f32, { [BLOCK] }> =
-                pointers_4.broadcast(const_shape![BLOCK]);
-            let pointers_6: PointerTile<*mut f32, { [BLOCK] }> = pointers_5.offset_tile(offs);
-            let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_6,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_3: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let extent_4: i32 = BLOCK + BLOCK * pid;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<f32, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let x: Tile<f32, { [BLOCK] }> = loaded_7;
-            let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-            let pointers_10: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_9.broadcast(const_shape![BLOCK]);
-            let arg_14: PointerTile<*mut E, { [BLOCK] }> = pointers_10.offset_tile(offs);
-            let pointers_11: PointerTile<*mut E, { [BLOCK] }> = arg_14;
-            let conv_12: Tile<E, { [BLOCK] }> =
+            let (loaded_9, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [pid],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<f32, { [BLOCK] }> = loaded_9;
+            let arg_18: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_10: PointerTile<*mut E, { [] }> = arg_18;
+            let arg_19: i32 = BLOCK + BLOCK * pid;
+            let extent_11: i32 = arg_19;
+            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
+            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_14: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_10, shape_12, strides_13, new_token_unordered()) };
+            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_14,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_16: Tile<E, { [BLOCK] }> =
                 convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_13: Token = unsafe {
-                store_ptr_tko(
-                    pointers_11,
-                    conv_12,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
+            let token_17: Token = unsafe {
+                store_view_raw(
+                    &view_15,
+                    conv_16,
+                    [pid],
                     Some(y_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            y_ptr_written = token_13;
-            y_ptr_accessed = token_13;
+            y_ptr_written = token_17;
+            y_ptr_accessed = token_17;
             x
         } else {
             let mask: Tile<bool, { [BLOCK] }> =
                 lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let pointers_15: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_16: PointerTile<*mut f32, { [1] }> = pointers_15.reshape(const_shape![1]);
-            let pointers_17: PointerTile<*mut f32, { [BLOCK] }> =
-                pointers_16.broadcast(const_shape![BLOCK]);
-            let pointers_18: PointerTile<*mut f32, { [BLOCK] }> = pointers_17.offset_tile(offs);
-            let padding_19: f32 = 0.0f32;
-            let (loaded_20, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_18,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(padding_19),
+            let base_20: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_23: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_20, shape_21, strides_22, new_token_unordered()) };
+            let view_24: Partition<f32, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_23,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_25, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_24,
+                    [pid],
                     None,
-                    Latency::<0>,
-                )
-            };
-            let x_2: Tile<f32, { [BLOCK] }> = loaded_20;
-            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_22: PointerTile<*mut E, { [1] }> = pointers_21.reshape(const_shape![1]);
-            let pointers_23: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_22.broadcast(const_shape![BLOCK]);
-            let arg_27: PointerTile<*mut E, { [BLOCK] }> = pointers_23.offset_tile(offs);
-            let pointers_24: PointerTile<*mut E, { [BLOCK] }> = arg_27;
-            let conv_25: Tile<E, { [BLOCK] }> =
-                convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_26: Token = unsafe {
-                store_ptr_tko(
-                    pointers_24,
-                    conv_25,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_ptr_accessed),
-                    Latency::<0>,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
                 )
             };
-            y_ptr_written = token_26;
-            y_ptr_accessed = token_26;
+            let x_2: Tile<f32, { [BLOCK] }> = loaded_25;
+            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_26: PointerTile<*mut E, { [] }> = arg_33;
+            let shape_27: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_28: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_29: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_26, shape_27, strides_28, new_token_unordered()) };
+            let view_30: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_29,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_31: Tile<E, { [BLOCK] }> =
+                convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_32: Token = unsafe {
+                store_view_raw(
+                    &view_30,
+                    conv_31,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_32;
+            y_ptr_accessed = token_32;
             x_2
         };
     }

@@ -11,7 +11,10 @@ pub mod c_division {
     // generic ERPtr: ElementType <- dtype(r_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","kind":"pointer","name":"r_ptr","written":true},{"element":"i32","kind":"scalar","name":"d"},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none)
+    // note: `tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero)","`tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none)","`tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","kind":"pointer","name":"r_ptr","written":true},{"element":"i32","kind":"scalar","name":"d"},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn divmod_kernel<
         E: ElementType,
@@ -30,65 +33,95 @@ pub mod c_division {
         let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
-        let pointers_4: PointerTile<*mut E, { [1] }> = pointers_3.reshape(const_shape![1]);
-        let pointers_5: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_4.broadcast(const_shape![BLOCK]);
-        let arg_10: PointerTile<*mut E, { [BLOCK] }> = pointers_5.offset_tile(offs);
-        let pointers_6: PointerTile<*mut E, { [BLOCK] }> = arg_10;
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_6,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let base_3: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let t_8: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-        let selected_9: Tile<E, { [BLOCK] }> = select(mask, loaded_7, t_8);
-        let a: Tile<i32, { [BLOCK] }> = convert_tile(selected_9);
+        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let a: Tile<i32, { [BLOCK] }> = convert_tile(loaded_8);
         let shift: i32 = (pid - 3i32) / 2i32 + (pid - 3i32) % 2i32;
-        let pointers_11: PointerTile<*mut EQPtr, { [] }> = pointer_to_tile(q_ptr);
-        let pointers_12: PointerTile<*mut EQPtr, { [1] }> = pointers_11.reshape(const_shape![1]);
-        let pointers_13: PointerTile<*mut EQPtr, { [BLOCK] }> =
-            pointers_12.broadcast(const_shape![BLOCK]);
-        let arg_16: PointerTile<*mut EQPtr, { [BLOCK] }> = pointers_13.offset_tile(offs);
-        let pointers_14: PointerTile<*mut EQPtr, { [BLOCK] }> = arg_16;
-        let conv_15: Tile<EQPtr, { [BLOCK] }> = convert_tile(
+        let arg_15: PointerTile<*mut EQPtr, { [] }> = pointer_to_tile(q_ptr);
+        let base_9: PointerTile<*mut EQPtr, { [] }> = arg_15;
+        let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_12: Tensor<EQPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_10, strides_11, new_token_unordered()) };
+        let view_13: Partition<EQPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_12,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_14: Tile<EQPtr, { [BLOCK] }> = convert_tile(
             divi(a, broadcast_scalar(d, const_shape![BLOCK]), rounding::Zero)
                 + broadcast_scalar(shift, const_shape![BLOCK]),
         );
         unsafe {
-            store_ptr_tko(
-                pointers_14,
-                conv_15,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+            store_view_raw(
+                &view_13,
+                conv_14,
+                [pid],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
-        let pointers_17: PointerTile<*mut ERPtr, { [] }> = pointer_to_tile(r_ptr);
-        let pointers_18: PointerTile<*mut ERPtr, { [1] }> = pointers_17.reshape(const_shape![1]);
-        let pointers_19: PointerTile<*mut ERPtr, { [BLOCK] }> =
-            pointers_18.broadcast(const_shape![BLOCK]);
-        let arg_22: PointerTile<*mut ERPtr, { [BLOCK] }> = pointers_19.offset_tile(offs);
-        let pointers_20: PointerTile<*mut ERPtr, { [BLOCK] }> = arg_22;
+        let arg_22: PointerTile<*mut ERPtr, { [] }> = pointer_to_tile(r_ptr);
+        let base_16: PointerTile<*mut ERPtr, { [] }> = arg_22;
+        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_19: Tensor<ERPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
+        let view_20: Partition<ERPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_19,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         let conv_21: Tile<ERPtr, { [BLOCK] }> =
             convert_tile(remi(a, broadcast_scalar(d, const_shape![BLOCK])));
         unsafe {
-            store_ptr_tko(
-                pointers_20,
+            store_view_raw(
+                &view_20,
                 conv_21,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                [pid],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }

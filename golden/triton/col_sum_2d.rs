@@ -11,7 +11,9 @@ pub mod col_sum_2d {
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"col_sum_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"col_sum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"M"},{"element":"i32","kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"col_sum_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"col_sum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"M"},{"element":"i32","kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
     #[cutile::entry()]
     unsafe fn col_sum_kernel<E: ElementType, EYPtr: ElementType, const BM: i32, const BN: i32>(
         x_ptr: *mut E,
@@ -38,57 +40,71 @@ pub mod col_sum_2d {
                 broadcast_scalar(N, const_shape![1, BN]),
             );
             let mask: Tile<bool, { [BM, BN] }> = arg_8 & value_7.broadcast(const_shape![BM, BN]);
-            let pointers_9: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_10: PointerTile<*mut E, { [1, 1] }> =
-                pointers_9.reshape(const_shape![1, 1]);
-            let pointers_11: PointerTile<*mut E, { [BM, 1] }> =
-                pointers_10.broadcast(const_shape![BM, 1]);
-            let offsets_12: Tile<i32, { [BM, 1] }> =
-                rm.reshape(const_shape![BM, 1]) * broadcast_scalar(N, const_shape![BM, 1]);
-            let pointers_13: PointerTile<*mut E, { [BM, 1] }> = pointers_11.offset_tile(offsets_12);
-            let pointers_14: PointerTile<*mut E, { [BM, BN] }> =
-                pointers_13.broadcast(const_shape![BM, BN]);
-            let offsets_15: Tile<i32, { [BM, BN] }> = rn
-                .reshape(const_shape![1, BN])
-                .broadcast(const_shape![BM, BN]);
-            let arg_20: PointerTile<*mut E, { [BM, BN] }> = pointers_14.offset_tile(offsets_15);
-            let pointers_16: PointerTile<*mut E, { [BM, BN] }> = arg_20;
-            let (loaded_17, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_16,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let base_9: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_18: i32 = (m0 - 0i32) / BM;
+            let index_10: i32 = arg_18;
+            let block_11: i32 = get_tile_block_id().0;
+            let shape_12: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+            let strides_13: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
+            let tensor_14: Tensor<E, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_9, shape_12, strides_13, new_token_unordered()) };
+            let view_15: Partition<E, { [BM, BN] }> = unsafe {
+                make_partition_view(
+                    &tensor_14,
+                    const_shape![BM, BN],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_18: Tile<E, { [BM, BN] }> = constant(E::ZERO, const_shape![BM, BN]);
-            let selected_19: Tile<E, { [BM, BN] }> = select(mask, loaded_17, t_18);
-            let x: Tile<E, { [BM, BN] }> = selected_19;
-            let conv_21: Tile<f32, { [BM, BN] }> = convert_tile(x);
-            let red_22: Tile<f32, { [BN] }> = reduce_sum(conv_21, 0i32);
-            acc = acc + red_22;
+            let (loaded_16, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_15,
+                    [index_10, block_11],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BM, BN],
+                )
+            };
+            let x: Tile<E, { [BM, BN] }> = loaded_16;
+            let conv_19: Tile<f32, { [BM, BN] }> = convert_tile(x);
+            let red_20: Tile<f32, { [BN] }> = reduce_sum(conv_19, 0i32);
+            acc = acc + red_20;
         }
-        let pointers_23: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_24: PointerTile<*mut EYPtr, { [1] }> = pointers_23.reshape(const_shape![1]);
-        let pointers_25: PointerTile<*mut EYPtr, { [BN] }> =
-            pointers_24.broadcast(const_shape![BN]);
-        let arg_30: PointerTile<*mut EYPtr, { [BN] }> = pointers_25.offset_tile(rn);
-        let pointers_26: PointerTile<*mut EYPtr, { [BN] }> = arg_30;
+        let arg_29: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_21: PointerTile<*mut EYPtr, { [] }> = arg_29;
+        let block_22: i32 = get_tile_block_id().0;
+        let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_25: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_23, strides_24, new_token_unordered()) };
+        let view_26: Partition<EYPtr, { [BN] }> = unsafe {
+            make_partition_view(
+                &tensor_25,
+                const_shape![BN],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         let conv_27: Tile<f16, { [BN] }> = convert_tile(acc);
         let conv_28: Tile<EYPtr, { [BN] }> = convert_tile(conv_27);
-        let mask_29: Tile<bool, { [BN] }> = lt_tile(rn, broadcast_scalar(N, const_shape![BN]));
         unsafe {
-            store_ptr_tko(
-                pointers_26,
+            store_view_raw(
+                &view_26,
                 conv_28,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask_29),
+                [block_22],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }

@@ -9,7 +9,10 @@ pub mod embedding {
     // generic E: ElementType <- dtype(table_ptr), dtype(out_ptr)
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"pointer","name":"ids_ptr","written":false},{"element":"E","kind":"pointer","name":"table_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
+    // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index computed by `tile_to_scalar`
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index computed by `tile_to_scalar`","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"pointer","name":"ids_ptr","written":false},{"element":"E","kind":"pointer","name":"table_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i32<E: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i32,
@@ -56,21 +59,32 @@ pub mod embedding {
         };
         let vals: Tile<E, { [BLOCK_D] }> = loaded_11;
         let pointers_12: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let offsets_13: Tile<i32, { [] }> = scalar_to_tile(tok * dim);
-        let pointers_14: PointerTile<*mut E, { [] }> = pointers_12.offset_tile(offsets_13);
-        let pointers_15: PointerTile<*mut E, { [1] }> = pointers_14.reshape(const_shape![1]);
-        let pointers_16: PointerTile<*mut E, { [BLOCK_D] }> =
-            pointers_15.broadcast(const_shape![BLOCK_D]);
-        let pointers_17: PointerTile<*mut E, { [BLOCK_D] }> = pointers_16.offset_tile(cols);
+        let offsets_13: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
+        let base_14: PointerTile<*mut E, { [] }> = pointers_12.offset_tile(offsets_13);
+        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
+        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_17: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_14, shape_15, strides_16, new_token_unordered()) };
+        let view_18: Partition<E, { [BLOCK_D] }> = unsafe {
+            make_partition_view(
+                &tensor_17,
+                const_shape![BLOCK_D],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         unsafe {
-            store_ptr_tko(
-                pointers_17,
+            store_view_raw(
+                &view_18,
                 vals,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                [0i32],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }
@@ -78,7 +92,10 @@ pub mod embedding {
     // generic E: ElementType <- dtype(table_ptr), dtype(out_ptr)
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","kind":"pointer","name":"ids_ptr","written":false},{"element":"E","kind":"pointer","name":"table_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
+    // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","kind":"pointer","name":"ids_ptr","written":false},{"element":"E","kind":"pointer","name":"table_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i64<E: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i64,
@@ -129,21 +146,32 @@ pub mod embedding {
         };
         let vals: Tile<E, { [BLOCK_D] }> = loaded_15;
         let pointers_16: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let offsets_17: Tile<i32, { [] }> = scalar_to_tile(tok * dim);
-        let pointers_18: PointerTile<*mut E, { [] }> = pointers_16.offset_tile(offsets_17);
-        let pointers_19: PointerTile<*mut E, { [1] }> = pointers_18.reshape(const_shape![1]);
-        let pointers_20: PointerTile<*mut E, { [BLOCK_D] }> =
-            pointers_19.broadcast(const_shape![BLOCK_D]);
-        let pointers_21: PointerTile<*mut E, { [BLOCK_D] }> = pointers_20.offset_tile(cols);
+        let offsets_17: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
+        let base_18: PointerTile<*mut E, { [] }> = pointers_16.offset_tile(offsets_17);
+        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
+        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_21: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
+        let view_22: Partition<E, { [BLOCK_D] }> = unsafe {
+            make_partition_view(
+                &tensor_21,
+                const_shape![BLOCK_D],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         unsafe {
-            store_ptr_tko(
-                pointers_21,
+            store_view_raw(
+                &view_22,
                 vals,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                [0i32],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }

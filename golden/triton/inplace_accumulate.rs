@@ -10,7 +10,10 @@ pub mod inplace_accumulate {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"acc_ptr","written":true},{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"i32","kind":"scalar","name":"steps"},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)
+    // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"acc_ptr","written":true},{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"i32","kind":"scalar","name":"steps"},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn accumulate_kernel<E: ElementType, const BLOCK: i32>(
         acc_ptr: *mut E,
@@ -26,68 +29,101 @@ pub mod inplace_accumulate {
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
         for s in 0i32..steps {
-            let pointers_4: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let pointers_5: PointerTile<*mut E, { [1] }> = pointers_4.reshape(const_shape![1]);
-            let pointers_6: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_5.broadcast(const_shape![BLOCK]);
-            let arg_12: PointerTile<*mut E, { [BLOCK] }> = pointers_6.offset_tile(offs);
-            let pointers_7: PointerTile<*mut E, { [BLOCK] }> = arg_12;
-            let (loaded_9, token_8): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_7,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
+            let arg_12: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+            let base_4: PointerTile<*mut E, { [] }> = arg_12;
+            let block_5: i32 = get_tile_block_id().0;
+            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_8: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
+            let view_9: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_8,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_9,
+                    [block_5],
                     Some(acc_ptr_written),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
                 )
             };
-            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
-            let t_10: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-            let selected_11: Tile<E, { [BLOCK] }> = select(mask, loaded_9, t_10);
-            let a: Tile<E, { [BLOCK] }> = selected_11;
+            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_11]);
+            let a: Tile<E, { [BLOCK] }> = loaded_10;
             let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_14: Tile<i32, { [] }> = scalar_to_tile(s * n);
-            let pointers_15: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
-            let pointers_16: PointerTile<*mut E, { [1] }> = pointers_15.reshape(const_shape![1]);
-            let pointers_17: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_16.broadcast(const_shape![BLOCK]);
-            let arg_22: PointerTile<*mut E, { [BLOCK] }> = pointers_17.offset_tile(offs);
-            let pointers_18: PointerTile<*mut E, { [BLOCK] }> = arg_22;
-            let (loaded_19, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_18,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let offsets_14: Tile<i32, { [] }> = scalar_to_tile(n * s);
+            let arg_22: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
+            let base_15: PointerTile<*mut E, { [] }> = arg_22;
+            let block_16: i32 = get_tile_block_id().0;
+            let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_19: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_15, shape_17, strides_18, new_token_unordered()) };
+            let view_20: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_19,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_20: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-            let selected_21: Tile<E, { [BLOCK] }> = select(mask, loaded_19, t_20);
-            let x: Tile<E, { [BLOCK] }> = selected_21;
-            let pointers_23: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let pointers_24: PointerTile<*mut E, { [1] }> = pointers_23.reshape(const_shape![1]);
-            let pointers_25: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_24.broadcast(const_shape![BLOCK]);
-            let pointers_26: PointerTile<*mut E, { [BLOCK] }> = pointers_25.offset_tile(offs);
-            let values_27: Tile<E, { [BLOCK] }> = a + x;
-            let token_28: Token = unsafe {
-                store_ptr_tko(
-                    pointers_26,
-                    values_27,
+            let (loaded_21, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_20,
+                    [block_16],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<E, { [BLOCK] }> = loaded_21;
+            let arg_31: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+            let base_23: PointerTile<*mut E, { [] }> = arg_31;
+            let block_24: i32 = get_tile_block_id().0;
+            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_27: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
+            let view_28: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_27,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let values_29: Tile<E, { [BLOCK] }> = a + x;
+            let token_30: Token = unsafe {
+                store_view_raw(
+                    &view_28,
+                    values_29,
+                    [block_24],
                     Some(acc_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            acc_ptr_written = token_28;
-            acc_ptr_accessed = token_28;
+            acc_ptr_written = token_30;
+            acc_ptr_accessed = token_30;
         }
     }
 }

@@ -13,7 +13,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"f16","kind":"pointer","name":"W","written":false},{"element":"f16","kind":"pointer","name":"B","written":false},{"element":"EMean","kind":"pointer","name":"Mean","written":true},{"element":"ERstd","kind":"pointer","name":"Rstd","written":true},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"f16","kind":"pointer","name":"W","written":false},{"element":"f16","kind":"pointer","name":"B","written":false},{"element":"EMean","kind":"pointer","name":"Mean","written":true},{"element":"ERstd","kind":"pointer","name":"Rstd","written":true},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f16<
         E: ElementType,
@@ -47,28 +55,37 @@ pub mod layer_norm {
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
-            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_9,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_10),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_7: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_8: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_9: PointerTile<*mut E, { [] }> = pointers_7.offset_tile(offsets_8);
+            let index_10: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_13: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
+            let view_14: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_13,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            let (loaded_15, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_14,
+                    [index_10],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_15);
             _mean = _mean + a;
         }
         let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
@@ -81,28 +98,37 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
-            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_23,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_24),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_23: PointerTile<*mut E, { [] }> = pointers_21.offset_tile(offsets_22);
+            let index_24: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_27: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
+            let view_28: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_27,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let (loaded_29, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_28,
+                    [index_24],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_29);
             let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
@@ -157,87 +183,137 @@ pub mod layer_norm {
             let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
-            let pointers_46: PointerTile<*mut f16, { [1] }> = pointers_45.reshape(const_shape![1]);
-            let pointers_47: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_48: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_47.offset_tile(cols_3);
-            let (loaded_49, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_48,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
+            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_49: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
+            let view_50: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_49,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_49;
-            let pointers_50: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
-            let pointers_51: PointerTile<*mut f16, { [1] }> = pointers_50.reshape(const_shape![1]);
-            let pointers_52: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_53: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_52.offset_tile(cols_3);
-            let (loaded_54, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_53,
+            let (loaded_51, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_50,
+                    [index_46],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_57,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_51;
+            let base_52: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
+            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_56: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
+            let view_57: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_56,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let (loaded_58, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_57,
+                    [index_53],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_58;
+            let pointers_59: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_60: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_61: PointerTile<*mut E, { [] }> = pointers_59.offset_tile(offsets_60);
+            let index_62: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_63: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_64: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_65: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_61, shape_63, strides_64, new_token_unordered()) };
+            let view_66: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_65,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_67, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_66,
+                    [index_62],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_67);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
-            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
-            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
-            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
-            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_69: Token = unsafe {
-                store_ptr_tko(
-                    pointers_67,
-                    conv_68,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_accessed),
-                    Latency::<0>,
+            let conv_68: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_70: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_68;
+            let conv_69: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_70 + conv_69;
+            let pointers_71: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_72: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_81: PointerTile<*mut EY, { [] }> = pointers_71.offset_tile(offsets_72);
+            let base_73: PointerTile<*mut EY, { [] }> = arg_81;
+            let arg_82: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_74: i32 = arg_82;
+            let shape_75: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_76: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_77: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_73, shape_75, strides_76, new_token_unordered()) };
+            let view_78: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_77,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_written = token_69;
-            y_accessed = token_69;
+            let conv_79: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_80: Token = unsafe {
+                store_view_raw(
+                    &view_78,
+                    conv_79,
+                    [index_74],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_80;
+            y_accessed = token_80;
         }
     }
 
@@ -248,7 +324,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"bf16","kind":"pointer","name":"W","written":false},{"element":"bf16","kind":"pointer","name":"B","written":false},{"element":"EMean","kind":"pointer","name":"Mean","written":true},{"element":"ERstd","kind":"pointer","name":"Rstd","written":true},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"bf16","kind":"pointer","name":"W","written":false},{"element":"bf16","kind":"pointer","name":"B","written":false},{"element":"EMean","kind":"pointer","name":"Mean","written":true},{"element":"ERstd","kind":"pointer","name":"Rstd","written":true},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
         E: ElementType,
@@ -282,28 +366,37 @@ pub mod layer_norm {
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
-            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_9,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_10),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_7: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_8: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_9: PointerTile<*mut E, { [] }> = pointers_7.offset_tile(offsets_8);
+            let index_10: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_13: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
+            let view_14: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_13,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            let (loaded_15, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_14,
+                    [index_10],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_15);
             _mean = _mean + a;
         }
         let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
@@ -316,28 +409,37 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
-            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_23,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_24),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_23: PointerTile<*mut E, { [] }> = pointers_21.offset_tile(offsets_22);
+            let index_24: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_27: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
+            let view_28: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_27,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let (loaded_29, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_28,
+                    [index_24],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_29);
             let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
@@ -392,87 +494,137 @@ pub mod layer_norm {
             let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
-            let pointers_46: PointerTile<*mut bf16, { [1] }> = pointers_45.reshape(const_shape![1]);
-            let pointers_47: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_48: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_47.offset_tile(cols_3);
-            let (loaded_49, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_48,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
+            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_49: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
+            let view_50: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_49,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_49;
-            let pointers_50: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
-            let pointers_51: PointerTile<*mut bf16, { [1] }> = pointers_50.reshape(const_shape![1]);
-            let pointers_52: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_53: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_52.offset_tile(cols_3);
-            let (loaded_54, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_53,
+            let (loaded_51, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_50,
+                    [index_46],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_57,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_51;
+            let base_52: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
+            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_56: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
+            let view_57: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_56,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let (loaded_58, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_57,
+                    [index_53],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_58;
+            let pointers_59: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_60: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_61: PointerTile<*mut E, { [] }> = pointers_59.offset_tile(offsets_60);
+            let index_62: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_63: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_64: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_65: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_61, shape_63, strides_64, new_token_unordered()) };
+            let view_66: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_65,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_67, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_66,
+                    [index_62],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_67);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
-            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
-            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
-            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
-            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_69: Token = unsafe {
-                store_ptr_tko(
-                    pointers_67,
-                    conv_68,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_accessed),
-                    Latency::<0>,
+            let conv_68: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_70: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_68;
+            let conv_69: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_70 + conv_69;
+            let pointers_71: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_72: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_81: PointerTile<*mut EY, { [] }> = pointers_71.offset_tile(offsets_72);
+            let base_73: PointerTile<*mut EY, { [] }> = arg_81;
+            let arg_82: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_74: i32 = arg_82;
+            let shape_75: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_76: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_77: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_73, shape_75, strides_76, new_token_unordered()) };
+            let view_78: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_77,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_written = token_69;
-            y_accessed = token_69;
+            let conv_79: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_80: Token = unsafe {
+                store_view_raw(
+                    &view_78,
+                    conv_79,
+                    [index_74],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_80;
+            y_accessed = token_80;
         }
     }
 
@@ -483,7 +635,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"f32","kind":"pointer","name":"W","written":false},{"element":"f32","kind":"pointer","name":"B","written":false},{"element":"EMean","kind":"pointer","name":"Mean","written":true},{"element":"ERstd","kind":"pointer","name":"Rstd","written":true},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"f32","kind":"pointer","name":"W","written":false},{"element":"f32","kind":"pointer","name":"B","written":false},{"element":"EMean","kind":"pointer","name":"Mean","written":true},{"element":"ERstd","kind":"pointer","name":"Rstd","written":true},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
         E: ElementType,
@@ -517,28 +677,37 @@ pub mod layer_norm {
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
-            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_9,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_10),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_7: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_8: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_9: PointerTile<*mut E, { [] }> = pointers_7.offset_tile(offsets_8);
+            let index_10: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_13: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
+            let view_14: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_13,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            let (loaded_15, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_14,
+                    [index_10],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_15);
             _mean = _mean + a;
         }
         let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
@@ -551,28 +720,37 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
-            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_23,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_24),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_23: PointerTile<*mut E, { [] }> = pointers_21.offset_tile(offsets_22);
+            let index_24: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_27: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
+            let view_28: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_27,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let (loaded_29, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_28,
+                    [index_24],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_29);
             let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
@@ -627,84 +805,134 @@ pub mod layer_norm {
             let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
-            let pointers_46: PointerTile<*mut f32, { [1] }> = pointers_45.reshape(const_shape![1]);
-            let pointers_47: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_48: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_47.offset_tile(cols_3);
-            let (loaded_49, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_48,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
+            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_49: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
+            let view_50: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_49,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_49;
-            let pointers_50: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
-            let pointers_51: PointerTile<*mut f32, { [1] }> = pointers_50.reshape(const_shape![1]);
-            let pointers_52: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_53: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_52.offset_tile(cols_3);
-            let (loaded_54, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_53,
+            let (loaded_51, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_50,
+                    [index_46],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_57,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_51;
+            let base_52: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
+            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_56: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
+            let view_57: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_56,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let (loaded_58, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_57,
+                    [index_53],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_58;
+            let pointers_59: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_60: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_61: PointerTile<*mut E, { [] }> = pointers_59.offset_tile(offsets_60);
+            let index_62: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_63: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_64: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_65: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_61, shape_63, strides_64, new_token_unordered()) };
+            let view_66: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_65,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_67, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_66,
+                    [index_62],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_67);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
             let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
-            let pointers_62: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_63: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_62.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_63.offset_tile(cols_3);
-            let pointers_64: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_67;
-            let conv_65: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_66: Token = unsafe {
-                store_ptr_tko(
-                    pointers_64,
-                    conv_65,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_accessed),
-                    Latency::<0>,
+            let pointers_68: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_69: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_78: PointerTile<*mut EY, { [] }> = pointers_68.offset_tile(offsets_69);
+            let base_70: PointerTile<*mut EY, { [] }> = arg_78;
+            let arg_79: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_71: i32 = arg_79;
+            let shape_72: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_73: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_74: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_70, shape_72, strides_73, new_token_unordered()) };
+            let view_75: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_74,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_written = token_66;
-            y_accessed = token_66;
+            let conv_76: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_77: Token = unsafe {
+                store_view_raw(
+                    &view_75,
+                    conv_76,
+                    [index_71],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_77;
+            y_accessed = token_77;
         }
     }
 }

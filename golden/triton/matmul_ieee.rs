@@ -13,7 +13,10 @@ pub mod matmul_ieee {
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","kind":"pointer","name":"c_ptr","written":true},{"element":"i32","kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none)
+    // note: `tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none)
+    // note: `tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none)","`tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none)","`tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","kind":"pointer","name":"c_ptr","written":true},{"element":"i32","kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_ieee_kernel<
         E: ElementType,
@@ -39,98 +42,118 @@ pub mod matmul_ieee {
         let rk: Tile<i32, { [BK] }> = iota(const_shape![BK]);
         let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
         for k0 in (0i32..K).step_by(BK as usize) {
-            let pointers_5: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
-            let pointers_6: PointerTile<*mut E, { [1, 1] }> =
-                pointers_5.reshape(const_shape![1, 1]);
-            let pointers_7: PointerTile<*mut E, { [BM, 1] }> =
-                pointers_6.broadcast(const_shape![BM, 1]);
-            let offsets_8: Tile<i32, { [BM, 1] }> =
-                rm.reshape(const_shape![BM, 1]) * broadcast_scalar(K, const_shape![BM, 1]);
-            let pointers_9: PointerTile<*mut E, { [BM, 1] }> = pointers_7.offset_tile(offsets_8);
-            let pointers_10: PointerTile<*mut E, { [BM, BK] }> =
-                pointers_9.broadcast(const_shape![BM, BK]);
-            let offsets_11: Tile<i32, { [BM, BK] }> = (broadcast_scalar(k0, const_shape![BK]) + rk)
-                .reshape(const_shape![1, BK])
-                .broadcast(const_shape![BM, BK]);
-            let pointers_12: PointerTile<*mut E, { [BM, BK] }> =
-                pointers_10.offset_tile(offsets_11);
+            let base_5: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
+            let extent_6: i32 = BM + BM * pm;
+            let extent_7: i32 = BK + BK * ((k0 - 0i32) / BK);
+            let index_8: i32 = (k0 - 0i32) / BK;
+            let shape_9: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_6, extent_7],
+            };
+            let strides_10: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[K] };
+            let tensor_11: Tensor<E, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_5, shape_9, strides_10, new_token_unordered()) };
+            let view_12: Partition<E, { [BM, BK] }> = unsafe {
+                make_partition_view(
+                    &tensor_11,
+                    const_shape![BM, BK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
             let (loaded_13, _): (Tile<E, { [BM, BK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_12,
+                load_view_raw(
+                    &view_12,
+                    [pm, index_8],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    None,
-                    Latency::<0>,
+                    [false, false],
+                    const_shape![BM, BK],
                 )
             };
             let a: Tile<f32, { [BM, BK] }> = convert_tile(loaded_13);
-            let pointers_14: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
-            let pointers_15: PointerTile<*mut EBPtr, { [1, 1] }> =
-                pointers_14.reshape(const_shape![1, 1]);
-            let arg_20: PointerTile<*mut EBPtr, { [BK, 1] }> =
-                pointers_15.broadcast(const_shape![BK, 1]);
-            let pointers_16: PointerTile<*mut EBPtr, { [BK, 1] }> = arg_20;
-            let arg_18: Tile<i32, { [BK, 1] }> =
-                (broadcast_scalar(k0, const_shape![BK]) + rk).reshape(const_shape![BK, 1]);
+            let arg_25: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
+            let base_14: PointerTile<*mut EBPtr, { [] }> = arg_25;
+            let arg_26: i32 = BK + BK * ((k0 - 0i32) / BK);
+            let extent_15: i32 = arg_26;
+            let arg_27: i32 = BN + BN * pn;
+            let extent_16: i32 = arg_27;
             let blocks_17: i32 = get_num_tile_blocks().1;
-            let offsets_19: Tile<i32, { [BK, 1] }> =
-                arg_18 * broadcast_scalar(BN * blocks_17, const_shape![BK, 1]);
-            let pointers_21: PointerTile<*mut EBPtr, { [BK, 1] }> =
-                pointers_16.offset_tile(offsets_19);
-            let pointers_22: PointerTile<*mut EBPtr, { [BK, BN] }> =
-                pointers_21.broadcast(const_shape![BK, BN]);
-            let offsets_23: Tile<i32, { [BK, BN] }> = rn
-                .reshape(const_shape![1, BN])
-                .broadcast(const_shape![BK, BN]);
-            let pointers_24: PointerTile<*mut EBPtr, { [BK, BN] }> =
-                pointers_22.offset_tile(offsets_23);
-            let (loaded_25, _): (Tile<EBPtr, { [BK, BN] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_24,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
-                    None,
-                    None,
-                    Latency::<0>,
+            let stride_18: i32 = BN * blocks_17;
+            let index_19: i32 = (k0 - 0i32) / BK;
+            let shape_20: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_15, extent_16],
+            };
+            let strides_21: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_18] };
+            let tensor_22: Tensor<EBPtr, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_14, shape_20, strides_21, new_token_unordered()) };
+            let view_23: Partition<EBPtr, { [BK, BN] }> = unsafe {
+                make_partition_view(
+                    &tensor_22,
+                    const_shape![BK, BN],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let b: Tile<EBPtr, { [BK, BN] }> = loaded_25;
-            let conv_26: Tile<f32, { [BK, BN] }> = convert_tile(b);
-            let t_27: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
-            let prod_28: Tile<f32, { [BM, BN] }> = mma(a, conv_26, t_27);
-            acc = acc + prod_28;
+            let (loaded_24, _): (Tile<EBPtr, { [BK, BN] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_23,
+                    [index_19, pn],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BK, BN],
+                )
+            };
+            let b: Tile<EBPtr, { [BK, BN] }> = loaded_24;
+            let conv_28: Tile<f32, { [BK, BN] }> = convert_tile(b);
+            let t_29: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+            let prod_30: Tile<f32, { [BM, BN] }> = mma(a, conv_28, t_29);
+            acc = acc + prod_30;
         }
-        let pointers_29: PointerTile<*mut ECPtr, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_30: PointerTile<*mut ECPtr, { [1, 1] }> =
-            pointers_29.reshape(const_shape![1, 1]);
-        let arg_35: PointerTile<*mut ECPtr, { [BM, 1] }> =
-            pointers_30.broadcast(const_shape![BM, 1]);
-        let pointers_31: PointerTile<*mut ECPtr, { [BM, 1] }> = arg_35;
-        let arg_33: Tile<i32, { [BM, 1] }> = rm.reshape(const_shape![BM, 1]);
-        let blocks_32: i32 = get_num_tile_blocks().1;
-        let offsets_34: Tile<i32, { [BM, 1] }> =
-            arg_33 * broadcast_scalar(BN * blocks_32, const_shape![BM, 1]);
-        let pointers_36: PointerTile<*mut ECPtr, { [BM, 1] }> = pointers_31.offset_tile(offsets_34);
-        let pointers_37: PointerTile<*mut ECPtr, { [BM, BN] }> =
-            pointers_36.broadcast(const_shape![BM, BN]);
-        let offsets_38: Tile<i32, { [BM, BN] }> = rn
-            .reshape(const_shape![1, BN])
-            .broadcast(const_shape![BM, BN]);
-        let arg_41: PointerTile<*mut ECPtr, { [BM, BN] }> = pointers_37.offset_tile(offsets_38);
-        let pointers_39: PointerTile<*mut ECPtr, { [BM, BN] }> = arg_41;
+        let arg_41: PointerTile<*mut ECPtr, { [] }> = pointer_to_tile(c_ptr);
+        let base_31: PointerTile<*mut ECPtr, { [] }> = arg_41;
+        let arg_42: i32 = BM + BM * pm;
+        let extent_32: i32 = arg_42;
+        let arg_43: i32 = BN + BN * pn;
+        let extent_33: i32 = arg_43;
+        let blocks_34: i32 = get_num_tile_blocks().1;
+        let arg_44: i32 = BN * blocks_34;
+        let stride_35: i32 = arg_44;
+        let shape_36: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_32, extent_33],
+        };
+        let strides_37: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_35] };
+        let tensor_38: Tensor<ECPtr, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_31, shape_36, strides_37, new_token_unordered()) };
+        let view_39: Partition<ECPtr, { [BM, BN] }> = unsafe {
+            make_partition_view(
+                &tensor_38,
+                const_shape![BM, BN],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         let conv_40: Tile<ECPtr, { [BM, BN] }> = convert_tile(acc);
         unsafe {
-            store_ptr_tko(
-                pointers_39,
+            store_view_raw(
+                &view_39,
                 conv_40,
+                [pm, pn],
+                None,
                 ordering::Weak,
-                None::<scope::TileBlock>,
+                scope::TileBlock,
+                tma::Enabled,
                 None,
-                None,
-                Latency::<0>,
+                [false, false],
             )
         };
     }

@@ -11,7 +11,10 @@ pub mod rms_norm {
     // generic EW: ElementType <- dtype(W)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"EW","kind":"pointer","name":"W","written":false},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 13 raised to a tensor view (padding zero)
+    // note: `tl.load` of `W` at line 16 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Y` at line 18 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 raised to a tensor view (padding zero)","`tl.load` of `W` at line 16 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 18 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"X","written":false},{"element":"EY","kind":"pointer","name":"Y","written":true},{"element":"EW","kind":"pointer","name":"W","written":false},{"element":"i32","kind":"scalar","name":"stride"},{"element":"i32","kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn rms_norm_fwd<
         E: ElementType,
@@ -36,66 +39,102 @@ pub mod rms_norm {
         let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
         let mask: Tile<bool, { [BLOCK_SIZE] }> =
             lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-        let pointers_5: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-        let pointers_6: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-            pointers_5.broadcast(const_shape![BLOCK_SIZE]);
-        let arg_11: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_6.offset_tile(cols);
-        let pointers_7: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_11;
-        let (loaded_8, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_7,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let pointers_5: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+        let offsets_6: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let base_7: PointerTile<*mut E, { [] }> = pointers_5.offset_tile(offsets_6);
+        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_10: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+        let view_11: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_10,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let t_9: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-        let selected_10: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_8, t_9);
-        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_10);
-        let red_12: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
-        let val_13: f32 = tile_to_scalar(red_12);
-        let val_14: f32 = convert_scalar(N);
-        let ms: f32 = val_13 / val_14;
+        let (loaded_12, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_11,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_12);
+        let red_13: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
+        let val_14: f32 = tile_to_scalar(red_13);
+        let val_15: f32 = convert_scalar(N);
+        let ms: f32 = val_14 / val_15;
         let operand: Tile<f32, { [] }> = scalar_to_tile(ms + eps);
-        let val_15: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_15;
-        let pointers_16: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
-        let pointers_17: PointerTile<*mut EW, { [1] }> = pointers_16.reshape(const_shape![1]);
-        let pointers_18: PointerTile<*mut EW, { [BLOCK_SIZE] }> =
-            pointers_17.broadcast(const_shape![BLOCK_SIZE]);
-        let pointers_19: PointerTile<*mut EW, { [BLOCK_SIZE] }> = pointers_18.offset_tile(cols);
-        let (loaded_20, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_19,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let val_16: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_16;
+        let base_17: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
+        let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_20: Tensor<EW, { [-1] }> =
+            unsafe { make_tensor_view(base_17, shape_18, strides_19, new_token_unordered()) };
+        let view_21: Partition<EW, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_20,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_20);
+        let (loaded_22, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_21,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_22);
         let y: Tile<f32, { [BLOCK_SIZE] }> =
             x * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]) * w;
-        let pointers_21: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-        let pointers_22: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-            pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-        let arg_25: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols);
-        let pointers_23: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_25;
-        let conv_24: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+        let pointers_23: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+        let offsets_24: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let arg_31: PointerTile<*mut EY, { [] }> = pointers_23.offset_tile(offsets_24);
+        let base_25: PointerTile<*mut EY, { [] }> = arg_31;
+        let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_28: Tensor<EY, { [-1] }> =
+            unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
+        let view_29: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_28,
+                const_shape![BLOCK_SIZE],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_30: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
         unsafe {
-            store_ptr_tko(
-                pointers_23,
-                conv_24,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+            store_view_raw(
+                &view_29,
+                conv_30,
+                [0i32],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }

@@ -11,7 +11,10 @@ pub mod sigmoid_gate {
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gate_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EGPtr","params":["g_ptr"],"source":"dtype(g_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"gate_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"EGPtr","kind":"pointer","name":"g_ptr","written":false},{"element":"EYPtr","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero)
+    // note: `tl.load` of `g_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gate_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EGPtr","params":["g_ptr"],"source":"dtype(g_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"gate_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero)","`tl.load` of `g_ptr` at line 11 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"EGPtr","kind":"pointer","name":"g_ptr","written":false},{"element":"EYPtr","kind":"pointer","name":"y_ptr","written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn gate_kernel<
         E: ElementType,
@@ -29,46 +32,66 @@ pub mod sigmoid_gate {
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let pointers_4: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let pointers_5: PointerTile<*mut E, { [1] }> = pointers_4.reshape(const_shape![1]);
-        let pointers_6: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_5.broadcast(const_shape![BLOCK]);
-        let arg_11: PointerTile<*mut E, { [BLOCK] }> = pointers_6.offset_tile(offs);
-        let pointers_7: PointerTile<*mut E, { [BLOCK] }> = arg_11;
-        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_7,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let arg_11: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_4: PointerTile<*mut E, { [] }> = arg_11;
+        let block_5: i32 = get_tile_block_id().0;
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let t_9: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-        let selected_10: Tile<E, { [BLOCK] }> = select(mask, loaded_8, t_9);
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
-        let pointers_12: PointerTile<*mut EGPtr, { [] }> = pointer_to_tile(g_ptr);
-        let pointers_13: PointerTile<*mut EGPtr, { [1] }> = pointers_12.reshape(const_shape![1]);
-        let pointers_14: PointerTile<*mut EGPtr, { [BLOCK] }> =
-            pointers_13.broadcast(const_shape![BLOCK]);
-        let arg_19: PointerTile<*mut EGPtr, { [BLOCK] }> = pointers_14.offset_tile(offs);
-        let pointers_15: PointerTile<*mut EGPtr, { [BLOCK] }> = arg_19;
-        let (loaded_16, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_15,
+        let (loaded_10, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [block_5],
+                None,
                 ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                scope::TileBlock,
+                tma::Enabled,
                 None,
-                None,
-                Latency::<0>,
+                [false],
+                const_shape![BLOCK],
             )
         };
-        let t_17: Tile<EGPtr, { [BLOCK] }> = constant(EGPtr::ZERO, const_shape![BLOCK]);
-        let selected_18: Tile<EGPtr, { [BLOCK] }> = select(mask, loaded_16, t_17);
-        let g: Tile<f32, { [BLOCK] }> = convert_tile(selected_18);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_10);
+        let arg_19: PointerTile<*mut EGPtr, { [] }> = pointer_to_tile(g_ptr);
+        let base_12: PointerTile<*mut EGPtr, { [] }> = arg_19;
+        let block_13: i32 = get_tile_block_id().0;
+        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_16: Tensor<EGPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<EGPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_16,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_18, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_17,
+                [block_13],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let g: Tile<f32, { [BLOCK] }> = convert_tile(loaded_18);
         let arg_21: Tile<f32, { [BLOCK] }> = absf(g);
         let t_20: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
         let arg_23: Tile<f32, { [BLOCK] }> = exp2(log2(arg_21 + t_20), ftz::Disabled);
@@ -80,22 +103,34 @@ pub mod sigmoid_gate {
         let arg_28: Tile<f32, { [BLOCK] }> = x * (t_24 / (t_25 + exp(t_26 - g)));
         let t_27: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
         let y: Tile<f32, { [BLOCK] }> = arg_28 + t_27 * mag;
-        let pointers_29: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_30: PointerTile<*mut EYPtr, { [1] }> = pointers_29.reshape(const_shape![1]);
-        let pointers_31: PointerTile<*mut EYPtr, { [BLOCK] }> =
-            pointers_30.broadcast(const_shape![BLOCK]);
-        let arg_34: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_31.offset_tile(offs);
-        let pointers_32: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_34;
-        let conv_33: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+        let arg_36: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_29: PointerTile<*mut EYPtr, { [] }> = arg_36;
+        let block_30: i32 = get_tile_block_id().0;
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_33,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_35: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
         unsafe {
-            store_ptr_tko(
-                pointers_32,
-                conv_33,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+            store_view_raw(
+                &view_34,
+                conv_35,
+                [block_30],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }

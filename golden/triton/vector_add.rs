@@ -8,7 +8,10 @@ pub mod vector_add {
     // generic E: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero)
+    // note: `tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"pointer","name":"x_ptr","written":false},{"element":"E","kind":"pointer","name":"y_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn add_kernel<E: ElementType, const BLOCK_SIZE: i32>(
         x_ptr: *mut E,
@@ -26,55 +29,94 @@ pub mod vector_add {
             offsets,
             broadcast_scalar(n_elements, const_shape![BLOCK_SIZE]),
         );
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let pointers_4: PointerTile<*mut E, { [1] }> = pointers_3.reshape(const_shape![1]);
-        let pointers_5: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-            pointers_4.broadcast(const_shape![BLOCK_SIZE]);
-        let pointers_6: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_5.offset_tile(offsets);
-        let (loaded_7, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_6,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let base_3: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> {
+            dims: &[n_elements],
+        };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let x: Tile<E, { [BLOCK_SIZE] }> = loaded_7;
-        let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-        let pointers_10: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-            pointers_9.broadcast(const_shape![BLOCK_SIZE]);
-        let pointers_11: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_10.offset_tile(offsets);
-        let (loaded_12, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_11,
+        let (loaded_8, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [pid],
+                None,
                 ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                scope::TileBlock,
+                tma::Enabled,
                 None,
-                None,
-                Latency::<0>,
+                [false],
+                const_shape![BLOCK_SIZE],
             )
         };
-        let y: Tile<E, { [BLOCK_SIZE] }> = loaded_12;
+        let x: Tile<E, { [BLOCK_SIZE] }> = loaded_8;
+        let base_9: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+        let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> {
+            dims: &[n_elements],
+        };
+        let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_12: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_10, strides_11, new_token_unordered()) };
+        let view_13: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_12,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_14, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_13,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let y: Tile<E, { [BLOCK_SIZE] }> = loaded_14;
         let output: Tile<E, { [BLOCK_SIZE] }> = x + y;
-        let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let pointers_14: PointerTile<*mut E, { [1] }> = pointers_13.reshape(const_shape![1]);
-        let pointers_15: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-            pointers_14.broadcast(const_shape![BLOCK_SIZE]);
-        let pointers_16: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_15.offset_tile(offsets);
+        let base_15: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
+        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> {
+            dims: &[n_elements],
+        };
+        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_18: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
+        let view_19: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_18,
+                const_shape![BLOCK_SIZE],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         unsafe {
-            store_ptr_tko(
-                pointers_16,
+            store_view_raw(
+                &view_19,
                 output,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                [pid],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }
