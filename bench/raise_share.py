@@ -26,7 +26,10 @@ from transpiler.lowering.raise_pointers import POINTER, RAISED
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden" / "triton"
-TUTORIALS = ROOT.parent.parent / "shared" / "corpora" / "triton-tutorials"
+# The shared corpus beside the checkout (or beside the folder of checkouts).
+TUTORIALS = next((p / "shared" / "corpora" / "triton-tutorials" for p in ROOT.parents
+                  if (p / "shared" / "corpora" / "triton-tutorials").is_dir()),
+                 ROOT.parent / "shared" / "corpora" / "triton-tutorials")
 _PLACE = re.compile(r" at line \d+")
 
 

@@ -30,10 +30,10 @@ NO_RAISE = GOLDEN / "no_raise"
 NO_RAISE_SOURCES = ("vector_add", "matmul", "layer_norm", "inplace_accumulate",
                     "barrier_roundtrip", "transpose_2d")
 # Goldens run raised against pointer tiles in the interpreter (each raises accesses of a
-# different shape: masks per axis, loop-stepped starts, `-inf` padding, strides, tokens).
-NUMERIC_SOURCES = ("vector_add", "matmul", "layer_norm", "fused_softmax", "col_sum_2d",
-                   "inplace_accumulate", "barrier_roundtrip", "transpose_2d", "rms_norm",
-                   "online_softmax")
+# different shape: masks per axis, loop-stepped starts, `-inf` padding, strides, tokens,
+# a loaded row index, a program id computed with `%`).
+NUMERIC_SOURCES = ("vector_add", "matmul", "layer_norm", "fused_softmax",
+                   "inplace_accumulate", "barrier_roundtrip", "embedding", "matmul_grouped")
 
 HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 
@@ -230,3 +230,23 @@ def test_a_wrong_view_extent_is_caught_by_the_comparison(tmp_path: Path) -> None
     outcomes = compare_rust(wrong, pointer or "", tmp_path / "wrong")
     assert outcomes and all(o.verdict == "different" for o in outcomes)
     assert all("out_ptr" in o.detail for o in outcomes)
+
+
+def test_a_load_in_an_if_condition_waits_on_the_last_write() -> None:
+    rust = translate_text(HEADER + """def k(flag_ptr, x_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(flag_ptr, 1)
+    if tl.load(flag_ptr) > 0:
+        tl.store(x_ptr + offs, tl.zeros((BLOCK,), dtype=tl.float32))
+""", "k.py").rust or ""
+    load = rust[rust.index("load_ptr_tko("):]
+    assert "Some(flag_ptr_written)" in load[:load.index("};")]
+
+
+def test_raised_and_pointer_accesses_of_one_parameter_share_its_tokens() -> None:
+    rust = (GOLDEN / "barrier_roundtrip.rs").read_text()
+    # A barrier orders everything: the raised store and the gather after it are chained.
+    store = rust[rust.index("store_view_raw("):]
+    gather = rust[rust.index("load_ptr_tko("):]
+    assert "Some(all_accessed)" in store[:store.index("};")]
+    assert "Some(all_written)" in gather[:gather.index("};")]

@@ -21,7 +21,6 @@ pub mod argmax_rows {
         stride: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
         let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);

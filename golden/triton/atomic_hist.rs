@@ -16,26 +16,23 @@ pub mod atomic_hist {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
-        let base_3: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<f32, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<f32, { [BLOCK] }> = unsafe {
+        let base_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+        let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_4: Tensor<f32, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+        let view_5: Partition<f32, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_6,
+                &tensor_4,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_8, token_9): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_6, token_7): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_7,
+                &view_5,
                 [pid],
                 Some(all_written),
                 ordering::Weak,
@@ -46,18 +43,18 @@ pub mod atomic_hist {
                 const_shape![BLOCK],
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_9]);
-        let x: Tile<f32, { [BLOCK] }> = loaded_8;
-        let red_10: Tile<f32, { [] }> = reduce_sum(x, 0i32);
-        let s: f32 = tile_to_scalar(red_10);
-        let pointers_11: PointerTile<*mut f32, { [] }> = pointer_to_tile(total_ptr);
-        let update_12: Tile<f32, { [] }> = scalar_to_tile(s);
-        let pointers_13: PointerTile<*mut f32, { [1] }> = pointers_11.reshape(const_shape![1]);
-        let update_14: Tile<f32, { [1] }> = update_12.reshape(const_shape![1]);
-        let (_, token_15): (Tile<f32, { [1] }>, Token) = unsafe {
+        all_accessed = join_tokens(&[all_accessed, token_7]);
+        let x: Tile<f32, { [BLOCK] }> = loaded_6;
+        let red_8: Tile<f32, { [] }> = reduce_sum(x, 0i32);
+        let s: f32 = tile_to_scalar(red_8);
+        let pointers_9: PointerTile<*mut f32, { [] }> = pointer_to_tile(total_ptr);
+        let update_10: Tile<f32, { [] }> = scalar_to_tile(s);
+        let pointers_11: PointerTile<*mut f32, { [1] }> = pointers_9.reshape(const_shape![1]);
+        let update_12: Tile<f32, { [1] }> = update_10.reshape(const_shape![1]);
+        let (_, token_13): (Tile<f32, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_13,
-                update_14,
+                pointers_11,
+                update_12,
                 atomic::AddF,
                 ordering::AcqRel,
                 scope::Device,
@@ -65,8 +62,8 @@ pub mod atomic_hist {
                 Some(all_accessed),
             )
         };
-        all_written = token_15;
-        all_accessed = token_15;
+        all_written = token_13;
+        all_accessed = token_13;
     }
 
     // generic BLOCK: i32 <- const(BLOCK)
@@ -79,26 +76,23 @@ pub mod atomic_hist {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
-        let base_3: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<f16, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<f16, { [BLOCK] }> = unsafe {
+        let base_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+        let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_4: Tensor<f16, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+        let view_5: Partition<f16, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_6,
+                &tensor_4,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_8, token_9): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_6, token_7): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_7,
+                &view_5,
                 [pid],
                 Some(all_written),
                 ordering::Weak,
@@ -109,18 +103,18 @@ pub mod atomic_hist {
                 const_shape![BLOCK],
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_9]);
-        let x: Tile<f16, { [BLOCK] }> = loaded_8;
-        let red_10: Tile<f16, { [] }> = reduce_sum(x, 0i32);
-        let s: f16 = tile_to_scalar(red_10);
-        let pointers_11: PointerTile<*mut f16, { [] }> = pointer_to_tile(total_ptr);
-        let update_12: Tile<f16, { [] }> = scalar_to_tile(s);
-        let pointers_13: PointerTile<*mut f16, { [1] }> = pointers_11.reshape(const_shape![1]);
-        let update_14: Tile<f16, { [1] }> = update_12.reshape(const_shape![1]);
-        let (_, token_15): (Tile<f16, { [1] }>, Token) = unsafe {
+        all_accessed = join_tokens(&[all_accessed, token_7]);
+        let x: Tile<f16, { [BLOCK] }> = loaded_6;
+        let red_8: Tile<f16, { [] }> = reduce_sum(x, 0i32);
+        let s: f16 = tile_to_scalar(red_8);
+        let pointers_9: PointerTile<*mut f16, { [] }> = pointer_to_tile(total_ptr);
+        let update_10: Tile<f16, { [] }> = scalar_to_tile(s);
+        let pointers_11: PointerTile<*mut f16, { [1] }> = pointers_9.reshape(const_shape![1]);
+        let update_12: Tile<f16, { [1] }> = update_10.reshape(const_shape![1]);
+        let (_, token_13): (Tile<f16, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_13,
-                update_14,
+                pointers_11,
+                update_12,
                 atomic::AddF,
                 ordering::AcqRel,
                 scope::Device,
@@ -128,8 +122,8 @@ pub mod atomic_hist {
                 Some(all_accessed),
             )
         };
-        all_written = token_15;
-        all_accessed = token_15;
+        all_written = token_13;
+        all_accessed = token_13;
     }
 
     // generic BLOCK: i32 <- const(BLOCK)
@@ -142,26 +136,23 @@ pub mod atomic_hist {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
-        let base_3: PointerTile<*mut i32, { [] }> = pointer_to_tile(x_ptr);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<i32, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<i32, { [BLOCK] }> = unsafe {
+        let base_1: PointerTile<*mut i32, { [] }> = pointer_to_tile(x_ptr);
+        let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_4: Tensor<i32, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+        let view_5: Partition<i32, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_6,
+                &tensor_4,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_8, token_9): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_6, token_7): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_7,
+                &view_5,
                 [pid],
                 Some(all_written),
                 ordering::Weak,
@@ -172,18 +163,18 @@ pub mod atomic_hist {
                 const_shape![BLOCK],
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_9]);
-        let x: Tile<i32, { [BLOCK] }> = loaded_8;
-        let red_10: Tile<i32, { [] }> = reduce_sum(x, 0i32);
-        let s: i32 = tile_to_scalar(red_10);
-        let pointers_11: PointerTile<*mut i32, { [] }> = pointer_to_tile(total_ptr);
-        let update_12: Tile<i32, { [] }> = scalar_to_tile(s);
-        let pointers_13: PointerTile<*mut i32, { [1] }> = pointers_11.reshape(const_shape![1]);
-        let update_14: Tile<i32, { [1] }> = update_12.reshape(const_shape![1]);
-        let (_, token_15): (Tile<i32, { [1] }>, Token) = unsafe {
+        all_accessed = join_tokens(&[all_accessed, token_7]);
+        let x: Tile<i32, { [BLOCK] }> = loaded_6;
+        let red_8: Tile<i32, { [] }> = reduce_sum(x, 0i32);
+        let s: i32 = tile_to_scalar(red_8);
+        let pointers_9: PointerTile<*mut i32, { [] }> = pointer_to_tile(total_ptr);
+        let update_10: Tile<i32, { [] }> = scalar_to_tile(s);
+        let pointers_11: PointerTile<*mut i32, { [1] }> = pointers_9.reshape(const_shape![1]);
+        let update_12: Tile<i32, { [1] }> = update_10.reshape(const_shape![1]);
+        let (_, token_13): (Tile<i32, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_13,
-                update_14,
+                pointers_11,
+                update_12,
                 atomic::Add,
                 ordering::AcqRel,
                 scope::Device,
@@ -191,7 +182,7 @@ pub mod atomic_hist {
                 Some(all_accessed),
             )
         };
-        all_written = token_15;
-        all_accessed = token_15;
+        all_written = token_13;
+        all_accessed = token_13;
     }
 }

@@ -28,28 +28,25 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f16, { [BLOCK] }> = if EVEN {
-            let base_3: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let extent_4: i32 = BLOCK + BLOCK * pid;
-            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
-            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<f16, { [BLOCK] }> = unsafe {
+            let base_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<f16, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_7,
+                    &tensor_5,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_8,
+                    &view_6,
                     [pid],
                     None,
                     ordering::Weak,
@@ -60,31 +57,31 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x: Tile<f16, { [BLOCK] }> = loaded_9;
-            let arg_19: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_10: PointerTile<*mut E, { [] }> = arg_19;
-            let arg_20: i32 = BLOCK + BLOCK * pid;
-            let extent_11: i32 = arg_20;
-            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
-            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_10, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+            let x: Tile<f16, { [BLOCK] }> = loaded_7;
+            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_18: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_18;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_14,
+                    &tensor_12,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_17: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_16 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_18: Token = unsafe {
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_16: Token = unsafe {
                 store_view_raw(
-                    &view_15,
-                    conv_17,
+                    &view_13,
+                    conv_15,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -94,29 +91,27 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_18;
-            y_ptr_accessed = token_18;
+            y_ptr_written = token_16;
+            y_ptr_accessed = token_16;
             x
         } else {
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let base_21: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_24: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-            let view_25: Partition<f16, { [BLOCK] }> = unsafe {
+            let base_19: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_22: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_19, shape_20, strides_21, new_token_unordered()) };
+            let view_23: Partition<f16, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_24,
+                    &tensor_22,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_26, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_24, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_25,
+                    &view_23,
                     [pid],
                     None,
                     ordering::Weak,
@@ -127,29 +122,29 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x_2: Tile<f16, { [BLOCK] }> = loaded_26;
-            let arg_35: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_27: PointerTile<*mut E, { [] }> = arg_35;
-            let shape_28: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_29: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_30: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_27, shape_28, strides_29, new_token_unordered()) };
-            let view_31: Partition<E, { [BLOCK] }> = unsafe {
+            let x_2: Tile<f16, { [BLOCK] }> = loaded_24;
+            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_25: PointerTile<*mut E, { [] }> = arg_33;
+            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_28: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
+            let view_29: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_30,
+                    &tensor_28,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_32: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_33: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_32 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_34: Token = unsafe {
+            let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_31: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_32: Token = unsafe {
                 store_view_raw(
-                    &view_31,
-                    conv_33,
+                    &view_29,
+                    conv_31,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -159,8 +154,8 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_34;
-            y_ptr_accessed = token_34;
+            y_ptr_written = token_32;
+            y_ptr_accessed = token_32;
             x_2
         };
     }
@@ -187,28 +182,25 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<bf16, { [BLOCK] }> = if EVEN {
-            let base_3: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let extent_4: i32 = BLOCK + BLOCK * pid;
-            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
-            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<bf16, { [BLOCK] }> = unsafe {
+            let base_1: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<bf16, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_7,
+                    &tensor_5,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_8,
+                    &view_6,
                     [pid],
                     None,
                     ordering::Weak,
@@ -219,31 +211,31 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x: Tile<bf16, { [BLOCK] }> = loaded_9;
-            let arg_19: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_10: PointerTile<*mut E, { [] }> = arg_19;
-            let arg_20: i32 = BLOCK + BLOCK * pid;
-            let extent_11: i32 = arg_20;
-            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
-            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_10, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+            let x: Tile<bf16, { [BLOCK] }> = loaded_7;
+            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_18: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_18;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_14,
+                    &tensor_12,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_17: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_16 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_18: Token = unsafe {
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_16: Token = unsafe {
                 store_view_raw(
-                    &view_15,
-                    conv_17,
+                    &view_13,
+                    conv_15,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -253,29 +245,27 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_18;
-            y_ptr_accessed = token_18;
+            y_ptr_written = token_16;
+            y_ptr_accessed = token_16;
             x
         } else {
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let base_21: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_24: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-            let view_25: Partition<bf16, { [BLOCK] }> = unsafe {
+            let base_19: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_22: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_19, shape_20, strides_21, new_token_unordered()) };
+            let view_23: Partition<bf16, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_24,
+                    &tensor_22,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_26, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_24, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_25,
+                    &view_23,
                     [pid],
                     None,
                     ordering::Weak,
@@ -286,29 +276,29 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x_2: Tile<bf16, { [BLOCK] }> = loaded_26;
-            let arg_35: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_27: PointerTile<*mut E, { [] }> = arg_35;
-            let shape_28: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_29: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_30: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_27, shape_28, strides_29, new_token_unordered()) };
-            let view_31: Partition<E, { [BLOCK] }> = unsafe {
+            let x_2: Tile<bf16, { [BLOCK] }> = loaded_24;
+            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_25: PointerTile<*mut E, { [] }> = arg_33;
+            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_28: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
+            let view_29: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_30,
+                    &tensor_28,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_32: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_33: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_32 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_34: Token = unsafe {
+            let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_31: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_32: Token = unsafe {
                 store_view_raw(
-                    &view_31,
-                    conv_33,
+                    &view_29,
+                    conv_31,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -318,8 +308,8 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_34;
-            y_ptr_accessed = token_34;
+            y_ptr_written = token_32;
+            y_ptr_accessed = token_32;
             x_2
         };
     }
@@ -346,28 +336,25 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f32, { [BLOCK] }> = if EVEN {
-            let base_3: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let extent_4: i32 = BLOCK + BLOCK * pid;
-            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
-            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<f32, { [BLOCK] }> = unsafe {
+            let base_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<f32, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_7,
+                    &tensor_5,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_8,
+                    &view_6,
                     [pid],
                     None,
                     ordering::Weak,
@@ -378,30 +365,30 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x: Tile<f32, { [BLOCK] }> = loaded_9;
-            let arg_18: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_10: PointerTile<*mut E, { [] }> = arg_18;
-            let arg_19: i32 = BLOCK + BLOCK * pid;
-            let extent_11: i32 = arg_19;
-            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
-            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_10, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+            let x: Tile<f32, { [BLOCK] }> = loaded_7;
+            let arg_16: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut E, { [] }> = arg_16;
+            let arg_17: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_17;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_14,
+                    &tensor_12,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_16: Tile<E, { [BLOCK] }> =
+            let conv_14: Tile<E, { [BLOCK] }> =
                 convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_17: Token = unsafe {
+            let token_15: Token = unsafe {
                 store_view_raw(
-                    &view_15,
-                    conv_16,
+                    &view_13,
+                    conv_14,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -411,29 +398,27 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_17;
-            y_ptr_accessed = token_17;
+            y_ptr_written = token_15;
+            y_ptr_accessed = token_15;
             x
         } else {
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let base_20: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_23: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_20, shape_21, strides_22, new_token_unordered()) };
-            let view_24: Partition<f32, { [BLOCK] }> = unsafe {
+            let base_18: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<f32, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_23,
+                    &tensor_21,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_25, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_23, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_24,
+                    &view_22,
                     [pid],
                     None,
                     ordering::Weak,
@@ -444,28 +429,28 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x_2: Tile<f32, { [BLOCK] }> = loaded_25;
-            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_26: PointerTile<*mut E, { [] }> = arg_33;
-            let shape_27: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_28: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_29: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_26, shape_27, strides_28, new_token_unordered()) };
-            let view_30: Partition<E, { [BLOCK] }> = unsafe {
+            let x_2: Tile<f32, { [BLOCK] }> = loaded_23;
+            let arg_31: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_24: PointerTile<*mut E, { [] }> = arg_31;
+            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_27: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_24, shape_25, strides_26, new_token_unordered()) };
+            let view_28: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_29,
+                    &tensor_27,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_31: Tile<E, { [BLOCK] }> =
+            let conv_29: Tile<E, { [BLOCK] }> =
                 convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_32: Token = unsafe {
+            let token_30: Token = unsafe {
                 store_view_raw(
-                    &view_30,
-                    conv_31,
+                    &view_28,
+                    conv_29,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -475,8 +460,8 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_32;
-            y_ptr_accessed = token_32;
+            y_ptr_written = token_30;
+            y_ptr_accessed = token_30;
             x_2
         };
     }

@@ -30,8 +30,6 @@ pub mod bias_flag {
         N: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK]));
         let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(N * row);
         let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);

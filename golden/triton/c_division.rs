@@ -29,27 +29,23 @@ pub mod c_division {
         n: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let base_3: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
+        let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_4: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+        let view_5: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_6,
+                &tensor_4,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_6, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_7,
+                &view_5,
                 [pid],
                 None,
                 ordering::Weak,
@@ -60,31 +56,31 @@ pub mod c_division {
                 const_shape![BLOCK],
             )
         };
-        let a: Tile<i32, { [BLOCK] }> = convert_tile(loaded_8);
+        let a: Tile<i32, { [BLOCK] }> = convert_tile(loaded_6);
         let shift: i32 = (pid - 3i32) / 2i32 + (pid - 3i32) % 2i32;
-        let arg_15: PointerTile<*mut EQPtr, { [] }> = pointer_to_tile(q_ptr);
-        let base_9: PointerTile<*mut EQPtr, { [] }> = arg_15;
-        let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_12: Tensor<EQPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_9, shape_10, strides_11, new_token_unordered()) };
-        let view_13: Partition<EQPtr, { [BLOCK] }> = unsafe {
+        let arg_13: PointerTile<*mut EQPtr, { [] }> = pointer_to_tile(q_ptr);
+        let base_7: PointerTile<*mut EQPtr, { [] }> = arg_13;
+        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_10: Tensor<EQPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+        let view_11: Partition<EQPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_12,
+                &tensor_10,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_14: Tile<EQPtr, { [BLOCK] }> = convert_tile(
+        let conv_12: Tile<EQPtr, { [BLOCK] }> = convert_tile(
             divi(a, broadcast_scalar(d, const_shape![BLOCK]), rounding::Zero)
                 + broadcast_scalar(shift, const_shape![BLOCK]),
         );
         unsafe {
             store_view_raw(
-                &view_13,
-                conv_14,
+                &view_11,
+                conv_12,
                 [pid],
                 None,
                 ordering::Weak,
@@ -94,27 +90,27 @@ pub mod c_division {
                 [false],
             )
         };
-        let arg_22: PointerTile<*mut ERPtr, { [] }> = pointer_to_tile(r_ptr);
-        let base_16: PointerTile<*mut ERPtr, { [] }> = arg_22;
-        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_19: Tensor<ERPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
-        let view_20: Partition<ERPtr, { [BLOCK] }> = unsafe {
+        let arg_20: PointerTile<*mut ERPtr, { [] }> = pointer_to_tile(r_ptr);
+        let base_14: PointerTile<*mut ERPtr, { [] }> = arg_20;
+        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_17: Tensor<ERPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_14, shape_15, strides_16, new_token_unordered()) };
+        let view_18: Partition<ERPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_19,
+                &tensor_17,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_21: Tile<ERPtr, { [BLOCK] }> =
+        let conv_19: Tile<ERPtr, { [BLOCK] }> =
             convert_tile(remi(a, broadcast_scalar(d, const_shape![BLOCK])));
         unsafe {
             store_view_raw(
-                &view_20,
-                conv_21,
+                &view_18,
+                conv_19,
                 [pid],
                 None,
                 ordering::Weak,

@@ -21,47 +21,30 @@ pub mod col_sum_2d {
         M: i32,
         N: i32,
     ) {
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BN] }> = broadcast_scalar(block_1 * BN, const_shape![BN]);
-        let iota_2: Tile<i32, { [BN] }> = iota(const_shape![BN]);
-        let rn: Tile<i32, { [BN] }> = arg_3 + iota_2;
         let mut acc: Tile<f32, { [BN] }> = constant(0.0f32, const_shape![BN]);
         for m0 in (0i32..M).step_by(BM as usize) {
-            let arg_5: Tile<i32, { [BM] }> = broadcast_scalar(m0, const_shape![BM]);
-            let iota_4: Tile<i32, { [BM] }> = iota(const_shape![BM]);
-            let rm: Tile<i32, { [BM] }> = arg_5 + iota_4;
-            let value_6: Tile<bool, { [BM, 1] }> = lt_tile(
-                rm.reshape(const_shape![BM, 1]),
-                broadcast_scalar(M, const_shape![BM, 1]),
-            );
-            let arg_8: Tile<bool, { [BM, BN] }> = value_6.broadcast(const_shape![BM, BN]);
-            let value_7: Tile<bool, { [1, BN] }> = lt_tile(
-                rn.reshape(const_shape![1, BN]),
-                broadcast_scalar(N, const_shape![1, BN]),
-            );
-            let mask: Tile<bool, { [BM, BN] }> = arg_8 & value_7.broadcast(const_shape![BM, BN]);
-            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-            let base_9: PointerTile<*mut E, { [] }> = arg_17;
-            let arg_18: i32 = (m0 - 0i32) / BM;
-            let index_10: i32 = arg_18;
-            let block_11: i32 = get_tile_block_id().0;
-            let shape_12: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
-            let strides_13: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
-            let tensor_14: Tensor<E, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_9, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<E, { [BM, BN] }> = unsafe {
+            let arg_9: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let base_1: PointerTile<*mut E, { [] }> = arg_9;
+            let arg_10: i32 = (m0 - 0i32) / BM;
+            let index_2: i32 = arg_10;
+            let block_3: i32 = get_tile_block_id().0;
+            let shape_4: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+            let strides_5: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
+            let tensor_6: Tensor<E, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+            let view_7: Partition<E, { [BM, BN] }> = unsafe {
                 make_partition_view(
-                    &tensor_14,
+                    &tensor_6,
                     const_shape![BM, BN],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_16, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
+            let (loaded_8, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_15,
-                    [index_10, block_11],
+                    &view_7,
+                    [index_2, block_3],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -71,34 +54,34 @@ pub mod col_sum_2d {
                     const_shape![BM, BN],
                 )
             };
-            let x: Tile<E, { [BM, BN] }> = loaded_16;
-            let conv_19: Tile<f32, { [BM, BN] }> = convert_tile(x);
-            let red_20: Tile<f32, { [BN] }> = reduce_sum(conv_19, 0i32);
-            acc = acc + red_20;
+            let x: Tile<E, { [BM, BN] }> = loaded_8;
+            let conv_11: Tile<f32, { [BM, BN] }> = convert_tile(x);
+            let red_12: Tile<f32, { [BN] }> = reduce_sum(conv_11, 0i32);
+            acc = acc + red_12;
         }
-        let arg_29: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_21: PointerTile<*mut EYPtr, { [] }> = arg_29;
-        let block_22: i32 = get_tile_block_id().0;
-        let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_25: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_21, shape_23, strides_24, new_token_unordered()) };
-        let view_26: Partition<EYPtr, { [BN] }> = unsafe {
+        let arg_21: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_13: PointerTile<*mut EYPtr, { [] }> = arg_21;
+        let block_14: i32 = get_tile_block_id().0;
+        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_17: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_13, shape_15, strides_16, new_token_unordered()) };
+        let view_18: Partition<EYPtr, { [BN] }> = unsafe {
             make_partition_view(
-                &tensor_25,
+                &tensor_17,
                 const_shape![BN],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_27: Tile<f16, { [BN] }> = convert_tile(acc);
-        let conv_28: Tile<EYPtr, { [BN] }> = convert_tile(conv_27);
+        let conv_19: Tile<f16, { [BN] }> = convert_tile(acc);
+        let conv_20: Tile<EYPtr, { [BN] }> = convert_tile(conv_19);
         unsafe {
             store_view_raw(
-                &view_26,
-                conv_28,
-                [block_22],
+                &view_18,
+                conv_20,
+                [block_14],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

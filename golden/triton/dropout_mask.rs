@@ -28,31 +28,26 @@ pub mod dropout_mask {
         n: i32,
         p: f32,
     ) {
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
-        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_11: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let block_2: i32 = get_tile_block_id().0;
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_8,
+                &tensor_5,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_10, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_9,
-                [block_5],
+                &view_6,
+                [block_2],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -62,27 +57,27 @@ pub mod dropout_mask {
                 const_shape![BLOCK],
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_10);
-        let arg_19: PointerTile<*mut ENoisePtr, { [] }> = pointer_to_tile(noise_ptr);
-        let base_12: PointerTile<*mut ENoisePtr, { [] }> = arg_19;
-        let block_13: i32 = get_tile_block_id().0;
-        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_16: Tensor<ENoisePtr, { [-1] }> =
-            unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
-        let view_17: Partition<ENoisePtr, { [BLOCK] }> = unsafe {
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
+        let arg_16: PointerTile<*mut ENoisePtr, { [] }> = pointer_to_tile(noise_ptr);
+        let base_9: PointerTile<*mut ENoisePtr, { [] }> = arg_16;
+        let block_10: i32 = get_tile_block_id().0;
+        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_13: Tensor<ENoisePtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
+        let view_14: Partition<ENoisePtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_16,
+                &tensor_13,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_18, _): (Tile<ENoisePtr, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_15, _): (Tile<ENoisePtr, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_17,
-                [block_13],
+                &view_14,
+                [block_10],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -92,33 +87,33 @@ pub mod dropout_mask {
                 const_shape![BLOCK],
             )
         };
-        let r: Tile<f32, { [BLOCK] }> = convert_tile(loaded_18);
+        let r: Tile<f32, { [BLOCK] }> = convert_tile(loaded_15);
         let keep: Tile<bool, { [BLOCK] }> = gt_tile(r, broadcast_scalar(p, const_shape![BLOCK]));
-        let arg_21: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
-        let t_20: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let out: Tile<f32, { [BLOCK] }> = select(keep, arg_21, t_20);
-        let arg_29: PointerTile<*mut EOutPtr, { [] }> = pointer_to_tile(out_ptr);
-        let base_22: PointerTile<*mut EOutPtr, { [] }> = arg_29;
-        let block_23: i32 = get_tile_block_id().0;
-        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_26: Tensor<EOutPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_22, shape_24, strides_25, new_token_unordered()) };
-        let view_27: Partition<EOutPtr, { [BLOCK] }> = unsafe {
+        let arg_18: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_17: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let out: Tile<f32, { [BLOCK] }> = select(keep, arg_18, t_17);
+        let arg_26: PointerTile<*mut EOutPtr, { [] }> = pointer_to_tile(out_ptr);
+        let base_19: PointerTile<*mut EOutPtr, { [] }> = arg_26;
+        let block_20: i32 = get_tile_block_id().0;
+        let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_23: Tensor<EOutPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_19, shape_21, strides_22, new_token_unordered()) };
+        let view_24: Partition<EOutPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_26,
+                &tensor_23,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_28: Tile<EOutPtr, { [BLOCK] }> = convert_tile(out);
+        let conv_25: Tile<EOutPtr, { [BLOCK] }> = convert_tile(out);
         unsafe {
             store_view_raw(
-                &view_27,
-                conv_28,
-                [block_23],
+                &view_24,
+                conv_25,
+                [block_20],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

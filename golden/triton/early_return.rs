@@ -23,9 +23,6 @@ pub mod early_return {
         let row: i32 = get_tile_block_id().0;
         if row >= n_rows {
         } else {
-            let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
             let pointers_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
             let base_3: PointerTile<*mut f16, { [] }> = pointers_1.offset_tile(offsets_2);
@@ -109,9 +106,6 @@ pub mod early_return {
         let row: i32 = get_tile_block_id().0;
         if row >= n_rows {
         } else {
-            let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
             let pointers_1: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
             let base_3: PointerTile<*mut bf16, { [] }> = pointers_1.offset_tile(offsets_2);
@@ -195,9 +189,6 @@ pub mod early_return {
         let row: i32 = get_tile_block_id().0;
         if row >= n_rows {
         } else {
-            let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
             let pointers_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
             let base_3: PointerTile<*mut f32, { [] }> = pointers_1.offset_tile(offsets_2);

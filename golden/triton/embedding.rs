@@ -10,9 +10,9 @@ pub mod embedding {
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
-    // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index computed by `tile_to_scalar`
+    // note: `tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero)
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index computed by `tile_to_scalar`","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"pointer","name":"ids_ptr","written":false},{"element":"E","kind":"pointer","name":"table_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"pointer","name":"ids_ptr","written":false},{"element":"E","kind":"pointer","name":"table_ptr","written":false},{"element":"E","kind":"pointer","name":"out_ptr","written":true},{"element":"i32","kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i32<E: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i32,
@@ -36,38 +36,46 @@ pub mod embedding {
             )
         };
         let row: i32 = tile_to_scalar(loaded_4);
-        let cols: Tile<i32, { [BLOCK_D] }> = iota(const_shape![BLOCK_D]);
-        let mask: Tile<bool, { [BLOCK_D] }> =
-            lt_tile(cols, broadcast_scalar(dim, const_shape![BLOCK_D]));
         let pointers_5: PointerTile<*mut E, { [] }> = pointer_to_tile(table_ptr);
-        let offsets_6: Tile<i32, { [] }> = scalar_to_tile(row * dim);
-        let pointers_7: PointerTile<*mut E, { [] }> = pointers_5.offset_tile(offsets_6);
-        let pointers_8: PointerTile<*mut E, { [1] }> = pointers_7.reshape(const_shape![1]);
-        let pointers_9: PointerTile<*mut E, { [BLOCK_D] }> =
-            pointers_8.broadcast(const_shape![BLOCK_D]);
-        let pointers_10: PointerTile<*mut E, { [BLOCK_D] }> = pointers_9.offset_tile(cols);
-        let (loaded_11, _): (Tile<E, { [BLOCK_D] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_10,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let offsets_6: Tile<i32, { [] }> = scalar_to_tile(dim * row);
+        let base_7: PointerTile<*mut E, { [] }> = pointers_5.offset_tile(offsets_6);
+        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
+        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_10: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+        let view_11: Partition<E, { [BLOCK_D] }> = unsafe {
+            make_partition_view(
+                &tensor_10,
+                const_shape![BLOCK_D],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let vals: Tile<E, { [BLOCK_D] }> = loaded_11;
-        let pointers_12: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let offsets_13: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
-        let base_14: PointerTile<*mut E, { [] }> = pointers_12.offset_tile(offsets_13);
-        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
-        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_17: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_14, shape_15, strides_16, new_token_unordered()) };
-        let view_18: Partition<E, { [BLOCK_D] }> = unsafe {
+        let (loaded_12, _): (Tile<E, { [BLOCK_D] }>, Token) = unsafe {
+            load_view_raw(
+                &view_11,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK_D],
+            )
+        };
+        let vals: Tile<E, { [BLOCK_D] }> = loaded_12;
+        let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
+        let offsets_14: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
+        let base_15: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
+        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
+        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_18: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
+        let view_19: Partition<E, { [BLOCK_D] }> = unsafe {
             make_partition_view(
-                &tensor_17,
+                &tensor_18,
                 const_shape![BLOCK_D],
                 padding::None,
                 dim_map::Identity,
@@ -76,7 +84,7 @@ pub mod embedding {
         };
         unsafe {
             store_view_raw(
-                &view_18,
+                &view_19,
                 vals,
                 [0i32],
                 None,

@@ -22,9 +22,6 @@ pub mod fused_softmax {
         n_cols: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-        let mask: Tile<bool, { [BLOCK_SIZE] }> =
-            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK_SIZE]));
         let pointers_1: PointerTile<*mut EInPtr, { [] }> = pointer_to_tile(in_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(in_row_stride * row);
         let base_3: PointerTile<*mut EInPtr, { [] }> = pointers_1.offset_tile(offsets_2);

@@ -19,31 +19,26 @@ pub mod gelu_helper {
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
-        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_11: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let block_2: i32 = get_tile_block_id().0;
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_8,
+                &tensor_5,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_10, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_9,
-                [block_5],
+                &view_6,
+                [block_2],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -53,36 +48,36 @@ pub mod gelu_helper {
                 const_shape![BLOCK],
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_10);
-        let t_12: Tile<f32, { [BLOCK] }> = constant(0.7978845608028654f32, const_shape![BLOCK]);
-        let t_13: Tile<f32, { [BLOCK] }> = constant(0.044715f32, const_shape![BLOCK]);
-        let gelu_tanh_inner: Tile<f32, { [BLOCK] }> = t_12 * (x + t_13 * x * x * x);
-        let arg_24: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_14: PointerTile<*mut EYPtr, { [] }> = arg_24;
-        let block_15: i32 = get_tile_block_id().0;
-        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_18: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_14, shape_16, strides_17, new_token_unordered()) };
-        let view_19: Partition<EYPtr, { [BLOCK] }> = unsafe {
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
+        let t_9: Tile<f32, { [BLOCK] }> = constant(0.7978845608028654f32, const_shape![BLOCK]);
+        let t_10: Tile<f32, { [BLOCK] }> = constant(0.044715f32, const_shape![BLOCK]);
+        let gelu_tanh_inner: Tile<f32, { [BLOCK] }> = t_9 * (x + t_10 * x * x * x);
+        let arg_21: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_11: PointerTile<*mut EYPtr, { [] }> = arg_21;
+        let block_12: i32 = get_tile_block_id().0;
+        let shape_13: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_14: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_15: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_11, shape_13, strides_14, new_token_unordered()) };
+        let view_16: Partition<EYPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_18,
+                &tensor_15,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let t_20: Tile<f32, { [BLOCK] }> = constant(0.5f32, const_shape![BLOCK]);
-        let arg_22: Tile<f32, { [BLOCK] }> = t_20 * x;
-        let t_21: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let conv_23: Tile<EYPtr, { [BLOCK] }> =
-            convert_tile(arg_22 * (t_21 + tanh(gelu_tanh_inner)));
+        let t_17: Tile<f32, { [BLOCK] }> = constant(0.5f32, const_shape![BLOCK]);
+        let arg_19: Tile<f32, { [BLOCK] }> = t_17 * x;
+        let t_18: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let conv_20: Tile<EYPtr, { [BLOCK] }> =
+            convert_tile(arg_19 * (t_18 + tanh(gelu_tanh_inner)));
         unsafe {
             store_view_raw(
-                &view_19,
-                conv_23,
-                [block_15],
+                &view_16,
+                conv_20,
+                [block_12],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

@@ -28,7 +28,6 @@ pub mod grid_3d {
         let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let cols: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(C, const_shape![BLOCK]));
-        let base: i32 = (bz * R + r) * C;
         let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(C * R * bz + C * r);
         let base_5: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);

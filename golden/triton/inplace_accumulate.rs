@@ -23,32 +23,27 @@ pub mod inplace_accumulate {
     ) {
         let mut acc_ptr_written: Token = new_token_unordered();
         let mut acc_ptr_accessed: Token = new_token_unordered();
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
-        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
         for s in 0i32..steps {
-            let arg_12: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let base_4: PointerTile<*mut E, { [] }> = arg_12;
-            let block_5: i32 = get_tile_block_id().0;
-            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_8: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-            let view_9: Partition<E, { [BLOCK] }> = unsafe {
+            let arg_9: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+            let base_1: PointerTile<*mut E, { [] }> = arg_9;
+            let block_2: i32 = get_tile_block_id().0;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_8,
+                    &tensor_5,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_7, token_8): (Tile<E, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_9,
-                    [block_5],
+                    &view_6,
+                    [block_2],
                     Some(acc_ptr_written),
                     ordering::Weak,
                     scope::TileBlock,
@@ -58,30 +53,30 @@ pub mod inplace_accumulate {
                     const_shape![BLOCK],
                 )
             };
-            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_11]);
-            let a: Tile<E, { [BLOCK] }> = loaded_10;
-            let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_14: Tile<i32, { [] }> = scalar_to_tile(n * s);
-            let arg_22: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
-            let base_15: PointerTile<*mut E, { [] }> = arg_22;
-            let block_16: i32 = get_tile_block_id().0;
-            let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_19: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_15, shape_17, strides_18, new_token_unordered()) };
-            let view_20: Partition<E, { [BLOCK] }> = unsafe {
+            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
+            let a: Tile<E, { [BLOCK] }> = loaded_7;
+            let pointers_10: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let offsets_11: Tile<i32, { [] }> = scalar_to_tile(n * s);
+            let arg_19: PointerTile<*mut E, { [] }> = pointers_10.offset_tile(offsets_11);
+            let base_12: PointerTile<*mut E, { [] }> = arg_19;
+            let block_13: i32 = get_tile_block_id().0;
+            let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_16: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_19,
+                    &tensor_16,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_21, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_18, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_20,
-                    [block_16],
+                    &view_17,
+                    [block_13],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -91,29 +86,29 @@ pub mod inplace_accumulate {
                     const_shape![BLOCK],
                 )
             };
-            let x: Tile<E, { [BLOCK] }> = loaded_21;
-            let arg_31: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let base_23: PointerTile<*mut E, { [] }> = arg_31;
-            let block_24: i32 = get_tile_block_id().0;
-            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_27: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
-            let view_28: Partition<E, { [BLOCK] }> = unsafe {
+            let x: Tile<E, { [BLOCK] }> = loaded_18;
+            let arg_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+            let base_20: PointerTile<*mut E, { [] }> = arg_28;
+            let block_21: i32 = get_tile_block_id().0;
+            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_24: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_20, shape_22, strides_23, new_token_unordered()) };
+            let view_25: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_27,
+                    &tensor_24,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let values_29: Tile<E, { [BLOCK] }> = a + x;
-            let token_30: Token = unsafe {
+            let values_26: Tile<E, { [BLOCK] }> = a + x;
+            let token_27: Token = unsafe {
                 store_view_raw(
-                    &view_28,
-                    values_29,
-                    [block_24],
+                    &view_25,
+                    values_26,
+                    [block_21],
                     Some(acc_ptr_accessed),
                     ordering::Weak,
                     scope::TileBlock,
@@ -122,8 +117,8 @@ pub mod inplace_accumulate {
                     [false],
                 )
             };
-            acc_ptr_written = token_30;
-            acc_ptr_accessed = token_30;
+            acc_ptr_written = token_27;
+            acc_ptr_accessed = token_27;
         }
     }
 }

@@ -43,39 +43,29 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
-            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_8: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_9: PointerTile<*mut E, { [] }> = pointers_7.offset_tile(offsets_8);
-            let index_10: i32 = (off - 0i32) / BLOCK_SIZE;
-            let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_13: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-            let view_14: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_13,
+                    &tensor_7,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_15, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_14,
-                    [index_10],
+                    &view_8,
+                    [index_4],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -85,40 +75,40 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_15);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
             _mean = _mean + a;
         }
-        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_17: f32 = tile_to_scalar(red_16);
-        let val_18: f32 = convert_scalar(N);
-        let mean: f32 = val_17 / val_18;
+        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let val_12: f32 = convert_scalar(N);
+        let mean: f32 = val_11 / val_12;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_23: PointerTile<*mut E, { [] }> = pointers_21.offset_tile(offsets_22);
-            let index_24: i32 = (off_2 - 0i32) / BLOCK_SIZE;
-            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_27: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
-            let view_28: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
+            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_27,
+                    &tensor_21,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_29, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_28,
-                    [index_24],
+                    &view_22,
+                    [index_18],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -128,30 +118,30 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_29);
-            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
+            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
             _var = _var + x_2 * x_2;
         }
-        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_34: f32 = tile_to_scalar(red_33);
-        let val_35: f32 = convert_scalar(N);
-        let var: f32 = val_34 / val_35;
+        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_28: f32 = tile_to_scalar(red_27);
+        let val_29: f32 = convert_scalar(N);
+        let var: f32 = val_28 / val_29;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_36;
+        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_30;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
         unsafe {
             store_ptr_tko(
-                pointers_39,
+                pointers_33,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -162,12 +152,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
         unsafe {
             store_ptr_tko(
-                pointers_42,
+                pointers_36,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -177,31 +167,25 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
-            let mask: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let base_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
-            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_49: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
-            let view_50: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+            let base_37: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
+            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_41: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
+            let view_42: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_49,
+                    &tensor_41,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_51, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_43, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_50,
-                    [index_46],
+                    &view_42,
+                    [index_38],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -211,26 +195,26 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_51;
-            let base_52: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
-            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_56: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
-            let view_57: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_43;
+            let base_44: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
+            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_48: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
+            let view_49: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_56,
+                    &tensor_48,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_58, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_50, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_57,
-                    [index_53],
+                    &view_49,
+                    [index_45],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -240,28 +224,28 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_58;
-            let pointers_59: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_60: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_61: PointerTile<*mut E, { [] }> = pointers_59.offset_tile(offsets_60);
-            let index_62: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_63: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_64: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_65: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_61, shape_63, strides_64, new_token_unordered()) };
-            let view_66: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_50;
+            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_57: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
+            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_65,
+                    &tensor_57,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_67, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_66,
-                    [index_62],
+                    &view_58,
+                    [index_54],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -271,39 +255,39 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_67);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_68: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_70: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_68;
-            let conv_69: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_70 + conv_69;
-            let pointers_71: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-            let offsets_72: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let arg_81: PointerTile<*mut EY, { [] }> = pointers_71.offset_tile(offsets_72);
-            let base_73: PointerTile<*mut EY, { [] }> = arg_81;
-            let arg_82: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let index_74: i32 = arg_82;
-            let shape_75: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_76: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_77: Tensor<EY, { [-1] }> =
-                unsafe { make_tensor_view(base_73, shape_75, strides_76, new_token_unordered()) };
-            let view_78: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+            let conv_60: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_62: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_60;
+            let conv_61: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_62 + conv_61;
+            let pointers_63: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_64: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_73: PointerTile<*mut EY, { [] }> = pointers_63.offset_tile(offsets_64);
+            let base_65: PointerTile<*mut EY, { [] }> = arg_73;
+            let arg_74: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_66: i32 = arg_74;
+            let shape_67: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_68: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_69: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_65, shape_67, strides_68, new_token_unordered()) };
+            let view_70: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_77,
+                    &tensor_69,
                     const_shape![BLOCK_SIZE],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_79: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_80: Token = unsafe {
+            let conv_71: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_72: Token = unsafe {
                 store_view_raw(
-                    &view_78,
-                    conv_79,
-                    [index_74],
+                    &view_70,
+                    conv_71,
+                    [index_66],
                     Some(y_accessed),
                     ordering::Weak,
                     scope::TileBlock,
@@ -312,8 +296,8 @@ pub mod layer_norm {
                     [false],
                 )
             };
-            y_written = token_80;
-            y_accessed = token_80;
+            y_written = token_72;
+            y_accessed = token_72;
         }
     }
 
@@ -354,39 +338,29 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
-            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_8: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_9: PointerTile<*mut E, { [] }> = pointers_7.offset_tile(offsets_8);
-            let index_10: i32 = (off - 0i32) / BLOCK_SIZE;
-            let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_13: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-            let view_14: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_13,
+                    &tensor_7,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_15, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_14,
-                    [index_10],
+                    &view_8,
+                    [index_4],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -396,40 +370,40 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_15);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
             _mean = _mean + a;
         }
-        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_17: f32 = tile_to_scalar(red_16);
-        let val_18: f32 = convert_scalar(N);
-        let mean: f32 = val_17 / val_18;
+        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let val_12: f32 = convert_scalar(N);
+        let mean: f32 = val_11 / val_12;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_23: PointerTile<*mut E, { [] }> = pointers_21.offset_tile(offsets_22);
-            let index_24: i32 = (off_2 - 0i32) / BLOCK_SIZE;
-            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_27: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
-            let view_28: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
+            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_27,
+                    &tensor_21,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_29, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_28,
-                    [index_24],
+                    &view_22,
+                    [index_18],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -439,30 +413,30 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_29);
-            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
+            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
             _var = _var + x_2 * x_2;
         }
-        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_34: f32 = tile_to_scalar(red_33);
-        let val_35: f32 = convert_scalar(N);
-        let var: f32 = val_34 / val_35;
+        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_28: f32 = tile_to_scalar(red_27);
+        let val_29: f32 = convert_scalar(N);
+        let var: f32 = val_28 / val_29;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_36;
+        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_30;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
         unsafe {
             store_ptr_tko(
-                pointers_39,
+                pointers_33,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -473,12 +447,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
         unsafe {
             store_ptr_tko(
-                pointers_42,
+                pointers_36,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -488,31 +462,25 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
-            let mask: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let base_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
-            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_49: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
-            let view_50: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+            let base_37: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
+            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_41: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
+            let view_42: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_49,
+                    &tensor_41,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_51, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_43, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_50,
-                    [index_46],
+                    &view_42,
+                    [index_38],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -522,26 +490,26 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_51;
-            let base_52: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
-            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_56: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
-            let view_57: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_43;
+            let base_44: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
+            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_48: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
+            let view_49: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_56,
+                    &tensor_48,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_58, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_50, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_57,
-                    [index_53],
+                    &view_49,
+                    [index_45],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -551,28 +519,28 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_58;
-            let pointers_59: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_60: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_61: PointerTile<*mut E, { [] }> = pointers_59.offset_tile(offsets_60);
-            let index_62: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_63: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_64: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_65: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_61, shape_63, strides_64, new_token_unordered()) };
-            let view_66: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_50;
+            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_57: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
+            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_65,
+                    &tensor_57,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_67, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_66,
-                    [index_62],
+                    &view_58,
+                    [index_54],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -582,39 +550,39 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_67);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_68: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_70: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_68;
-            let conv_69: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_70 + conv_69;
-            let pointers_71: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-            let offsets_72: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let arg_81: PointerTile<*mut EY, { [] }> = pointers_71.offset_tile(offsets_72);
-            let base_73: PointerTile<*mut EY, { [] }> = arg_81;
-            let arg_82: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let index_74: i32 = arg_82;
-            let shape_75: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_76: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_77: Tensor<EY, { [-1] }> =
-                unsafe { make_tensor_view(base_73, shape_75, strides_76, new_token_unordered()) };
-            let view_78: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+            let conv_60: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_62: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_60;
+            let conv_61: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_62 + conv_61;
+            let pointers_63: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_64: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_73: PointerTile<*mut EY, { [] }> = pointers_63.offset_tile(offsets_64);
+            let base_65: PointerTile<*mut EY, { [] }> = arg_73;
+            let arg_74: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_66: i32 = arg_74;
+            let shape_67: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_68: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_69: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_65, shape_67, strides_68, new_token_unordered()) };
+            let view_70: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_77,
+                    &tensor_69,
                     const_shape![BLOCK_SIZE],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_79: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_80: Token = unsafe {
+            let conv_71: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_72: Token = unsafe {
                 store_view_raw(
-                    &view_78,
-                    conv_79,
-                    [index_74],
+                    &view_70,
+                    conv_71,
+                    [index_66],
                     Some(y_accessed),
                     ordering::Weak,
                     scope::TileBlock,
@@ -623,8 +591,8 @@ pub mod layer_norm {
                     [false],
                 )
             };
-            y_written = token_80;
-            y_accessed = token_80;
+            y_written = token_72;
+            y_accessed = token_72;
         }
     }
 
@@ -665,39 +633,29 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
-            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_8: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_9: PointerTile<*mut E, { [] }> = pointers_7.offset_tile(offsets_8);
-            let index_10: i32 = (off - 0i32) / BLOCK_SIZE;
-            let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_13: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-            let view_14: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_13,
+                    &tensor_7,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_15, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_14,
-                    [index_10],
+                    &view_8,
+                    [index_4],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -707,40 +665,40 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_15);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
             _mean = _mean + a;
         }
-        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_17: f32 = tile_to_scalar(red_16);
-        let val_18: f32 = convert_scalar(N);
-        let mean: f32 = val_17 / val_18;
+        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let val_12: f32 = convert_scalar(N);
+        let mean: f32 = val_11 / val_12;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_23: PointerTile<*mut E, { [] }> = pointers_21.offset_tile(offsets_22);
-            let index_24: i32 = (off_2 - 0i32) / BLOCK_SIZE;
-            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_27: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
-            let view_28: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
+            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_27,
+                    &tensor_21,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_29, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_28,
-                    [index_24],
+                    &view_22,
+                    [index_18],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -750,30 +708,30 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_29);
-            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
+            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
             _var = _var + x_2 * x_2;
         }
-        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_34: f32 = tile_to_scalar(red_33);
-        let val_35: f32 = convert_scalar(N);
-        let var: f32 = val_34 / val_35;
+        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_28: f32 = tile_to_scalar(red_27);
+        let val_29: f32 = convert_scalar(N);
+        let var: f32 = val_28 / val_29;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_36;
+        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_30;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
         unsafe {
             store_ptr_tko(
-                pointers_39,
+                pointers_33,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -784,12 +742,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
         unsafe {
             store_ptr_tko(
-                pointers_42,
+                pointers_36,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -799,31 +757,25 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
-            let mask: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let base_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
-            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_49: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
-            let view_50: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+            let base_37: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
+            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_41: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
+            let view_42: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_49,
+                    &tensor_41,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_51, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_43, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_50,
-                    [index_46],
+                    &view_42,
+                    [index_38],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -833,26 +785,26 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_51;
-            let base_52: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
-            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_56: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
-            let view_57: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_43;
+            let base_44: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
+            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_48: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
+            let view_49: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_56,
+                    &tensor_48,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_58, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_50, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_57,
-                    [index_53],
+                    &view_49,
+                    [index_45],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -862,28 +814,28 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_58;
-            let pointers_59: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-            let offsets_60: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_61: PointerTile<*mut E, { [] }> = pointers_59.offset_tile(offsets_60);
-            let index_62: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_63: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_64: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_65: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_61, shape_63, strides_64, new_token_unordered()) };
-            let view_66: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_50;
+            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_57: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
+            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_65,
+                    &tensor_57,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_67, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_66,
-                    [index_62],
+                    &view_58,
+                    [index_54],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -893,36 +845,36 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_67);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
             let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
-            let pointers_68: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-            let offsets_69: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let arg_78: PointerTile<*mut EY, { [] }> = pointers_68.offset_tile(offsets_69);
-            let base_70: PointerTile<*mut EY, { [] }> = arg_78;
-            let arg_79: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let index_71: i32 = arg_79;
-            let shape_72: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_73: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_74: Tensor<EY, { [-1] }> =
-                unsafe { make_tensor_view(base_70, shape_72, strides_73, new_token_unordered()) };
-            let view_75: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+            let pointers_60: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_61: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_70: PointerTile<*mut EY, { [] }> = pointers_60.offset_tile(offsets_61);
+            let base_62: PointerTile<*mut EY, { [] }> = arg_70;
+            let arg_71: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_63: i32 = arg_71;
+            let shape_64: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_65: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_66: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_62, shape_64, strides_65, new_token_unordered()) };
+            let view_67: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_74,
+                    &tensor_66,
                     const_shape![BLOCK_SIZE],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_76: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_77: Token = unsafe {
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
                 store_view_raw(
-                    &view_75,
-                    conv_76,
-                    [index_71],
+                    &view_67,
+                    conv_68,
+                    [index_63],
                     Some(y_accessed),
                     ordering::Weak,
                     scope::TileBlock,
@@ -931,8 +883,8 @@ pub mod layer_norm {
                     [false],
                 )
             };
-            y_written = token_77;
-            y_accessed = token_77;
+            y_written = token_69;
+            y_accessed = token_69;
         }
     }
 }

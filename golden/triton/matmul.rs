@@ -37,93 +37,28 @@ pub mod matmul {
     ) {
         let pid_m: i32 = get_tile_block_id().0;
         let pid_n: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_1: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_m: Tile<i32, { [BLOCK_M] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_3: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_n: Tile<i32, { [BLOCK_N] }> = arg_4 + iota_3;
-        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
-        let pointers_5: PointerTile<*mut f16, { [] }> = pointer_to_tile(a_ptr);
-        let pointers_6: PointerTile<*mut f16, { [1, 1] }> = pointers_5.reshape(const_shape![1, 1]);
-        let pointers_7: PointerTile<*mut f16, { [BLOCK_M, 1] }> =
-            pointers_6.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_8: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]);
-        let pointers_9: PointerTile<*mut f16, { [BLOCK_M, 1] }> = pointers_7.offset_tile(offsets_8);
-        let pointers_10: PointerTile<*mut f16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_k
-            .reshape(const_shape![1, BLOCK_K])
-            * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let mut a_ptrs: PointerTile<*mut f16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_10.offset_tile(offsets_11);
-        let pointers_12: PointerTile<*mut f16, { [] }> = pointer_to_tile(b_ptr);
-        let pointers_13: PointerTile<*mut f16, { [1, 1] }> =
-            pointers_12.reshape(const_shape![1, 1]);
-        let pointers_14: PointerTile<*mut f16, { [BLOCK_K, 1] }> =
-            pointers_13.broadcast(const_shape![BLOCK_K, 1]);
-        let offsets_15: Tile<i32, { [BLOCK_K, 1] }> = offs_k.reshape(const_shape![BLOCK_K, 1])
-            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]);
-        let pointers_16: PointerTile<*mut f16, { [BLOCK_K, 1] }> =
-            pointers_14.offset_tile(offsets_15);
-        let pointers_17: PointerTile<*mut f16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_16.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let offsets_18: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let mut b_ptrs: PointerTile<*mut f16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_17.offset_tile(offsets_18);
         let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
-            let value_19: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-                offs_m.reshape(const_shape![BLOCK_M, 1]),
-                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-            );
-            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                value_19.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_20: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
-                offs_k.reshape(const_shape![1, BLOCK_K]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
-            );
-            let a_mask: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                arg_21 & value_20.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
-                offs_k.reshape(const_shape![BLOCK_K, 1]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
-            );
-            let arg_24: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let value_23: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                offs_n.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(N, const_shape![1, BLOCK_N]),
-            );
-            let b_mask: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                arg_24 & value_23.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let base_25: PointerTile<*mut f16, { [] }> = pointer_to_tile(a_ptr);
-            let shape_26: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
-            let strides_27: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            let base_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(a_ptr);
+            let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
+            let strides_3: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
                 dims: &[stride_am, stride_ak],
             };
-            let tensor_28: Tensor<f16, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-            let view_29: Partition<f16, { [BLOCK_M, BLOCK_K] }> = unsafe {
+            let tensor_4: Tensor<f16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+            let view_5: Partition<f16, { [BLOCK_M, BLOCK_K] }> = unsafe {
                 make_partition_view(
-                    &tensor_28,
+                    &tensor_4,
                     const_shape![BLOCK_M, BLOCK_K],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_30, _): (Tile<f16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+            let (loaded_6, _): (Tile<f16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_29,
+                    &view_5,
                     [pid_m, k],
                     None,
                     ordering::Weak,
@@ -134,26 +69,26 @@ pub mod matmul {
                     const_shape![BLOCK_M, BLOCK_K],
                 )
             };
-            let a: Tile<f16, { [BLOCK_M, BLOCK_K] }> = loaded_30;
-            let base_31: PointerTile<*mut f16, { [] }> = pointer_to_tile(b_ptr);
-            let shape_32: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
-            let strides_33: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            let a: Tile<f16, { [BLOCK_M, BLOCK_K] }> = loaded_6;
+            let base_7: PointerTile<*mut f16, { [] }> = pointer_to_tile(b_ptr);
+            let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
+            let strides_9: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
                 dims: &[stride_bk, stride_bn],
             };
-            let tensor_34: Tensor<f16, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_31, shape_32, strides_33, new_token_unordered()) };
-            let view_35: Partition<f16, { [BLOCK_K, BLOCK_N] }> = unsafe {
+            let tensor_10: Tensor<f16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+            let view_11: Partition<f16, { [BLOCK_K, BLOCK_N] }> = unsafe {
                 make_partition_view(
-                    &tensor_34,
+                    &tensor_10,
                     const_shape![BLOCK_K, BLOCK_N],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_36, _): (Tile<f16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+            let (loaded_12, _): (Tile<f16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_35,
+                    &view_11,
                     [k, pid_n],
                     None,
                     ordering::Weak,
@@ -164,54 +99,20 @@ pub mod matmul {
                     const_shape![BLOCK_K, BLOCK_N],
                 )
             };
-            let b: Tile<f16, { [BLOCK_K, BLOCK_N] }> = loaded_36;
+            let b: Tile<f16, { [BLOCK_K, BLOCK_N] }> = loaded_12;
             acc = mma(a, b, acc);
-            let offsets_37: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
-                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
-            a_ptrs = a_ptrs.offset_tile(offsets_37);
-            let offsets_38: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
-                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
-            b_ptrs = b_ptrs.offset_tile(offsets_38);
         }
         let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_39: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_40: PointerTile<*mut E, { [1, 1] }> = pointers_39.reshape(const_shape![1, 1]);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_40.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_42: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_43: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_41.offset_tile(offsets_42);
-        let pointers_44: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_43.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_44.offset_tile(offsets_45);
-        let value_46: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_m.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_48: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_46.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_47: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_n.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_48 & value_47.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let base_49: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let shape_50: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
-        let strides_51: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+        let base_13: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_15: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
             dims: &[stride_cm, stride_cn],
         };
-        let tensor_52: Tensor<E, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_49, shape_50, strides_51, new_token_unordered()) };
-        let view_53: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let tensor_16: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
-                &tensor_52,
+                &tensor_16,
                 const_shape![BLOCK_M, BLOCK_N],
                 padding::None,
                 dim_map::Identity,
@@ -220,7 +121,7 @@ pub mod matmul {
         };
         unsafe {
             store_view_raw(
-                &view_53,
+                &view_17,
                 c,
                 [pid_m, pid_n],
                 None,
@@ -264,94 +165,28 @@ pub mod matmul {
     ) {
         let pid_m: i32 = get_tile_block_id().0;
         let pid_n: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_1: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_m: Tile<i32, { [BLOCK_M] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_3: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_n: Tile<i32, { [BLOCK_N] }> = arg_4 + iota_3;
-        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
-        let pointers_5: PointerTile<*mut bf16, { [] }> = pointer_to_tile(a_ptr);
-        let pointers_6: PointerTile<*mut bf16, { [1, 1] }> = pointers_5.reshape(const_shape![1, 1]);
-        let pointers_7: PointerTile<*mut bf16, { [BLOCK_M, 1] }> =
-            pointers_6.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_8: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]);
-        let pointers_9: PointerTile<*mut bf16, { [BLOCK_M, 1] }> =
-            pointers_7.offset_tile(offsets_8);
-        let pointers_10: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_k
-            .reshape(const_shape![1, BLOCK_K])
-            * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let mut a_ptrs: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_10.offset_tile(offsets_11);
-        let pointers_12: PointerTile<*mut bf16, { [] }> = pointer_to_tile(b_ptr);
-        let pointers_13: PointerTile<*mut bf16, { [1, 1] }> =
-            pointers_12.reshape(const_shape![1, 1]);
-        let pointers_14: PointerTile<*mut bf16, { [BLOCK_K, 1] }> =
-            pointers_13.broadcast(const_shape![BLOCK_K, 1]);
-        let offsets_15: Tile<i32, { [BLOCK_K, 1] }> = offs_k.reshape(const_shape![BLOCK_K, 1])
-            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]);
-        let pointers_16: PointerTile<*mut bf16, { [BLOCK_K, 1] }> =
-            pointers_14.offset_tile(offsets_15);
-        let pointers_17: PointerTile<*mut bf16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_16.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let offsets_18: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let mut b_ptrs: PointerTile<*mut bf16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_17.offset_tile(offsets_18);
         let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
-            let value_19: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-                offs_m.reshape(const_shape![BLOCK_M, 1]),
-                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-            );
-            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                value_19.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_20: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
-                offs_k.reshape(const_shape![1, BLOCK_K]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
-            );
-            let a_mask: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                arg_21 & value_20.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
-                offs_k.reshape(const_shape![BLOCK_K, 1]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
-            );
-            let arg_24: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let value_23: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                offs_n.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(N, const_shape![1, BLOCK_N]),
-            );
-            let b_mask: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                arg_24 & value_23.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let base_25: PointerTile<*mut bf16, { [] }> = pointer_to_tile(a_ptr);
-            let shape_26: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
-            let strides_27: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            let base_1: PointerTile<*mut bf16, { [] }> = pointer_to_tile(a_ptr);
+            let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
+            let strides_3: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
                 dims: &[stride_am, stride_ak],
             };
-            let tensor_28: Tensor<bf16, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-            let view_29: Partition<bf16, { [BLOCK_M, BLOCK_K] }> = unsafe {
+            let tensor_4: Tensor<bf16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+            let view_5: Partition<bf16, { [BLOCK_M, BLOCK_K] }> = unsafe {
                 make_partition_view(
-                    &tensor_28,
+                    &tensor_4,
                     const_shape![BLOCK_M, BLOCK_K],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_30, _): (Tile<bf16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+            let (loaded_6, _): (Tile<bf16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_29,
+                    &view_5,
                     [pid_m, k],
                     None,
                     ordering::Weak,
@@ -362,26 +197,26 @@ pub mod matmul {
                     const_shape![BLOCK_M, BLOCK_K],
                 )
             };
-            let a: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = loaded_30;
-            let base_31: PointerTile<*mut bf16, { [] }> = pointer_to_tile(b_ptr);
-            let shape_32: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
-            let strides_33: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            let a: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = loaded_6;
+            let base_7: PointerTile<*mut bf16, { [] }> = pointer_to_tile(b_ptr);
+            let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
+            let strides_9: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
                 dims: &[stride_bk, stride_bn],
             };
-            let tensor_34: Tensor<bf16, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_31, shape_32, strides_33, new_token_unordered()) };
-            let view_35: Partition<bf16, { [BLOCK_K, BLOCK_N] }> = unsafe {
+            let tensor_10: Tensor<bf16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+            let view_11: Partition<bf16, { [BLOCK_K, BLOCK_N] }> = unsafe {
                 make_partition_view(
-                    &tensor_34,
+                    &tensor_10,
                     const_shape![BLOCK_K, BLOCK_N],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_36, _): (Tile<bf16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+            let (loaded_12, _): (Tile<bf16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_35,
+                    &view_11,
                     [k, pid_n],
                     None,
                     ordering::Weak,
@@ -392,54 +227,20 @@ pub mod matmul {
                     const_shape![BLOCK_K, BLOCK_N],
                 )
             };
-            let b: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = loaded_36;
+            let b: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = loaded_12;
             acc = mma(a, b, acc);
-            let offsets_37: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
-                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
-            a_ptrs = a_ptrs.offset_tile(offsets_37);
-            let offsets_38: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
-                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
-            b_ptrs = b_ptrs.offset_tile(offsets_38);
         }
         let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_39: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_40: PointerTile<*mut E, { [1, 1] }> = pointers_39.reshape(const_shape![1, 1]);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_40.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_42: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_43: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_41.offset_tile(offsets_42);
-        let pointers_44: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_43.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_44.offset_tile(offsets_45);
-        let value_46: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_m.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_48: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_46.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_47: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_n.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_48 & value_47.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let base_49: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let shape_50: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
-        let strides_51: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+        let base_13: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_15: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
             dims: &[stride_cm, stride_cn],
         };
-        let tensor_52: Tensor<E, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_49, shape_50, strides_51, new_token_unordered()) };
-        let view_53: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let tensor_16: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
-                &tensor_52,
+                &tensor_16,
                 const_shape![BLOCK_M, BLOCK_N],
                 padding::None,
                 dim_map::Identity,
@@ -448,7 +249,7 @@ pub mod matmul {
         };
         unsafe {
             store_view_raw(
-                &view_53,
+                &view_17,
                 c,
                 [pid_m, pid_n],
                 None,
@@ -492,93 +293,28 @@ pub mod matmul {
     ) {
         let pid_m: i32 = get_tile_block_id().0;
         let pid_n: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_1: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_m: Tile<i32, { [BLOCK_M] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_3: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_n: Tile<i32, { [BLOCK_N] }> = arg_4 + iota_3;
-        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
-        let pointers_5: PointerTile<*mut f32, { [] }> = pointer_to_tile(a_ptr);
-        let pointers_6: PointerTile<*mut f32, { [1, 1] }> = pointers_5.reshape(const_shape![1, 1]);
-        let pointers_7: PointerTile<*mut f32, { [BLOCK_M, 1] }> =
-            pointers_6.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_8: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]);
-        let pointers_9: PointerTile<*mut f32, { [BLOCK_M, 1] }> = pointers_7.offset_tile(offsets_8);
-        let pointers_10: PointerTile<*mut f32, { [BLOCK_M, BLOCK_K] }> =
-            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_k
-            .reshape(const_shape![1, BLOCK_K])
-            * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let mut a_ptrs: PointerTile<*mut f32, { [BLOCK_M, BLOCK_K] }> =
-            pointers_10.offset_tile(offsets_11);
-        let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(b_ptr);
-        let pointers_13: PointerTile<*mut f32, { [1, 1] }> =
-            pointers_12.reshape(const_shape![1, 1]);
-        let pointers_14: PointerTile<*mut f32, { [BLOCK_K, 1] }> =
-            pointers_13.broadcast(const_shape![BLOCK_K, 1]);
-        let offsets_15: Tile<i32, { [BLOCK_K, 1] }> = offs_k.reshape(const_shape![BLOCK_K, 1])
-            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]);
-        let pointers_16: PointerTile<*mut f32, { [BLOCK_K, 1] }> =
-            pointers_14.offset_tile(offsets_15);
-        let pointers_17: PointerTile<*mut f32, { [BLOCK_K, BLOCK_N] }> =
-            pointers_16.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let offsets_18: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let mut b_ptrs: PointerTile<*mut f32, { [BLOCK_K, BLOCK_N] }> =
-            pointers_17.offset_tile(offsets_18);
         let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
-            let value_19: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-                offs_m.reshape(const_shape![BLOCK_M, 1]),
-                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-            );
-            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                value_19.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_20: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
-                offs_k.reshape(const_shape![1, BLOCK_K]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
-            );
-            let a_mask: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                arg_21 & value_20.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
-                offs_k.reshape(const_shape![BLOCK_K, 1]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
-            );
-            let arg_24: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let value_23: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                offs_n.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(N, const_shape![1, BLOCK_N]),
-            );
-            let b_mask: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                arg_24 & value_23.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let base_25: PointerTile<*mut f32, { [] }> = pointer_to_tile(a_ptr);
-            let shape_26: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
-            let strides_27: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            let base_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(a_ptr);
+            let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
+            let strides_3: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
                 dims: &[stride_am, stride_ak],
             };
-            let tensor_28: Tensor<f32, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-            let view_29: Partition<f32, { [BLOCK_M, BLOCK_K] }> = unsafe {
+            let tensor_4: Tensor<f32, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+            let view_5: Partition<f32, { [BLOCK_M, BLOCK_K] }> = unsafe {
                 make_partition_view(
-                    &tensor_28,
+                    &tensor_4,
                     const_shape![BLOCK_M, BLOCK_K],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_30, _): (Tile<f32, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+            let (loaded_6, _): (Tile<f32, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_29,
+                    &view_5,
                     [pid_m, k],
                     None,
                     ordering::Weak,
@@ -589,26 +325,26 @@ pub mod matmul {
                     const_shape![BLOCK_M, BLOCK_K],
                 )
             };
-            let a: Tile<f32, { [BLOCK_M, BLOCK_K] }> = loaded_30;
-            let base_31: PointerTile<*mut f32, { [] }> = pointer_to_tile(b_ptr);
-            let shape_32: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
-            let strides_33: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            let a: Tile<f32, { [BLOCK_M, BLOCK_K] }> = loaded_6;
+            let base_7: PointerTile<*mut f32, { [] }> = pointer_to_tile(b_ptr);
+            let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
+            let strides_9: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
                 dims: &[stride_bk, stride_bn],
             };
-            let tensor_34: Tensor<f32, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_31, shape_32, strides_33, new_token_unordered()) };
-            let view_35: Partition<f32, { [BLOCK_K, BLOCK_N] }> = unsafe {
+            let tensor_10: Tensor<f32, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+            let view_11: Partition<f32, { [BLOCK_K, BLOCK_N] }> = unsafe {
                 make_partition_view(
-                    &tensor_34,
+                    &tensor_10,
                     const_shape![BLOCK_K, BLOCK_N],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_36, _): (Tile<f32, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+            let (loaded_12, _): (Tile<f32, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_35,
+                    &view_11,
                     [k, pid_n],
                     None,
                     ordering::Weak,
@@ -619,56 +355,22 @@ pub mod matmul {
                     const_shape![BLOCK_K, BLOCK_N],
                 )
             };
-            let b: Tile<f32, { [BLOCK_K, BLOCK_N] }> = loaded_36;
-            let conv_37: Tile<tf32, { [BLOCK_M, BLOCK_K] }> = convert_tile(a);
-            let conv_38: Tile<tf32, { [BLOCK_K, BLOCK_N] }> = convert_tile(b);
-            acc = mma(conv_37, conv_38, acc);
-            let offsets_39: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
-                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
-            a_ptrs = a_ptrs.offset_tile(offsets_39);
-            let offsets_40: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
-                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
-            b_ptrs = b_ptrs.offset_tile(offsets_40);
+            let b: Tile<f32, { [BLOCK_K, BLOCK_N] }> = loaded_12;
+            let conv_13: Tile<tf32, { [BLOCK_M, BLOCK_K] }> = convert_tile(a);
+            let conv_14: Tile<tf32, { [BLOCK_K, BLOCK_N] }> = convert_tile(b);
+            acc = mma(conv_13, conv_14, acc);
         }
         let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_41: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_42: PointerTile<*mut E, { [1, 1] }> = pointers_41.reshape(const_shape![1, 1]);
-        let pointers_43: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_42.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_44: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_45: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_43.offset_tile(offsets_44);
-        let pointers_46: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_45.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_47: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_46.offset_tile(offsets_47);
-        let value_48: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_m.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_50: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_48.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_49: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_n.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_50 & value_49.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let base_51: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let shape_52: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
-        let strides_53: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+        let base_15: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let shape_16: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_17: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
             dims: &[stride_cm, stride_cn],
         };
-        let tensor_54: Tensor<E, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_51, shape_52, strides_53, new_token_unordered()) };
-        let view_55: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let tensor_18: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
+        let view_19: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
-                &tensor_54,
+                &tensor_18,
                 const_shape![BLOCK_M, BLOCK_N],
                 padding::None,
                 dim_map::Identity,
@@ -677,7 +379,7 @@ pub mod matmul {
         };
         unsafe {
             store_view_raw(
-                &view_55,
+                &view_19,
                 c,
                 [pid_m, pid_n],
                 None,

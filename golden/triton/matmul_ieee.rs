@@ -33,38 +33,31 @@ pub mod matmul_ieee {
     ) {
         let pm: i32 = get_tile_block_id().0;
         let pn: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BM] }> = broadcast_scalar(pm * BM, const_shape![BM]);
-        let iota_1: Tile<i32, { [BM] }> = iota(const_shape![BM]);
-        let rm: Tile<i32, { [BM] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BN] }> = broadcast_scalar(pn * BN, const_shape![BN]);
-        let iota_3: Tile<i32, { [BN] }> = iota(const_shape![BN]);
-        let rn: Tile<i32, { [BN] }> = arg_4 + iota_3;
-        let rk: Tile<i32, { [BK] }> = iota(const_shape![BK]);
         let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
         for k0 in (0i32..K).step_by(BK as usize) {
-            let base_5: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
-            let extent_6: i32 = BM + BM * pm;
-            let extent_7: i32 = BK + BK * ((k0 - 0i32) / BK);
-            let index_8: i32 = (k0 - 0i32) / BK;
-            let shape_9: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
-                dims: &[extent_6, extent_7],
+            let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
+            let extent_2: i32 = BM + BM * pm;
+            let extent_3: i32 = BK + BK * ((k0 - 0i32) / BK);
+            let index_4: i32 = (k0 - 0i32) / BK;
+            let shape_5: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_2, extent_3],
             };
-            let strides_10: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[K] };
-            let tensor_11: Tensor<E, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_5, shape_9, strides_10, new_token_unordered()) };
-            let view_12: Partition<E, { [BM, BK] }> = unsafe {
+            let strides_6: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[K] };
+            let tensor_7: Tensor<E, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BM, BK] }> = unsafe {
                 make_partition_view(
-                    &tensor_11,
+                    &tensor_7,
                     const_shape![BM, BK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_13, _): (Tile<E, { [BM, BK] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<E, { [BM, BK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_12,
-                    [pm, index_8],
+                    &view_8,
+                    [pm, index_4],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -74,35 +67,35 @@ pub mod matmul_ieee {
                     const_shape![BM, BK],
                 )
             };
-            let a: Tile<f32, { [BM, BK] }> = convert_tile(loaded_13);
-            let arg_25: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
-            let base_14: PointerTile<*mut EBPtr, { [] }> = arg_25;
-            let arg_26: i32 = BK + BK * ((k0 - 0i32) / BK);
-            let extent_15: i32 = arg_26;
-            let arg_27: i32 = BN + BN * pn;
-            let extent_16: i32 = arg_27;
-            let blocks_17: i32 = get_num_tile_blocks().1;
-            let stride_18: i32 = BN * blocks_17;
-            let index_19: i32 = (k0 - 0i32) / BK;
-            let shape_20: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
-                dims: &[extent_15, extent_16],
+            let a: Tile<f32, { [BM, BK] }> = convert_tile(loaded_9);
+            let arg_21: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
+            let base_10: PointerTile<*mut EBPtr, { [] }> = arg_21;
+            let arg_22: i32 = BK + BK * ((k0 - 0i32) / BK);
+            let extent_11: i32 = arg_22;
+            let arg_23: i32 = BN + BN * pn;
+            let extent_12: i32 = arg_23;
+            let blocks_13: i32 = get_num_tile_blocks().1;
+            let stride_14: i32 = BN * blocks_13;
+            let index_15: i32 = (k0 - 0i32) / BK;
+            let shape_16: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_11, extent_12],
             };
-            let strides_21: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_18] };
-            let tensor_22: Tensor<EBPtr, { [-1, -1] }> =
-                unsafe { make_tensor_view(base_14, shape_20, strides_21, new_token_unordered()) };
-            let view_23: Partition<EBPtr, { [BK, BN] }> = unsafe {
+            let strides_17: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_14] };
+            let tensor_18: Tensor<EBPtr, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_10, shape_16, strides_17, new_token_unordered()) };
+            let view_19: Partition<EBPtr, { [BK, BN] }> = unsafe {
                 make_partition_view(
-                    &tensor_22,
+                    &tensor_18,
                     const_shape![BK, BN],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_24, _): (Tile<EBPtr, { [BK, BN] }>, Token) = unsafe {
+            let (loaded_20, _): (Tile<EBPtr, { [BK, BN] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_23,
-                    [index_19, pn],
+                    &view_19,
+                    [index_15, pn],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -112,41 +105,41 @@ pub mod matmul_ieee {
                     const_shape![BK, BN],
                 )
             };
-            let b: Tile<EBPtr, { [BK, BN] }> = loaded_24;
-            let conv_28: Tile<f32, { [BK, BN] }> = convert_tile(b);
-            let t_29: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
-            let prod_30: Tile<f32, { [BM, BN] }> = mma(a, conv_28, t_29);
-            acc = acc + prod_30;
+            let b: Tile<EBPtr, { [BK, BN] }> = loaded_20;
+            let conv_24: Tile<f32, { [BK, BN] }> = convert_tile(b);
+            let t_25: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+            let prod_26: Tile<f32, { [BM, BN] }> = mma(a, conv_24, t_25);
+            acc = acc + prod_26;
         }
-        let arg_41: PointerTile<*mut ECPtr, { [] }> = pointer_to_tile(c_ptr);
-        let base_31: PointerTile<*mut ECPtr, { [] }> = arg_41;
-        let arg_42: i32 = BM + BM * pm;
-        let extent_32: i32 = arg_42;
-        let arg_43: i32 = BN + BN * pn;
-        let extent_33: i32 = arg_43;
-        let blocks_34: i32 = get_num_tile_blocks().1;
-        let arg_44: i32 = BN * blocks_34;
-        let stride_35: i32 = arg_44;
-        let shape_36: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
-            dims: &[extent_32, extent_33],
+        let arg_37: PointerTile<*mut ECPtr, { [] }> = pointer_to_tile(c_ptr);
+        let base_27: PointerTile<*mut ECPtr, { [] }> = arg_37;
+        let arg_38: i32 = BM + BM * pm;
+        let extent_28: i32 = arg_38;
+        let arg_39: i32 = BN + BN * pn;
+        let extent_29: i32 = arg_39;
+        let blocks_30: i32 = get_num_tile_blocks().1;
+        let arg_40: i32 = BN * blocks_30;
+        let stride_31: i32 = arg_40;
+        let shape_32: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_28, extent_29],
         };
-        let strides_37: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_35] };
-        let tensor_38: Tensor<ECPtr, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_31, shape_36, strides_37, new_token_unordered()) };
-        let view_39: Partition<ECPtr, { [BM, BN] }> = unsafe {
+        let strides_33: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_31] };
+        let tensor_34: Tensor<ECPtr, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_27, shape_32, strides_33, new_token_unordered()) };
+        let view_35: Partition<ECPtr, { [BM, BN] }> = unsafe {
             make_partition_view(
-                &tensor_38,
+                &tensor_34,
                 const_shape![BM, BN],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_40: Tile<ECPtr, { [BM, BN] }> = convert_tile(acc);
+        let conv_36: Tile<ECPtr, { [BM, BN] }> = convert_tile(acc);
         unsafe {
             store_view_raw(
-                &view_39,
-                conv_40,
+                &view_35,
+                conv_36,
                 [pm, pn],
                 None,
                 ordering::Weak,

@@ -28,30 +28,27 @@ pub mod online_softmax {
         let mut m: Tile<f32, { [BLOCK] }> = constant(f32::NEG_INFINITY, const_shape![BLOCK]);
         let mut s: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
         for start in (0i32..n_cols).step_by(BLOCK as usize) {
-            let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(start, const_shape![BLOCK]);
-            let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-            let cols: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
-            let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_5: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
-            let index_6: i32 = (start - 0i32) / BLOCK;
-            let shape_7: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_8: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_9: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_5, shape_7, strides_8, new_token_unordered()) };
-            let view_10: Partition<E, { [BLOCK] }> = unsafe {
+            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let index_4: i32 = (start - 0i32) / BLOCK;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_9,
+                    &tensor_7,
                     const_shape![BLOCK],
                     padding::NegInf,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_11, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_10,
-                    [index_6],
+                    &view_8,
+                    [index_4],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -61,44 +58,41 @@ pub mod online_softmax {
                     const_shape![BLOCK],
                 )
             };
-            let x: Tile<E, { [BLOCK] }> = loaded_11;
+            let x: Tile<E, { [BLOCK] }> = loaded_9;
             let x_2: Tile<f32, { [BLOCK] }> = convert_tile(x);
             let m_new: Tile<f32, { [BLOCK] }> = maxf(m, x_2, nan::Disabled, ftz::Disabled);
             s = s * exp(m - m_new) + exp(x_2 - m_new);
             m = m_new;
         }
-        let red_12: Tile<f32, { [] }> = reduce_max(m, 0i32);
-        let row_max: f32 = tile_to_scalar(red_12);
-        let red_13: Tile<f32, { [] }> = reduce_sum(
+        let red_10: Tile<f32, { [] }> = reduce_max(m, 0i32);
+        let row_max: f32 = tile_to_scalar(red_10);
+        let red_11: Tile<f32, { [] }> = reduce_sum(
             s * exp(m - broadcast_scalar(row_max, const_shape![BLOCK])),
             0i32,
         );
-        let total: f32 = tile_to_scalar(red_13);
+        let total: f32 = tile_to_scalar(red_11);
         for start_2 in (0i32..n_cols).step_by(BLOCK as usize) {
-            let arg_15: Tile<i32, { [BLOCK] }> = broadcast_scalar(start_2, const_shape![BLOCK]);
-            let iota_14: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-            let cols_2: Tile<i32, { [BLOCK] }> = arg_15 + iota_14;
-            let pointers_16: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_17: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_18: PointerTile<*mut E, { [] }> = pointers_16.offset_tile(offsets_17);
-            let index_19: i32 = (start_2 - 0i32) / BLOCK;
-            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_22: Tensor<E, { [-1] }> =
-                unsafe { make_tensor_view(base_18, shape_20, strides_21, new_token_unordered()) };
-            let view_23: Partition<E, { [BLOCK] }> = unsafe {
+            let pointers_12: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let offsets_13: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_14: PointerTile<*mut E, { [] }> = pointers_12.offset_tile(offsets_13);
+            let index_15: i32 = (start_2 - 0i32) / BLOCK;
+            let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
+            let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_18: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_14, shape_16, strides_17, new_token_unordered()) };
+            let view_19: Partition<E, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_22,
+                    &tensor_18,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_24, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_20, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_23,
-                    [index_19],
+                    &view_19,
+                    [index_15],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -108,36 +102,36 @@ pub mod online_softmax {
                     const_shape![BLOCK],
                 )
             };
-            let x_3: Tile<E, { [BLOCK] }> = loaded_24;
-            let conv_25: Tile<f32, { [BLOCK] }> = convert_tile(x_3);
+            let x_3: Tile<E, { [BLOCK] }> = loaded_20;
+            let conv_21: Tile<f32, { [BLOCK] }> = convert_tile(x_3);
             let y: Tile<f32, { [BLOCK] }> =
-                exp(conv_25 - broadcast_scalar(row_max, const_shape![BLOCK]))
+                exp(conv_21 - broadcast_scalar(row_max, const_shape![BLOCK]))
                     / broadcast_scalar(total, const_shape![BLOCK]);
-            let pointers_26: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-            let offsets_27: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let arg_36: PointerTile<*mut EYPtr, { [] }> = pointers_26.offset_tile(offsets_27);
-            let base_28: PointerTile<*mut EYPtr, { [] }> = arg_36;
-            let arg_37: i32 = (start_2 - 0i32) / BLOCK;
-            let index_29: i32 = arg_37;
-            let shape_30: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_31: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_32: Tensor<EYPtr, { [-1] }> =
-                unsafe { make_tensor_view(base_28, shape_30, strides_31, new_token_unordered()) };
-            let view_33: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            let pointers_22: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+            let offsets_23: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_32: PointerTile<*mut EYPtr, { [] }> = pointers_22.offset_tile(offsets_23);
+            let base_24: PointerTile<*mut EYPtr, { [] }> = arg_32;
+            let arg_33: i32 = (start_2 - 0i32) / BLOCK;
+            let index_25: i32 = arg_33;
+            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
+            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_28: Tensor<EYPtr, { [-1] }> =
+                unsafe { make_tensor_view(base_24, shape_26, strides_27, new_token_unordered()) };
+            let view_29: Partition<EYPtr, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_32,
+                    &tensor_28,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_34: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
-            let token_35: Token = unsafe {
+            let conv_30: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+            let token_31: Token = unsafe {
                 store_view_raw(
-                    &view_33,
-                    conv_34,
-                    [index_29],
+                    &view_29,
+                    conv_30,
+                    [index_25],
                     Some(y_ptr_accessed),
                     ordering::Weak,
                     scope::TileBlock,
@@ -146,8 +140,8 @@ pub mod online_softmax {
                     [false],
                 )
             };
-            y_ptr_written = token_35;
-            y_ptr_accessed = token_35;
+            y_ptr_written = token_31;
+            y_ptr_accessed = token_31;
         }
     }
 }

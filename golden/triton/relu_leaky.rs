@@ -19,31 +19,26 @@ pub mod relu_leaky {
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
-        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_11: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let block_2: i32 = get_tile_block_id().0;
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_8,
+                &tensor_5,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_10, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_9,
-                [block_5],
+                &view_6,
+                [block_2],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -53,33 +48,33 @@ pub mod relu_leaky {
                 const_shape![BLOCK],
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_10);
-        let t_12: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let arg_14: Tile<bool, { [BLOCK] }> = gt_tile(x, t_12);
-        let t_13: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
-        let y: Tile<f32, { [BLOCK] }> = select(arg_14, x, x * t_13);
-        let arg_22: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_15: PointerTile<*mut EYPtr, { [] }> = arg_22;
-        let block_16: i32 = get_tile_block_id().0;
-        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_19: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_15, shape_17, strides_18, new_token_unordered()) };
-        let view_20: Partition<EYPtr, { [BLOCK] }> = unsafe {
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
+        let t_9: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_11: Tile<bool, { [BLOCK] }> = gt_tile(x, t_9);
+        let t_10: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
+        let y: Tile<f32, { [BLOCK] }> = select(arg_11, x, x * t_10);
+        let arg_19: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_12: PointerTile<*mut EYPtr, { [] }> = arg_19;
+        let block_13: i32 = get_tile_block_id().0;
+        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_16: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<EYPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_19,
+                &tensor_16,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_21: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+        let conv_18: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
         unsafe {
             store_view_raw(
-                &view_20,
-                conv_21,
-                [block_16],
+                &view_17,
+                conv_18,
+                [block_13],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

@@ -32,32 +32,23 @@ pub mod rms_norm {
         let row: i32 = get_tile_block_id().0;
         let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y_2: PointerTile<*mut EY, { [] }> = pointers_3.offset_tile(offsets_4);
-        let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-        let mask: Tile<bool, { [BLOCK_SIZE] }> =
-            lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-        let pointers_5: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-        let offsets_6: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_7: PointerTile<*mut E, { [] }> = pointers_5.offset_tile(offsets_6);
-        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_10: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
-        let view_11: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<E, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
-                &tensor_10,
+                &tensor_6,
                 const_shape![BLOCK_SIZE],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_12, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_8, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
-                &view_11,
+                &view_7,
                 [0i32],
                 None,
                 ordering::Weak,
@@ -68,31 +59,31 @@ pub mod rms_norm {
                 const_shape![BLOCK_SIZE],
             )
         };
-        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_12);
-        let red_13: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
-        let val_14: f32 = tile_to_scalar(red_13);
-        let val_15: f32 = convert_scalar(N);
-        let ms: f32 = val_14 / val_15;
+        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_8);
+        let red_9: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
+        let val_10: f32 = tile_to_scalar(red_9);
+        let val_11: f32 = convert_scalar(N);
+        let ms: f32 = val_10 / val_11;
         let operand: Tile<f32, { [] }> = scalar_to_tile(ms + eps);
-        let val_16: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_16;
-        let base_17: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
-        let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_20: Tensor<EW, { [-1] }> =
-            unsafe { make_tensor_view(base_17, shape_18, strides_19, new_token_unordered()) };
-        let view_21: Partition<EW, { [BLOCK_SIZE] }> = unsafe {
+        let val_12: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_12;
+        let base_13: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
+        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_16: Tensor<EW, { [-1] }> =
+            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<EW, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
-                &tensor_20,
+                &tensor_16,
                 const_shape![BLOCK_SIZE],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_22, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_18, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
-                &view_21,
+                &view_17,
                 [0i32],
                 None,
                 ordering::Weak,
@@ -103,31 +94,31 @@ pub mod rms_norm {
                 const_shape![BLOCK_SIZE],
             )
         };
-        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_22);
+        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_18);
         let y: Tile<f32, { [BLOCK_SIZE] }> =
             x * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]) * w;
-        let pointers_23: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_24: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let arg_31: PointerTile<*mut EY, { [] }> = pointers_23.offset_tile(offsets_24);
-        let base_25: PointerTile<*mut EY, { [] }> = arg_31;
-        let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_28: Tensor<EY, { [-1] }> =
-            unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-        let view_29: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+        let pointers_19: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+        let offsets_20: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let arg_27: PointerTile<*mut EY, { [] }> = pointers_19.offset_tile(offsets_20);
+        let base_21: PointerTile<*mut EY, { [] }> = arg_27;
+        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_24: Tensor<EY, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
+        let view_25: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
-                &tensor_28,
+                &tensor_24,
                 const_shape![BLOCK_SIZE],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_30: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+        let conv_26: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
         unsafe {
             store_view_raw(
-                &view_29,
-                conv_30,
+                &view_25,
+                conv_26,
                 [0i32],
                 None,
                 ordering::Weak,

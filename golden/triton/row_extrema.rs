@@ -21,41 +21,26 @@ pub mod row_extrema {
         M: i32,
         N: i32,
     ) {
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BM] }> = broadcast_scalar(block_1 * BM, const_shape![BM]);
-        let iota_2: Tile<i32, { [BM] }> = iota(const_shape![BM]);
-        let rm: Tile<i32, { [BM] }> = arg_3 + iota_2;
-        let rn: Tile<i32, { [BN] }> = iota(const_shape![BN]);
-        let value_4: Tile<bool, { [BM, 1] }> = lt_tile(
-            rm.reshape(const_shape![BM, 1]),
-            broadcast_scalar(M, const_shape![BM, 1]),
-        );
-        let arg_6: Tile<bool, { [BM, BN] }> = value_4.broadcast(const_shape![BM, BN]);
-        let value_5: Tile<bool, { [1, BN] }> = lt_tile(
-            rn.reshape(const_shape![1, BN]),
-            broadcast_scalar(N, const_shape![1, BN]),
-        );
-        let mask: Tile<bool, { [BM, BN] }> = arg_6 & value_5.broadcast(const_shape![BM, BN]);
-        let arg_14: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_7: PointerTile<*mut E, { [] }> = arg_14;
-        let block_8: i32 = get_tile_block_id().0;
-        let shape_9: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
-        let strides_10: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
-        let tensor_11: Tensor<E, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_7, shape_9, strides_10, new_token_unordered()) };
-        let view_12: Partition<E, { [BM, BN] }> = unsafe {
+        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let block_2: i32 = get_tile_block_id().0;
+        let shape_3: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_4: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
+        let tensor_5: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<E, { [BM, BN] }> = unsafe {
             make_partition_view(
-                &tensor_11,
+                &tensor_5,
                 const_shape![BM, BN],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_13, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
             load_view_raw(
-                &view_12,
-                [block_8, 0i32],
+                &view_6,
+                [block_2, 0i32],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -65,41 +50,41 @@ pub mod row_extrema {
                 const_shape![BM, BN],
             )
         };
-        let x: Tile<f32, { [BM, BN] }> = convert_tile(loaded_13);
-        let red_15: Tile<f32, { [BM] }> = reduce_max(x, 1i32);
-        let hi: Tile<f32, { [BM, 1] }> = red_15.reshape(const_shape![BM, 1]);
-        let red_16: Tile<f32, { [BM] }> = reduce_min(x, 1i32);
-        let lo: Tile<f32, { [BM, 1] }> = red_16.reshape(const_shape![BM, 1]);
-        let arg_18: Tile<f32, { [BM, BN] }> = x - lo.broadcast(const_shape![BM, BN]);
-        let t_17: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+        let x: Tile<f32, { [BM, BN] }> = convert_tile(loaded_7);
+        let red_9: Tile<f32, { [BM] }> = reduce_max(x, 1i32);
+        let hi: Tile<f32, { [BM, 1] }> = red_9.reshape(const_shape![BM, 1]);
+        let red_10: Tile<f32, { [BM] }> = reduce_min(x, 1i32);
+        let lo: Tile<f32, { [BM, 1] }> = red_10.reshape(const_shape![BM, 1]);
+        let arg_12: Tile<f32, { [BM, BN] }> = x - lo.broadcast(const_shape![BM, BN]);
+        let t_11: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
         let y: Tile<f32, { [BM, BN] }> = minf(
-            maxf(arg_18, t_17, nan::Disabled, ftz::Disabled),
+            maxf(arg_12, t_11, nan::Disabled, ftz::Disabled),
             (hi - lo).broadcast(const_shape![BM, BN]),
             nan::Disabled,
             ftz::Disabled,
         );
-        let arg_26: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_19: PointerTile<*mut EYPtr, { [] }> = arg_26;
-        let block_20: i32 = get_tile_block_id().0;
-        let shape_21: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
-        let strides_22: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
-        let tensor_23: Tensor<EYPtr, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_19, shape_21, strides_22, new_token_unordered()) };
-        let view_24: Partition<EYPtr, { [BM, BN] }> = unsafe {
+        let arg_20: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_13: PointerTile<*mut EYPtr, { [] }> = arg_20;
+        let block_14: i32 = get_tile_block_id().0;
+        let shape_15: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_16: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
+        let tensor_17: Tensor<EYPtr, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_13, shape_15, strides_16, new_token_unordered()) };
+        let view_18: Partition<EYPtr, { [BM, BN] }> = unsafe {
             make_partition_view(
-                &tensor_23,
+                &tensor_17,
                 const_shape![BM, BN],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_25: Tile<EYPtr, { [BM, BN] }> = convert_tile(y);
+        let conv_19: Tile<EYPtr, { [BM, BN] }> = convert_tile(y);
         unsafe {
             store_view_raw(
-                &view_24,
-                conv_25,
-                [block_20, 0i32],
+                &view_18,
+                conv_19,
+                [block_14, 0i32],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

@@ -24,31 +24,26 @@ pub mod saxpy {
     ) {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
-        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_11: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let block_2: i32 = get_tile_block_id().0;
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_8,
+                &tensor_5,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_10, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_9,
-                [block_5],
+                &view_6,
+                [block_2],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -58,27 +53,27 @@ pub mod saxpy {
                 const_shape![BLOCK],
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_10);
-        let arg_20: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_12: PointerTile<*mut EYPtr, { [] }> = arg_20;
-        let block_13: i32 = get_tile_block_id().0;
-        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_16: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
-        let view_17: Partition<EYPtr, { [BLOCK] }> = unsafe {
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
+        let arg_17: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_9: PointerTile<*mut EYPtr, { [] }> = arg_17;
+        let block_10: i32 = get_tile_block_id().0;
+        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_13: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
+        let view_14: Partition<EYPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_16,
+                &tensor_13,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_18, token_19): (Tile<EYPtr, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_15, token_16): (Tile<EYPtr, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_17,
-                [block_13],
+                &view_14,
+                [block_10],
                 Some(y_ptr_written),
                 ordering::Weak,
                 scope::TileBlock,
@@ -88,31 +83,31 @@ pub mod saxpy {
                 const_shape![BLOCK],
             )
         };
-        y_ptr_accessed = join_tokens(&[y_ptr_accessed, token_19]);
-        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_18);
-        let arg_29: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_21: PointerTile<*mut EYPtr, { [] }> = arg_29;
-        let block_22: i32 = get_tile_block_id().0;
-        let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_25: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_21, shape_23, strides_24, new_token_unordered()) };
-        let view_26: Partition<EYPtr, { [BLOCK] }> = unsafe {
+        y_ptr_accessed = join_tokens(&[y_ptr_accessed, token_16]);
+        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_15);
+        let arg_26: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_18: PointerTile<*mut EYPtr, { [] }> = arg_26;
+        let block_19: i32 = get_tile_block_id().0;
+        let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_22: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_18, shape_20, strides_21, new_token_unordered()) };
+        let view_23: Partition<EYPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_25,
+                &tensor_22,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_27: Tile<EYPtr, { [BLOCK] }> =
+        let conv_24: Tile<EYPtr, { [BLOCK] }> =
             convert_tile(broadcast_scalar(a, const_shape![BLOCK]) * x + y);
-        let token_28: Token = unsafe {
+        let token_25: Token = unsafe {
             store_view_raw(
-                &view_26,
-                conv_27,
-                [block_22],
+                &view_23,
+                conv_24,
+                [block_19],
                 Some(y_ptr_accessed),
                 ordering::Weak,
                 scope::TileBlock,
@@ -121,7 +116,7 @@ pub mod saxpy {
                 [false],
             )
         };
-        y_ptr_written = token_28;
-        y_ptr_accessed = token_28;
+        y_ptr_written = token_25;
+        y_ptr_accessed = token_25;
     }
 }

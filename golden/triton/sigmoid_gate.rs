@@ -27,31 +27,26 @@ pub mod sigmoid_gate {
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
-        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_11: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let block_2: i32 = get_tile_block_id().0;
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_8,
+                &tensor_5,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_10, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_9,
-                [block_5],
+                &view_6,
+                [block_2],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -61,27 +56,27 @@ pub mod sigmoid_gate {
                 const_shape![BLOCK],
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_10);
-        let arg_19: PointerTile<*mut EGPtr, { [] }> = pointer_to_tile(g_ptr);
-        let base_12: PointerTile<*mut EGPtr, { [] }> = arg_19;
-        let block_13: i32 = get_tile_block_id().0;
-        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_16: Tensor<EGPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
-        let view_17: Partition<EGPtr, { [BLOCK] }> = unsafe {
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
+        let arg_16: PointerTile<*mut EGPtr, { [] }> = pointer_to_tile(g_ptr);
+        let base_9: PointerTile<*mut EGPtr, { [] }> = arg_16;
+        let block_10: i32 = get_tile_block_id().0;
+        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_13: Tensor<EGPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
+        let view_14: Partition<EGPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_16,
+                &tensor_13,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_18, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_15, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_17,
-                [block_13],
+                &view_14,
+                [block_10],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -91,40 +86,40 @@ pub mod sigmoid_gate {
                 const_shape![BLOCK],
             )
         };
-        let g: Tile<f32, { [BLOCK] }> = convert_tile(loaded_18);
-        let arg_21: Tile<f32, { [BLOCK] }> = absf(g);
-        let t_20: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let arg_23: Tile<f32, { [BLOCK] }> = exp2(log2(arg_21 + t_20), ftz::Disabled);
+        let g: Tile<f32, { [BLOCK] }> = convert_tile(loaded_15);
+        let arg_18: Tile<f32, { [BLOCK] }> = absf(g);
+        let t_17: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let arg_20: Tile<f32, { [BLOCK] }> = exp2(log2(arg_18 + t_17), ftz::Disabled);
+        let t_19: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let mag: Tile<f32, { [BLOCK] }> = arg_20 - t_19;
+        let t_21: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
         let t_22: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let mag: Tile<f32, { [BLOCK] }> = arg_23 - t_22;
-        let t_24: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let t_25: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let t_26: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let arg_28: Tile<f32, { [BLOCK] }> = x * (t_24 / (t_25 + exp(t_26 - g)));
-        let t_27: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let y: Tile<f32, { [BLOCK] }> = arg_28 + t_27 * mag;
-        let arg_36: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_29: PointerTile<*mut EYPtr, { [] }> = arg_36;
-        let block_30: i32 = get_tile_block_id().0;
-        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<EYPtr, { [BLOCK] }> = unsafe {
+        let t_23: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_25: Tile<f32, { [BLOCK] }> = x * (t_21 / (t_22 + exp(t_23 - g)));
+        let t_24: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let y: Tile<f32, { [BLOCK] }> = arg_25 + t_24 * mag;
+        let arg_33: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_26: PointerTile<*mut EYPtr, { [] }> = arg_33;
+        let block_27: i32 = get_tile_block_id().0;
+        let shape_28: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_29: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_30: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_26, shape_28, strides_29, new_token_unordered()) };
+        let view_31: Partition<EYPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_33,
+                &tensor_30,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_35: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+        let conv_32: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
         unsafe {
             store_view_raw(
-                &view_34,
-                conv_35,
-                [block_30],
+                &view_31,
+                conv_32,
+                [block_27],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

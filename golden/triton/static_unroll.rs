@@ -24,29 +24,25 @@ pub mod static_unroll {
     ) {
         let pid: i32 = get_tile_block_id().0;
         let acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let arg_2: Tile<i32, { [BLOCK] }> =
-            broadcast_scalar((pid * 4i32 + 0i32) * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
-        let base_3: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let index_4: i32 = pid * 4i32;
-        let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_7: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-        let view_8: Partition<E, { [BLOCK] }> = unsafe {
+        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let index_2: i32 = pid * 4i32;
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_7,
+                &tensor_5,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_9, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_8,
-                [index_4],
+                &view_6,
+                [index_2],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -56,31 +52,27 @@ pub mod static_unroll {
                 const_shape![BLOCK],
             )
         };
-        let conv_10: Tile<f32, { [BLOCK] }> = convert_tile(loaded_9);
-        let acc_2: Tile<f32, { [BLOCK] }> = acc + conv_10;
-        let arg_12: Tile<i32, { [BLOCK] }> =
-            broadcast_scalar((pid * 4i32 + 1i32) * BLOCK, const_shape![BLOCK]);
-        let iota_11: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs_2: Tile<i32, { [BLOCK] }> = arg_12 + iota_11;
-        let base_13: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let index_14: i32 = 1i32 + pid * 4i32;
-        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_17: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_13, shape_15, strides_16, new_token_unordered()) };
-        let view_18: Partition<E, { [BLOCK] }> = unsafe {
+        let conv_8: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
+        let acc_2: Tile<f32, { [BLOCK] }> = acc + conv_8;
+        let base_9: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let index_10: i32 = 1i32 + pid * 4i32;
+        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_13: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
+        let view_14: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_17,
+                &tensor_13,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_19, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_15, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_18,
-                [index_14],
+                &view_14,
+                [index_10],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -90,31 +82,27 @@ pub mod static_unroll {
                 const_shape![BLOCK],
             )
         };
-        let conv_20: Tile<f32, { [BLOCK] }> = convert_tile(loaded_19);
-        let acc_3: Tile<f32, { [BLOCK] }> = acc_2 + conv_20;
-        let arg_22: Tile<i32, { [BLOCK] }> =
-            broadcast_scalar((pid * 4i32 + 2i32) * BLOCK, const_shape![BLOCK]);
-        let iota_21: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs_3: Tile<i32, { [BLOCK] }> = arg_22 + iota_21;
-        let base_23: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let index_24: i32 = 2i32 + pid * 4i32;
-        let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_27: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
-        let view_28: Partition<E, { [BLOCK] }> = unsafe {
+        let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(loaded_15);
+        let acc_3: Tile<f32, { [BLOCK] }> = acc_2 + conv_16;
+        let base_17: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let index_18: i32 = 2i32 + pid * 4i32;
+        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_21: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+        let view_22: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_27,
+                &tensor_21,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_29, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_23, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_28,
-                [index_24],
+                &view_22,
+                [index_18],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -124,31 +112,27 @@ pub mod static_unroll {
                 const_shape![BLOCK],
             )
         };
-        let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(loaded_29);
-        let acc_4: Tile<f32, { [BLOCK] }> = acc_3 + conv_30;
-        let arg_32: Tile<i32, { [BLOCK] }> =
-            broadcast_scalar((pid * 4i32 + 3i32) * BLOCK, const_shape![BLOCK]);
-        let iota_31: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs_4: Tile<i32, { [BLOCK] }> = arg_32 + iota_31;
-        let base_33: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let index_34: i32 = 3i32 + pid * 4i32;
-        let shape_35: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_36: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_37: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_33, shape_35, strides_36, new_token_unordered()) };
-        let view_38: Partition<E, { [BLOCK] }> = unsafe {
+        let conv_24: Tile<f32, { [BLOCK] }> = convert_tile(loaded_23);
+        let acc_4: Tile<f32, { [BLOCK] }> = acc_3 + conv_24;
+        let base_25: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let index_26: i32 = 3i32 + pid * 4i32;
+        let shape_27: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_28: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_29: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_25, shape_27, strides_28, new_token_unordered()) };
+        let view_30: Partition<E, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_37,
+                &tensor_29,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_39, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_31, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_38,
-                [index_34],
+                &view_30,
+                [index_26],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -158,31 +142,28 @@ pub mod static_unroll {
                 const_shape![BLOCK],
             )
         };
-        let conv_40: Tile<f32, { [BLOCK] }> = convert_tile(loaded_39);
-        let acc_5: Tile<f32, { [BLOCK] }> = acc_4 + conv_40;
-        let arg_42: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_41: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let out: Tile<i32, { [BLOCK] }> = arg_42 + iota_41;
-        let arg_49: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_43: PointerTile<*mut EYPtr, { [] }> = arg_49;
-        let shape_44: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_45: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_46: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_43, shape_44, strides_45, new_token_unordered()) };
-        let view_47: Partition<EYPtr, { [BLOCK] }> = unsafe {
+        let conv_32: Tile<f32, { [BLOCK] }> = convert_tile(loaded_31);
+        let acc_5: Tile<f32, { [BLOCK] }> = acc_4 + conv_32;
+        let arg_39: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let base_33: PointerTile<*mut EYPtr, { [] }> = arg_39;
+        let shape_34: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_35: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_36: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_33, shape_34, strides_35, new_token_unordered()) };
+        let view_37: Partition<EYPtr, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_46,
+                &tensor_36,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let conv_48: Tile<EYPtr, { [BLOCK] }> = convert_tile(acc_5);
+        let conv_38: Tile<EYPtr, { [BLOCK] }> = convert_tile(acc_5);
         unsafe {
             store_view_raw(
-                &view_47,
-                conv_48,
+                &view_37,
+                conv_38,
                 [pid],
                 None,
                 ordering::Weak,

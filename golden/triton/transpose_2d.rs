@@ -22,39 +22,23 @@ pub mod transpose_2d {
     ) {
         let pm: i32 = get_tile_block_id().0;
         let pn: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BM] }> = broadcast_scalar(pm * BM, const_shape![BM]);
-        let iota_1: Tile<i32, { [BM] }> = iota(const_shape![BM]);
-        let rm: Tile<i32, { [BM] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BN] }> = broadcast_scalar(pn * BN, const_shape![BN]);
-        let iota_3: Tile<i32, { [BN] }> = iota(const_shape![BN]);
-        let rn: Tile<i32, { [BN] }> = arg_4 + iota_3;
-        let value_5: Tile<bool, { [BM, 1] }> = lt_tile(
-            rm.reshape(const_shape![BM, 1]),
-            broadcast_scalar(M, const_shape![BM, 1]),
-        );
-        let arg_7: Tile<bool, { [BM, BN] }> = value_5.broadcast(const_shape![BM, BN]);
-        let value_6: Tile<bool, { [1, BN] }> = lt_tile(
-            rn.reshape(const_shape![1, BN]),
-            broadcast_scalar(N, const_shape![1, BN]),
-        );
-        let mask: Tile<bool, { [BM, BN] }> = arg_7 & value_6.broadcast(const_shape![BM, BN]);
-        let base_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let shape_9: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
-        let strides_10: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
-        let tensor_11: Tensor<E, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_8, shape_9, strides_10, new_token_unordered()) };
-        let view_12: Partition<E, { [BM, BN] }> = unsafe {
+        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_3: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
+        let tensor_4: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+        let view_5: Partition<E, { [BM, BN] }> = unsafe {
             make_partition_view(
-                &tensor_11,
+                &tensor_4,
                 const_shape![BM, BN],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_13, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
+        let (loaded_6, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
             load_view_raw(
-                &view_12,
+                &view_5,
                 [pm, pn],
                 None,
                 ordering::Weak,
@@ -65,37 +49,27 @@ pub mod transpose_2d {
                 const_shape![BM, BN],
             )
         };
-        let x: Tile<E, { [BM, BN] }> = loaded_13;
-        let value_14: Tile<bool, { [BN, 1] }> = lt_tile(
-            rn.reshape(const_shape![BN, 1]),
-            broadcast_scalar(N, const_shape![BN, 1]),
-        );
-        let arg_16: Tile<bool, { [BN, BM] }> = value_14.broadcast(const_shape![BN, BM]);
-        let value_15: Tile<bool, { [1, BM] }> = lt_tile(
-            rm.reshape(const_shape![1, BM]),
-            broadcast_scalar(M, const_shape![1, BM]),
-        );
-        let t_mask: Tile<bool, { [BN, BM] }> = arg_16 & value_15.broadcast(const_shape![BN, BM]);
-        let arg_23: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let base_17: PointerTile<*mut E, { [] }> = arg_23;
-        let shape_18: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[N, M] };
-        let strides_19: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[M] };
-        let tensor_20: Tensor<E, { [-1, -1] }> =
-            unsafe { make_tensor_view(base_17, shape_18, strides_19, new_token_unordered()) };
-        let view_21: Partition<E, { [BN, BM] }> = unsafe {
+        let x: Tile<E, { [BM, BN] }> = loaded_6;
+        let arg_13: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+        let base_7: PointerTile<*mut E, { [] }> = arg_13;
+        let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[N, M] };
+        let strides_9: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[M] };
+        let tensor_10: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+        let view_11: Partition<E, { [BN, BM] }> = unsafe {
             make_partition_view(
-                &tensor_20,
+                &tensor_10,
                 const_shape![BN, BM],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let perm_22: Tile<E, { [BN, BM] }> = permute(x, const_array![1, 0]);
+        let perm_12: Tile<E, { [BN, BM] }> = permute(x, const_array![1, 0]);
         unsafe {
             store_view_raw(
-                &view_21,
-                perm_22,
+                &view_11,
+                perm_12,
                 [pn, pm],
                 None,
                 ordering::Weak,

@@ -20,34 +20,25 @@ pub mod vector_add {
         n_elements: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
-        let block_start: i32 = pid * BLOCK_SIZE;
-        let arg_2: Tile<i32, { [BLOCK_SIZE] }> =
-            broadcast_scalar(block_start, const_shape![BLOCK_SIZE]);
-        let iota_1: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-        let offsets: Tile<i32, { [BLOCK_SIZE] }> = arg_2 + iota_1;
-        let mask: Tile<bool, { [BLOCK_SIZE] }> = lt_tile(
-            offsets,
-            broadcast_scalar(n_elements, const_shape![BLOCK_SIZE]),
-        );
-        let base_3: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> {
+        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> {
             dims: &[n_elements],
         };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_4: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+        let view_5: Partition<E, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
-                &tensor_6,
+                &tensor_4,
                 const_shape![BLOCK_SIZE],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_8, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_6, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
-                &view_7,
+                &view_5,
                 [pid],
                 None,
                 ordering::Weak,
@@ -58,26 +49,26 @@ pub mod vector_add {
                 const_shape![BLOCK_SIZE],
             )
         };
-        let x: Tile<E, { [BLOCK_SIZE] }> = loaded_8;
-        let base_9: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> {
+        let x: Tile<E, { [BLOCK_SIZE] }> = loaded_6;
+        let base_7: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> {
             dims: &[n_elements],
         };
-        let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_12: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_9, shape_10, strides_11, new_token_unordered()) };
-        let view_13: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_10: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+        let view_11: Partition<E, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
-                &tensor_12,
+                &tensor_10,
                 const_shape![BLOCK_SIZE],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_14, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_12, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
-                &view_13,
+                &view_11,
                 [pid],
                 None,
                 ordering::Weak,
@@ -88,18 +79,18 @@ pub mod vector_add {
                 const_shape![BLOCK_SIZE],
             )
         };
-        let y: Tile<E, { [BLOCK_SIZE] }> = loaded_14;
+        let y: Tile<E, { [BLOCK_SIZE] }> = loaded_12;
         let output: Tile<E, { [BLOCK_SIZE] }> = x + y;
-        let base_15: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> {
+        let base_13: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
+        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> {
             dims: &[n_elements],
         };
-        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_18: Tensor<E, { [-1] }> =
-            unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
-        let view_19: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_16: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<E, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
-                &tensor_18,
+                &tensor_16,
                 const_shape![BLOCK_SIZE],
                 padding::None,
                 dim_map::Identity,
@@ -108,7 +99,7 @@ pub mod vector_add {
         };
         unsafe {
             store_view_raw(
-                &view_19,
+                &view_17,
                 output,
                 [pid],
                 None,

@@ -13,7 +13,8 @@ The proof works on a symbolic affine form of every integer tile and pointer tile
 
 (`P` the pointer parameter; `c`, `a_d`, `s_d` integer polynomials over the kernel's runtime
 scalars, constants, block ids and loop variables; `iota_d` a `tl.arange` along axis d).
-Names are followed to their one definition; a pointer advanced in a loop (`p += BLOCK *
+Names are followed to their one definition (a scalar name whose definition is not affine,
+`pid % GROUP` or a loaded index, is an atom of its own); a pointer advanced in a loop (`p += BLOCK *
 stride`, once per iteration, unconditionally) is its value before the loop plus the
 advance times the iterations done. Anything else on an index (a load, `%`, `//`, `where`,
 a conversion, a name assigned twice) makes the form unknown, and the access stays a pointer
@@ -48,6 +49,7 @@ from transpiler.model import (
     PointerType,
     ScalarType,
     TAssign,
+    TDeclare,
     TEffect,
     TExpr,
     TFor,
@@ -56,6 +58,7 @@ from transpiler.model import (
     TJump,
     TStmt,
     TWhile,
+    walk_statements,
 )
 from transpiler.model.consts import I32
 
@@ -254,7 +257,12 @@ class Affine:
         if name in self.defs.loop_vars:
             return self.loop_var(self.defs.loops[self.defs.loop_vars[name]], e, at)
         stmt = self.single_definition(name)
-        value = self.scalar(stmt.value, self.defs.where[id(stmt)])
+        try:
+            value = self.scalar(stmt.value, self.defs.where[id(stmt)])
+        except NotAffine:
+            # A name bound once to a scalar the forms cannot follow (`pid % GROUP`, a loaded
+            # index) is a value of its own: an atom, read where the source reads it.
+            return self.atom(f"var:{name}", e)
         if id(stmt) in self.defs.top and len(value) == 1 and next(iter(value.values())) == 1 \
                 and len(next(iter(value))) == 1:
             # A kernel-level name of one atom (`pid = tl.program_id(0)`) stands for it: the
@@ -623,7 +631,68 @@ def raise_pointer_accesses(body: list[TStmt], enabled: bool = True) -> list[str]
         _rewrite(access, plan, affine)
         notes.append(f"{what} of `{plan.param}`{place} {RAISED} (padding "
                      f"{plan.padding.lower()})")
+    if enabled:
+        drop_dead_assignments(body)
     return notes
+
+
+# Operations without effects: an assignment made only of these whose name nothing reads
+# any more (the pointer tiles and masks of raised accesses) is dropped.
+PURE_OPS = frozenset({
+    "ptr_param", "ptr_reshape", "ptr_broadcast", "ptr_offset", "var", "literal", "dim", "bid",
+    "num_blocks", "arange", "splat", "scalar_to_tile", "tile_to_scalar", "full", "reshape",
+    "broadcast", "binary", "compare", "convert", "convert_scalar", "div_trunc", "rem_trunc",
+    "where", "select_scalar", "const_cond"})
+
+
+def drop_dead_assignments(body: list[TStmt]) -> None:
+    """Remove, until none is left, the assignments of pure values to names that nothing
+    reads but their own reassignments (`a_ptrs += BLOCK_K * stride_ak` of a raised load)."""
+    while True:
+        dead = _dead_names(body)
+        if not dead:
+            return
+        _remove(body, dead)
+
+
+def _dead_names(body: list[TStmt]) -> set[str]:
+    assigned: dict[str, list[TAssign]] = {}
+    kept: set[str] = set()
+    reads: dict[str, set[str]] = {}  # name -> names whose assignments read it
+    for stmt in walk_statements(body):
+        if isinstance(stmt, TAssign):
+            assigned.setdefault(stmt.name, []).append(stmt)
+        elif isinstance(stmt, TIf):
+            kept |= {name for r in stmt.results for name in (r[0], r[2], r[3])}
+        elif isinstance(stmt, TDeclare):
+            kept.add(stmt.name)
+    for value, stmt in _statement_exprs(body):
+        owner = stmt.name if isinstance(stmt, TAssign) else None
+        for node in _nodes(value):
+            if node.op == "var":
+                reads.setdefault(str(node.attrs["name"]), set()).add(owner or "")
+    return {name for name, stmts in assigned.items()
+            if name not in kept and reads.get(name, set()) <= {name}
+            and all(all(n.op in PURE_OPS for n in _nodes(s.value)) for s in stmts)}
+
+
+def _nodes(e: TExpr) -> Iterator[TExpr]:
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.args)
+
+
+def _remove(stmts: list[TStmt], dead: set[str]) -> None:
+    stmts[:] = [s for s in stmts if not (isinstance(s, TAssign) and s.name in dead)]
+    for stmt in stmts:
+        if isinstance(stmt, TFor | TWhile):
+            stmt.carried = [c for c in stmt.carried if c not in dead]
+            _remove(stmt.body, dead)
+        elif isinstance(stmt, TIf):
+            _remove(stmt.then, dead)
+            _remove(stmt.orelse, dead)
 
 
 def _position(e: TExpr) -> tuple[int, int]:
