@@ -7,7 +7,7 @@ file the accesses raised to views and those kept as pointer tiles, then the tota
 reasons. With `--sass` (needs `bench.sass_parity`'s offline toolchain) it also compiles the
 goldens' raised and `--no-raise` translations to sm_90 SASS and prints both instruction counts.
 
-    .venv/bin/python -m bench.raise_share [--tutorials DIR] [--sass]
+    .venv/bin/python -m bench.raise_share [--tutorials DIR] [--sass [--only STEM ...]]
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import sass_parity
 from transpiler.analysis import evaluate_condition
 from transpiler.driver import TranslationResult, read_manifests, translate_bytes
+from transpiler.ircheck import generated
 from transpiler.lowering.raise_pointers import POINTER, RAISED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,9 +76,6 @@ def share_table(files: list[Path]) -> tuple[list[str], collections.Counter[str]]
 
 def sass_counts(files: list[Path]) -> list[str]:
     """Per golden entry: SASS instructions of the raised and the `--no-raise` translation."""
-    from bench import sass_parity  # noqa: PLC0415 - only with --sass: fetches a toolchain
-    from transpiler.ircheck import generated  # noqa: PLC0415 - needs the harness
-
     toolchain = sass_parity.ensure_toolchain()
     rows = ["| file | entry | raised | pointer tiles | change |",
             "| --- | --- | --- | --- | --- |"]
@@ -123,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder of Triton's tutorials (default: the shared corpus)")
     parser.add_argument("--sass", action="store_true",
                         help="also compare SASS instruction counts of the goldens' two paths")
+    parser.add_argument("--only", nargs="*", default=[], metavar="STEM",
+                        help="with --sass, only these goldens (file stems)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     files = sorted(GOLDEN.glob("*.py"))
@@ -135,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {count:3d}  {reason}")
     if args.sass:
         print()
-        print("\n".join(sass_counts(sorted(GOLDEN.glob("*.py")))))
+        goldens = [p for p in sorted(GOLDEN.glob("*.py")) if not args.only or p.stem in args.only]
+        print("\n".join(sass_counts(goldens)))
     print(f"\n({time.perf_counter() - started:.1f} s)", file=sys.stderr)
     return 0
 

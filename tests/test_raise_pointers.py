@@ -250,3 +250,14 @@ def test_raised_and_pointer_accesses_of_one_parameter_share_its_tokens() -> None
     gather = rust[rust.index("load_ptr_tko("):]
     assert "Some(all_accessed)" in store[:store.index("};")]
     assert "Some(all_written)" in gather[:gather.index("};")]
+
+
+def test_a_reshape_that_moves_elements_stays_a_pointer_tile() -> None:
+    notes = _paths("""def k(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :]
+    x = tl.load(x_ptr + tl.reshape(offs, (BLOCK, BLOCK)))
+    flipped = tl.reshape(tl.arange(0, BLOCK)[:, None], (1, BLOCK))
+    tl.store(y_ptr + flipped, tl.reshape(tl.sum(x, axis=1), (1, BLOCK)))
+""")
+    assert RAISED in notes[0]
+    assert POINTER in notes[1] and "moves elements" in notes[1]

@@ -411,6 +411,8 @@ def _axis_map(source: tuple[object, ...], target: tuple[object, ...]) -> dict[in
     """Axis of `source` -> axis of `target` for a reshape that only adds or drops axes of
     size 1, or a broadcast of axes of size 1 (same rank)."""
     if len(source) == len(target):
+        if any(a != b and a != 1 for a, b in zip(source, target, strict=True)):
+            raise NotAffine("a reshape that moves elements")
         return {d: d for d in range(len(source))}
     kept_s = [d for d, n in enumerate(source) if n != 1]
     kept_t = [d for d, n in enumerate(target) if n != 1]
