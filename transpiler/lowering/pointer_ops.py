@@ -19,6 +19,12 @@ element type, infinities) comes as a tile operand instead: the load is unpadded 
 `select(mask, loaded, other)` gives the masked lanes their value, as Triton's `other`
 tensor does.
 
+Raised accesses (`load_ptr_view` / `store_ptr_view`, from `raise_pointers`): a tensor view
+over the pointer parameter (`make_tensor_view` with the access' extents and strides, a
+stride of 1 known at compile time in the type), partitioned at the tile's shape with the
+padding (`make_partition_view`), read or written at the tile index by `load_view_raw` /
+`store_view_raw`, which take and give tokens as the pointer operations do.
+
 Tokens: each memory operation waits on the token variable its `wait` attribute names (None:
 unordered) and updates the variables of its `record` attribute from its own token: `set`
 replaces the variable, `join` joins the token into it (`join_tokens`). The front end decides

@@ -20,9 +20,13 @@ advance times the iterations done. Anything else on an index (a load, `%`, `//`,
 a conversion, a name assigned twice) makes the form unknown, and the access stays a pointer
 tile. An access is raised when:
 
-1. every axis of the tile carries exactly one `arange` of the tile's size;
+1. every axis of the tile carries exactly one `arange` of the tile's size, with a stride
+   whose terms are positive (a view's strides are not negative; runtime strides are taken
+   to be, as torch's are);
 2. each axis' start `a_d` is a multiple of its tile size (a polynomial each of whose terms
    holds the size as a factor: `pid * BLOCK`, `k * BLOCK_K`), so the tile index is exact;
+   the part of the scalar offset no axis takes (a row offset `row * stride`) moves the
+   view's base instead;
 3. the mask is absent or a conjunction of `start + iota_d < bound` along distinct axes
    (after broadcasts), which is the view's extent along that axis; an unmasked axis gets
    the extent `a_d + B_d` (Triton's contract: an unmasked lane is in bounds);
@@ -633,7 +637,7 @@ def raise_pointer_accesses(body: list[TStmt], enabled: bool = True) -> list[str]
         _rewrite(access, plan, affine)
         notes.append(f"{what} of `{plan.param}`{place} {RAISED} (padding "
                      f"{plan.padding.lower()})")
-    if enabled:
+    if any(RAISED in note for note in notes):
         drop_dead_assignments(body)
     return notes
 
