@@ -77,8 +77,12 @@ def test_triton_golden_compiles_to_tile_ir(rs: Path) -> None:
     failures = [f"{r.request['entry']} {r.request['generics']}: {r.error}"
                 for r in results if not r.ok]
     assert not failures, "\n".join(failures)
-    assert all("load_ptr_tko" in r.disassemble() or "atomic_rmw_tko" in r.disassemble()
-               for r in results)
+    manifests = read_manifests(rs.read_text(encoding="utf-8"))
+    for r in results:
+        # Each access is in the Tile IR on the path its manifest note names.
+        ir, notes = r.disassemble(), manifests[r.request["entry"]]["notes"]
+        assert ("raised to a tensor view" in " ".join(notes)) == ("_view_tko" in ir)
+        assert ("kept as a pointer tile" in " ".join(notes)) == ("_ptr_tko" in ir)
 
 
 def test_triton_golden_rust_type_checks_against_the_cutile_crate() -> None:

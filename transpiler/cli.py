@@ -94,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--from", dest="language", choices=("cutile", "triton"),
                         help="the input language (default: detected per file by its imports; "
                         "a file may hold kernels of both)")
+    parser.add_argument("--no-raise", dest="raise_pointers", action="store_false",
+                        help="Triton input: keep every memory access a pointer tile (by default "
+                        "affine accesses proven to be tiles of a tensor view become view "
+                        "loads and stores)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     add_tool_arguments(parser)
     add_llm_arguments(parser)
@@ -213,10 +217,10 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     # Verdict lines: stdout, unless stdout holds the JSON report or the Rust itself.
     human = sys.stderr if args.json or any(j.output is None for j in jobs) else sys.stdout
     llm = llm_session(args)
-    inputs = [(job, read_input(job), args.language) for job in jobs]
+    inputs = [(job, read_input(job), args.language, args.raise_pointers) for job in jobs]
     translated: list[tuple[Job, TranslationResult, dict[str, object]]] = []
     results: list[TranslationResult] = []
-    for (job, data, _language), result in zip(inputs, ordered_map(translate_input, inputs,
+    for (job, data, _language, _raise), result in zip(inputs, ordered_map(translate_input, inputs,
                                                                       workers),
                                    strict=True):
         if llm is not None and result.unhandled:
@@ -256,7 +260,7 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
         print(summary, file=sys.stderr)
     if args.report:
         write_atomic(Path(args.report), render_report(report_files(
-            [(job.display, data) for job, data, _language in inputs], results,
+            [(job.display, data) for job, data, _language, _raise in inputs], results,
             {job.display: (o, ir) for (job, _r, _e), o, ir in zip(translated, checks, irs,
                                                                     strict=True)})))
     if args.json:
@@ -271,11 +275,11 @@ def read_input(job: Job) -> bytes:
     return sys.stdin.buffer.read() if job.source is None else job.source.read_bytes()
 
 
-def translate_input(job_and_data: tuple[Job, bytes, str | None]) -> TranslationResult:
+def translate_input(job_and_data: tuple[Job, bytes, str | None, bool]) -> TranslationResult:
     """One file's translation (run in a worker process with `-j`) in the language `--from`
-    names (None: detected)."""
-    job, data, language = job_and_data
-    return translate_bytes(data, job.display, language=language)
+    names (None: detected), raising pointer accesses unless `--no-raise`."""
+    job, data, language, raise_pointers = job_and_data
+    return translate_bytes(data, job.display, language=language, raise_pointers=raise_pointers)
 
 
 def emit_output(result: TranslationResult, kind: str) -> TranslationResult:

@@ -34,6 +34,7 @@ from transpiler.frontend.triton import TritonFrontEnd
 from transpiler.lowering import bit_ops, c_integer_ops, pointer_ops
 from transpiler.lowering.hoist import hoist_loop_invariants
 from transpiler.lowering.lower import lower_kernel
+from transpiler.lowering.raise_pointers import raise_pointer_accesses
 from transpiler.lowering.region_holes import helper_items
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
 from transpiler.lowering.support import support_function
@@ -88,7 +89,8 @@ class TranslationResult:
 
 
 def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
-                    language: str | None = None) -> TranslationResult:
+                    language: str | None = None,
+                    raise_pointers: bool = True) -> TranslationResult:
     if len(data) > MAX_SOURCE_BYTES:
         diag = Diagnostic("E0004", f"the file is {len(data)} bytes; the limit is "
                           f"{MAX_SOURCE_BYTES}", path, None)
@@ -103,7 +105,8 @@ def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
         diag = Diagnostic("E0002", "the file contains NUL bytes; it is not Python source",
                           path, None)
         return TranslationResult(path, text, None, diagnostics=[diag])
-    return translate_text(text, path, hashlib.sha256(data).hexdigest(), hole_hook, language)
+    return translate_text(text, path, hashlib.sha256(data).hexdigest(), hole_hook, language,
+                          raise_pointers)
 
 
 def front_ends_for(text: str, language: str | None = None) -> list[FrontEnd]:
@@ -118,7 +121,8 @@ def front_ends_for(text: str, language: str | None = None) -> list[FrontEnd]:
 
 def translate_text(text: str, path: str, digest: str | None = None,
                    hole_hook: HoleHook | None = None,
-                   language: str | None = None) -> TranslationResult:
+                   language: str | None = None,
+                   raise_pointers: bool = True) -> TranslationResult:
     digest = digest or hashlib.sha256(text.encode("utf-8")).hexdigest()
     result = TranslationResult(path, text, None)
     fronts = front_ends_for(text, language)
@@ -139,7 +143,7 @@ def translate_text(text: str, path: str, digest: str | None = None,
         state = front.analysis_state(source)
         for kernel in source.kernels:
             report = _translate_kernel(front, source, state, kernel, path, hole_hook,
-                                       functions, support, result)
+                                       functions, support, result, raise_pointers)
             result.kernels.append(report)
     if any(k.status == "failed" for k in result.kernels):
         return result
@@ -152,15 +156,17 @@ def translate_text(text: str, path: str, digest: str | None = None,
 def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
                       kernel: KernelSource, path: str, hole_hook: HoleHook | None,
                       functions: list[t.Function], support: set[str],
-                      result: TranslationResult) -> KernelReport:
+                      result: TranslationResult, raise_pointers: bool = True) -> KernelReport:
     """One kernel through the passes its front end's profile selects (`state`: what the
     front end keeps of the file between its kernels); its Rust entries go to `functions`,
-    the support functions they call to `support`."""
+    the support functions they call to `support`. `raise_pointers`: affine pointer
+    accesses become tensor-view accesses (`lowering/raise_pointers`; off: `--no-raise`)."""
     report = KernelReport(kernel.name, "translated")
     try:
         for model in front.analyze(source, kernel, allow_holes=hole_hook is not None,
                                    state=state):
             model.split_loops = front.profile.split_loops
+            model.notes.extend(raise_pointer_accesses(model.body, raise_pointers))
             if hole_hook is not None:
                 hole_hook(model)
             spec = specialize(model)

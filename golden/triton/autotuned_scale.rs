@@ -13,7 +13,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f16,
@@ -24,95 +28,134 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f16, { [BLOCK] }> = if EVEN {
-            let pointers_3: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_4: PointerTile<*mut f16, { [1] }> = pointers_3.reshape(const_shape![1]);
-            let pointers_5: PointerTile<*mut f16, { [BLOCK] }> =
-                pointers_4.broadcast(const_shape![BLOCK]);
-            let pointers_6: PointerTile<*mut f16, { [BLOCK] }> = pointers_5.offset_tile(offs);
+            let base_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<f16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_5,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
             let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_6,
+                load_view_raw(
+                    &view_6,
+                    [pid],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK],
                 )
             };
             let x: Tile<f16, { [BLOCK] }> = loaded_7;
-            let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-            let pointers_10: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_9.broadcast(const_shape![BLOCK]);
-            let arg_15: PointerTile<*mut E, { [BLOCK] }> = pointers_10.offset_tile(offs);
-            let pointers_11: PointerTile<*mut E, { [BLOCK] }> = arg_15;
-            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_13: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_14: Token = unsafe {
-                store_ptr_tko(
-                    pointers_11,
-                    conv_13,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
-                    Some(y_ptr_accessed),
-                    Latency::<0>,
+            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_18: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_18;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_12,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_ptr_written = token_14;
-            y_ptr_accessed = token_14;
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_16: Token = unsafe {
+                store_view_raw(
+                    &view_13,
+                    conv_15,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_16;
+            y_ptr_accessed = token_16;
             x
         } else {
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let pointers_16: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_17: PointerTile<*mut f16, { [1] }> = pointers_16.reshape(const_shape![1]);
-            let pointers_18: PointerTile<*mut f16, { [BLOCK] }> =
-                pointers_17.broadcast(const_shape![BLOCK]);
-            let arg_23: PointerTile<*mut f16, { [BLOCK] }> = pointers_18.offset_tile(offs);
-            let pointers_19: PointerTile<*mut f16, { [BLOCK] }> = arg_23;
-            let (loaded_20, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_19,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_19: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_22: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_19, shape_20, strides_21, new_token_unordered()) };
+            let view_23: Partition<f16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_22,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_21: Tile<f16, { [BLOCK] }> = constant(f16::ZERO, const_shape![BLOCK]);
-            let selected_22: Tile<f16, { [BLOCK] }> = select(mask, loaded_20, t_21);
-            let x_2: Tile<f16, { [BLOCK] }> = selected_22;
-            let pointers_24: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_25: PointerTile<*mut E, { [1] }> = pointers_24.reshape(const_shape![1]);
-            let pointers_26: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_25.broadcast(const_shape![BLOCK]);
-            let arg_31: PointerTile<*mut E, { [BLOCK] }> = pointers_26.offset_tile(offs);
-            let pointers_27: PointerTile<*mut E, { [BLOCK] }> = arg_31;
-            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_29: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_30: Token = unsafe {
-                store_ptr_tko(
-                    pointers_27,
-                    conv_29,
+            let (loaded_24, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_23,
+                    [pid],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_2: Tile<f16, { [BLOCK] }> = loaded_24;
+            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_25: PointerTile<*mut E, { [] }> = arg_33;
+            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_28: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
+            let view_29: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_28,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_31: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_32: Token = unsafe {
+                store_view_raw(
+                    &view_29,
+                    conv_31,
+                    [pid],
                     Some(y_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            y_ptr_written = token_30;
-            y_ptr_accessed = token_30;
+            y_ptr_written = token_32;
+            y_ptr_accessed = token_32;
             x_2
         };
     }
@@ -124,7 +167,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_bf16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut bf16,
@@ -135,95 +182,134 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<bf16, { [BLOCK] }> = if EVEN {
-            let pointers_3: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_4: PointerTile<*mut bf16, { [1] }> = pointers_3.reshape(const_shape![1]);
-            let pointers_5: PointerTile<*mut bf16, { [BLOCK] }> =
-                pointers_4.broadcast(const_shape![BLOCK]);
-            let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> = pointers_5.offset_tile(offs);
+            let base_1: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<bf16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_5,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
             let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_6,
+                load_view_raw(
+                    &view_6,
+                    [pid],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK],
                 )
             };
             let x: Tile<bf16, { [BLOCK] }> = loaded_7;
-            let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-            let pointers_10: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_9.broadcast(const_shape![BLOCK]);
-            let arg_15: PointerTile<*mut E, { [BLOCK] }> = pointers_10.offset_tile(offs);
-            let pointers_11: PointerTile<*mut E, { [BLOCK] }> = arg_15;
-            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_13: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_14: Token = unsafe {
-                store_ptr_tko(
-                    pointers_11,
-                    conv_13,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
-                    Some(y_ptr_accessed),
-                    Latency::<0>,
+            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_18: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_18;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_12,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_ptr_written = token_14;
-            y_ptr_accessed = token_14;
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_16: Token = unsafe {
+                store_view_raw(
+                    &view_13,
+                    conv_15,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_16;
+            y_ptr_accessed = token_16;
             x
         } else {
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let pointers_16: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_17: PointerTile<*mut bf16, { [1] }> = pointers_16.reshape(const_shape![1]);
-            let pointers_18: PointerTile<*mut bf16, { [BLOCK] }> =
-                pointers_17.broadcast(const_shape![BLOCK]);
-            let arg_23: PointerTile<*mut bf16, { [BLOCK] }> = pointers_18.offset_tile(offs);
-            let pointers_19: PointerTile<*mut bf16, { [BLOCK] }> = arg_23;
-            let (loaded_20, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_19,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_19: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_22: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_19, shape_20, strides_21, new_token_unordered()) };
+            let view_23: Partition<bf16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_22,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_21: Tile<bf16, { [BLOCK] }> = constant(bf16::ZERO, const_shape![BLOCK]);
-            let selected_22: Tile<bf16, { [BLOCK] }> = select(mask, loaded_20, t_21);
-            let x_2: Tile<bf16, { [BLOCK] }> = selected_22;
-            let pointers_24: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_25: PointerTile<*mut E, { [1] }> = pointers_24.reshape(const_shape![1]);
-            let pointers_26: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_25.broadcast(const_shape![BLOCK]);
-            let arg_31: PointerTile<*mut E, { [BLOCK] }> = pointers_26.offset_tile(offs);
-            let pointers_27: PointerTile<*mut E, { [BLOCK] }> = arg_31;
-            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_29: Tile<E, { [BLOCK] }> =
-                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_30: Token = unsafe {
-                store_ptr_tko(
-                    pointers_27,
-                    conv_29,
+            let (loaded_24, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_23,
+                    [pid],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_2: Tile<bf16, { [BLOCK] }> = loaded_24;
+            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_25: PointerTile<*mut E, { [] }> = arg_33;
+            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_28: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
+            let view_29: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_28,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_31: Tile<E, { [BLOCK] }> =
+                convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_32: Token = unsafe {
+                store_view_raw(
+                    &view_29,
+                    conv_31,
+                    [pid],
                     Some(y_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            y_ptr_written = token_30;
-            y_ptr_accessed = token_30;
+            y_ptr_written = token_32;
+            y_ptr_accessed = token_32;
             x_2
         };
     }
@@ -235,7 +321,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f32<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f32,
@@ -246,91 +336,132 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
-        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
-        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f32, { [BLOCK] }> = if EVEN {
-            let pointers_3: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_4: PointerTile<*mut f32, { [1] }> = pointers_3.reshape(const_shape![1]);
-            let pointers_5: PointerTile<*mut f32, { [BLOCK] }> =
-                pointers_4.broadcast(const_shape![BLOCK]);
-            let pointers_6: PointerTile<*mut f32, { [BLOCK] }> = pointers_5.offset_tile(offs);
+            let base_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<f32, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_5,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
             let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_6,
+                load_view_raw(
+                    &view_6,
+                    [pid],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK],
                 )
             };
             let x: Tile<f32, { [BLOCK] }> = loaded_7;
-            let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-            let pointers_10: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_9.broadcast(const_shape![BLOCK]);
-            let arg_14: PointerTile<*mut E, { [BLOCK] }> = pointers_10.offset_tile(offs);
-            let pointers_11: PointerTile<*mut E, { [BLOCK] }> = arg_14;
-            let conv_12: Tile<E, { [BLOCK] }> =
-                convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_13: Token = unsafe {
-                store_ptr_tko(
-                    pointers_11,
-                    conv_12,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    None,
-                    Some(y_ptr_accessed),
-                    Latency::<0>,
+            let arg_16: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut E, { [] }> = arg_16;
+            let arg_17: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_17;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_12,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_ptr_written = token_13;
-            y_ptr_accessed = token_13;
+            let conv_14: Tile<E, { [BLOCK] }> =
+                convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_15: Token = unsafe {
+                store_view_raw(
+                    &view_13,
+                    conv_14,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_15;
+            y_ptr_accessed = token_15;
             x
         } else {
-            let mask: Tile<bool, { [BLOCK] }> =
-                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-            let pointers_15: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_16: PointerTile<*mut f32, { [1] }> = pointers_15.reshape(const_shape![1]);
-            let pointers_17: PointerTile<*mut f32, { [BLOCK] }> =
-                pointers_16.broadcast(const_shape![BLOCK]);
-            let pointers_18: PointerTile<*mut f32, { [BLOCK] }> = pointers_17.offset_tile(offs);
-            let padding_19: f32 = 0.0f32;
-            let (loaded_20, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_18,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(padding_19),
+            let base_18: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<f32, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_21,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_23, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_22,
+                    [pid],
                     None,
-                    Latency::<0>,
-                )
-            };
-            let x_2: Tile<f32, { [BLOCK] }> = loaded_20;
-            let pointers_21: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_22: PointerTile<*mut E, { [1] }> = pointers_21.reshape(const_shape![1]);
-            let pointers_23: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_22.broadcast(const_shape![BLOCK]);
-            let arg_27: PointerTile<*mut E, { [BLOCK] }> = pointers_23.offset_tile(offs);
-            let pointers_24: PointerTile<*mut E, { [BLOCK] }> = arg_27;
-            let conv_25: Tile<E, { [BLOCK] }> =
-                convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_26: Token = unsafe {
-                store_ptr_tko(
-                    pointers_24,
-                    conv_25,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_ptr_accessed),
-                    Latency::<0>,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
                 )
             };
-            y_ptr_written = token_26;
-            y_ptr_accessed = token_26;
+            let x_2: Tile<f32, { [BLOCK] }> = loaded_23;
+            let arg_31: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let base_24: PointerTile<*mut E, { [] }> = arg_31;
+            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_27: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_24, shape_25, strides_26, new_token_unordered()) };
+            let view_28: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_27,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_29: Tile<E, { [BLOCK] }> =
+                convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_30: Token = unsafe {
+                store_view_raw(
+                    &view_28,
+                    conv_29,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_30;
+            y_ptr_accessed = token_30;
             x_2
         };
     }

@@ -12,7 +12,10 @@ pub mod bias_flag {
     // generic HAS_BIAS: bool <- const(HAS_BIAS)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn linear_bias_kernel<
         E: ElementType,
@@ -27,75 +30,99 @@ pub mod bias_flag {
         N: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK]));
         let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * N);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_4: PointerTile<*mut E, { [1] }> = pointers_3.reshape(const_shape![1]);
-        let pointers_5: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_4.broadcast(const_shape![BLOCK]);
-        let arg_10: PointerTile<*mut E, { [BLOCK] }> = pointers_5.offset_tile(cols);
-        let pointers_6: PointerTile<*mut E, { [BLOCK] }> = arg_10;
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_6,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(N * row);
+        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let t_8: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-        let selected_9: Tile<E, { [BLOCK] }> = select(mask, loaded_7, t_8);
-        let y: Tile<f32, { [BLOCK] }> = convert_tile(selected_9);
+        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
         let y_3: Tile<f32, { [BLOCK] }> = if HAS_BIAS {
-            let pointers_11: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
-            let pointers_12: PointerTile<*mut EBPtr, { [1] }> =
-                pointers_11.reshape(const_shape![1]);
-            let pointers_13: PointerTile<*mut EBPtr, { [BLOCK] }> =
-                pointers_12.broadcast(const_shape![BLOCK]);
-            let arg_18: PointerTile<*mut EBPtr, { [BLOCK] }> = pointers_13.offset_tile(cols);
-            let pointers_14: PointerTile<*mut EBPtr, { [BLOCK] }> = arg_18;
-            let (loaded_15, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_14,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_9: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<EBPtr, { [-1] }> =
+                unsafe { make_tensor_view(base_9, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<EBPtr, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_12,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_16: Tile<EBPtr, { [BLOCK] }> = constant(EBPtr::ZERO, const_shape![BLOCK]);
-            let selected_17: Tile<EBPtr, { [BLOCK] }> = select(mask, loaded_15, t_16);
-            let conv_19: Tile<f32, { [BLOCK] }> = convert_tile(selected_17);
-            let y_2: Tile<f32, { [BLOCK] }> = y + conv_19;
+            let (loaded_14, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_13,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let conv_15: Tile<f32, { [BLOCK] }> = convert_tile(loaded_14);
+            let y_2: Tile<f32, { [BLOCK] }> = y + conv_15;
             y_2
         } else {
             y
         };
-        let pointers_20: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let offsets_21: Tile<i32, { [] }> = scalar_to_tile(row * N);
-        let pointers_22: PointerTile<*mut EYPtr, { [] }> = pointers_20.offset_tile(offsets_21);
-        let pointers_23: PointerTile<*mut EYPtr, { [1] }> = pointers_22.reshape(const_shape![1]);
-        let pointers_24: PointerTile<*mut EYPtr, { [BLOCK] }> =
-            pointers_23.broadcast(const_shape![BLOCK]);
-        let arg_27: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_24.offset_tile(cols);
-        let pointers_25: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_27;
-        let conv_26: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
+        let pointers_16: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let offsets_17: Tile<i32, { [] }> = scalar_to_tile(N * row);
+        let arg_24: PointerTile<*mut EYPtr, { [] }> = pointers_16.offset_tile(offsets_17);
+        let base_18: PointerTile<*mut EYPtr, { [] }> = arg_24;
+        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_21: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
+        let view_22: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_21,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_23: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
         unsafe {
-            store_ptr_tko(
-                pointers_25,
-                conv_26,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+            store_view_raw(
+                &view_22,
+                conv_23,
+                [0i32],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }

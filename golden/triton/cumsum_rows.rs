@@ -9,7 +9,9 @@ pub mod cumsum_rows {
     // generic E: ElementType <- dtype(x_ptr), dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"cumsum_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cumsum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.store` of `y_ptr` at line 13 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"cumsum_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cumsum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn cumsum_kernel<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -18,48 +20,64 @@ pub mod cumsum_rows {
         stride: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let mask: Tile<bool, { [BLOCK] }> =
-            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
         let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_4: PointerTile<*mut E, { [1] }> = pointers_3.reshape(const_shape![1]);
-        let pointers_5: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_4.broadcast(const_shape![BLOCK]);
-        let arg_10: PointerTile<*mut E, { [BLOCK] }> = pointers_5.offset_tile(cols);
-        let pointers_6: PointerTile<*mut E, { [BLOCK] }> = arg_10;
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_6,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                None,
-                Latency::<0>,
+        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        let t_8: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-        let selected_9: Tile<E, { [BLOCK] }> = select(mask, loaded_7, t_8);
-        let x: Tile<E, { [BLOCK] }> = selected_9;
-        let y: Tile<E, { [BLOCK] }> = scan_sum(x, 0i32, reverse::Forward, E::ZERO);
-        let pointers_11: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let offsets_12: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let pointers_13: PointerTile<*mut E, { [] }> = pointers_11.offset_tile(offsets_12);
-        let pointers_14: PointerTile<*mut E, { [1] }> = pointers_13.reshape(const_shape![1]);
-        let pointers_15: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_14.broadcast(const_shape![BLOCK]);
-        let pointers_16: PointerTile<*mut E, { [BLOCK] }> = pointers_15.offset_tile(cols);
-        unsafe {
-            store_ptr_tko(
-                pointers_16,
-                y,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [0i32],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<E, { [BLOCK] }> = loaded_8;
+        let y: Tile<E, { [BLOCK] }> = scan_sum(x, 0i32, reverse::Forward, E::ZERO);
+        let pointers_9: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+        let offsets_10: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let base_11: PointerTile<*mut E, { [] }> = pointers_9.offset_tile(offsets_10);
+        let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
+        let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_14: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
+        let view_15: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_14,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        unsafe {
+            store_view_raw(
+                &view_15,
+                y,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
     }

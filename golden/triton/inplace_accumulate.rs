@@ -10,7 +10,10 @@ pub mod inplace_accumulate {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)
+    // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn accumulate_kernel<E: ElementType, const BLOCK: i32>(
         acc_ptr: *mut E,
@@ -20,74 +23,102 @@ pub mod inplace_accumulate {
     ) {
         let mut acc_ptr_written: Token = new_token_unordered();
         let mut acc_ptr_accessed: Token = new_token_unordered();
-        let block_1: i32 = get_tile_block_id().0;
-        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
-        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
         for s in 0i32..steps {
-            let pointers_4: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let pointers_5: PointerTile<*mut E, { [1] }> = pointers_4.reshape(const_shape![1]);
-            let pointers_6: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_5.broadcast(const_shape![BLOCK]);
-            let arg_12: PointerTile<*mut E, { [BLOCK] }> = pointers_6.offset_tile(offs);
-            let pointers_7: PointerTile<*mut E, { [BLOCK] }> = arg_12;
-            let (loaded_9, token_8): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_7,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
+            let arg_9: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+            let base_1: PointerTile<*mut E, { [] }> = arg_9;
+            let block_2: i32 = get_tile_block_id().0;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_5,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_7, token_8): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_6,
+                    [block_2],
                     Some(acc_ptr_written),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
                 )
             };
             acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
-            let t_10: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-            let selected_11: Tile<E, { [BLOCK] }> = select(mask, loaded_9, t_10);
-            let a: Tile<E, { [BLOCK] }> = selected_11;
-            let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_14: Tile<i32, { [] }> = scalar_to_tile(s * n);
-            let pointers_15: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
-            let pointers_16: PointerTile<*mut E, { [1] }> = pointers_15.reshape(const_shape![1]);
-            let pointers_17: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_16.broadcast(const_shape![BLOCK]);
-            let arg_22: PointerTile<*mut E, { [BLOCK] }> = pointers_17.offset_tile(offs);
-            let pointers_18: PointerTile<*mut E, { [BLOCK] }> = arg_22;
-            let (loaded_19, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_18,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let a: Tile<E, { [BLOCK] }> = loaded_7;
+            let pointers_10: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let offsets_11: Tile<i32, { [] }> = scalar_to_tile(n * s);
+            let arg_19: PointerTile<*mut E, { [] }> = pointers_10.offset_tile(offsets_11);
+            let base_12: PointerTile<*mut E, { [] }> = arg_19;
+            let block_13: i32 = get_tile_block_id().0;
+            let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_16: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_16,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_20: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-            let selected_21: Tile<E, { [BLOCK] }> = select(mask, loaded_19, t_20);
-            let x: Tile<E, { [BLOCK] }> = selected_21;
-            let pointers_23: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let pointers_24: PointerTile<*mut E, { [1] }> = pointers_23.reshape(const_shape![1]);
-            let pointers_25: PointerTile<*mut E, { [BLOCK] }> =
-                pointers_24.broadcast(const_shape![BLOCK]);
-            let pointers_26: PointerTile<*mut E, { [BLOCK] }> = pointers_25.offset_tile(offs);
-            let values_27: Tile<E, { [BLOCK] }> = a + x;
-            let token_28: Token = unsafe {
-                store_ptr_tko(
-                    pointers_26,
-                    values_27,
+            let (loaded_18, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_17,
+                    [block_13],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<E, { [BLOCK] }> = loaded_18;
+            let arg_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+            let base_20: PointerTile<*mut E, { [] }> = arg_28;
+            let block_21: i32 = get_tile_block_id().0;
+            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_24: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_20, shape_22, strides_23, new_token_unordered()) };
+            let view_25: Partition<E, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_24,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let values_26: Tile<E, { [BLOCK] }> = a + x;
+            let token_27: Token = unsafe {
+                store_view_raw(
+                    &view_25,
+                    values_26,
+                    [block_21],
                     Some(acc_ptr_accessed),
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
                 )
             };
-            acc_ptr_written = token_28;
-            acc_ptr_accessed = token_28;
+            acc_ptr_written = token_27;
+            acc_ptr_accessed = token_27;
         }
     }
 }

@@ -13,7 +13,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f16<
         E: ElementType,
@@ -35,97 +43,105 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
-            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
-            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_9,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_10),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [index_4],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
             _mean = _mean + a;
         }
-        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_17: f32 = tile_to_scalar(red_16);
-        let val_18: f32 = convert_scalar(N);
-        let mean: f32 = val_17 / val_18;
+        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let val_12: f32 = convert_scalar(N);
+        let mean: f32 = val_11 / val_12;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
-            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_23,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_24),
-                    None,
-                    None,
-                    Latency::<0>,
+            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
+            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_21,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
-            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_22,
+                    [index_18],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
+            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
             _var = _var + x_2 * x_2;
         }
-        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_34: f32 = tile_to_scalar(red_33);
-        let val_35: f32 = convert_scalar(N);
-        let var: f32 = val_34 / val_35;
+        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_28: f32 = tile_to_scalar(red_27);
+        let val_29: f32 = convert_scalar(N);
+        let var: f32 = val_28 / val_29;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_36;
+        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_30;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
         unsafe {
             store_ptr_tko(
-                pointers_39,
+                pointers_33,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -136,12 +152,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
         unsafe {
             store_ptr_tko(
-                pointers_42,
+                pointers_36,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -151,93 +167,137 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
-            let mask: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
-            let pointers_46: PointerTile<*mut f16, { [1] }> = pointers_45.reshape(const_shape![1]);
-            let pointers_47: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_48: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_47.offset_tile(cols_3);
-            let (loaded_49, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_48,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_37: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
+            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_41: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
+            let view_42: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_41,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_49;
-            let pointers_50: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
-            let pointers_51: PointerTile<*mut f16, { [1] }> = pointers_50.reshape(const_shape![1]);
-            let pointers_52: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_53: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
-                pointers_52.offset_tile(cols_3);
-            let (loaded_54, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_53,
+            let (loaded_43, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_42,
+                    [index_38],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_57,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_43;
+            let base_44: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
+            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_48: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
+            let view_49: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_48,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let (loaded_50, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_49,
+                    [index_45],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_50;
+            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_57: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
+            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_57,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_58,
+                    [index_54],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
-            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
-            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
-            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
-            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_69: Token = unsafe {
-                store_ptr_tko(
-                    pointers_67,
-                    conv_68,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_accessed),
-                    Latency::<0>,
+            let conv_60: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_62: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_60;
+            let conv_61: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_62 + conv_61;
+            let pointers_63: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_64: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_73: PointerTile<*mut EY, { [] }> = pointers_63.offset_tile(offsets_64);
+            let base_65: PointerTile<*mut EY, { [] }> = arg_73;
+            let arg_74: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_66: i32 = arg_74;
+            let shape_67: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_68: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_69: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_65, shape_67, strides_68, new_token_unordered()) };
+            let view_70: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_69,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_written = token_69;
-            y_accessed = token_69;
+            let conv_71: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_72: Token = unsafe {
+                store_view_raw(
+                    &view_70,
+                    conv_71,
+                    [index_66],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_72;
+            y_accessed = token_72;
         }
     }
 
@@ -248,7 +308,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
         E: ElementType,
@@ -270,97 +338,105 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
-            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
-            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_9,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_10),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [index_4],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
             _mean = _mean + a;
         }
-        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_17: f32 = tile_to_scalar(red_16);
-        let val_18: f32 = convert_scalar(N);
-        let mean: f32 = val_17 / val_18;
+        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let val_12: f32 = convert_scalar(N);
+        let mean: f32 = val_11 / val_12;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
-            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_23,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_24),
-                    None,
-                    None,
-                    Latency::<0>,
+            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
+            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_21,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
-            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_22,
+                    [index_18],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
+            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
             _var = _var + x_2 * x_2;
         }
-        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_34: f32 = tile_to_scalar(red_33);
-        let val_35: f32 = convert_scalar(N);
-        let var: f32 = val_34 / val_35;
+        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_28: f32 = tile_to_scalar(red_27);
+        let val_29: f32 = convert_scalar(N);
+        let var: f32 = val_28 / val_29;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_36;
+        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_30;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
         unsafe {
             store_ptr_tko(
-                pointers_39,
+                pointers_33,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -371,12 +447,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
         unsafe {
             store_ptr_tko(
-                pointers_42,
+                pointers_36,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -386,93 +462,137 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
-            let mask: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
-            let pointers_46: PointerTile<*mut bf16, { [1] }> = pointers_45.reshape(const_shape![1]);
-            let pointers_47: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_48: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_47.offset_tile(cols_3);
-            let (loaded_49, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_48,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_37: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
+            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_41: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
+            let view_42: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_41,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_49;
-            let pointers_50: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
-            let pointers_51: PointerTile<*mut bf16, { [1] }> = pointers_50.reshape(const_shape![1]);
-            let pointers_52: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_53: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
-                pointers_52.offset_tile(cols_3);
-            let (loaded_54, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_53,
+            let (loaded_43, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_42,
+                    [index_38],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_57,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_43;
+            let base_44: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
+            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_48: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
+            let view_49: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_48,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let (loaded_50, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_49,
+                    [index_45],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_50;
+            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_57: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
+            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_57,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_58,
+                    [index_54],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
-            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
-            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
-            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
-            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_69: Token = unsafe {
-                store_ptr_tko(
-                    pointers_67,
-                    conv_68,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_accessed),
-                    Latency::<0>,
+            let conv_60: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_62: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_60;
+            let conv_61: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_62 + conv_61;
+            let pointers_63: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_64: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_73: PointerTile<*mut EY, { [] }> = pointers_63.offset_tile(offsets_64);
+            let base_65: PointerTile<*mut EY, { [] }> = arg_73;
+            let arg_74: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_66: i32 = arg_74;
+            let shape_67: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_68: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_69: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_65, shape_67, strides_68, new_token_unordered()) };
+            let view_70: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_69,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_written = token_69;
-            y_accessed = token_69;
+            let conv_71: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_72: Token = unsafe {
+                store_view_raw(
+                    &view_70,
+                    conv_71,
+                    [index_66],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_72;
+            y_accessed = token_72;
         }
     }
 
@@ -483,7 +603,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
         E: ElementType,
@@ -505,97 +633,105 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
-            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
-            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_9,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_10),
-                    None,
-                    None,
-                    Latency::<0>,
+            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [index_4],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
             _mean = _mean + a;
         }
-        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_17: f32 = tile_to_scalar(red_16);
-        let val_18: f32 = convert_scalar(N);
-        let mean: f32 = val_17 / val_18;
+        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let val_12: f32 = convert_scalar(N);
+        let mean: f32 = val_11 / val_12;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
-            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_23,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask_24),
-                    None,
-                    None,
-                    Latency::<0>,
+            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
+            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_21,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
-            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_22,
+                    [index_18],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
+            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
             _var = _var + x_2 * x_2;
         }
-        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_34: f32 = tile_to_scalar(red_33);
-        let val_35: f32 = convert_scalar(N);
-        let var: f32 = val_34 / val_35;
+        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_28: f32 = tile_to_scalar(red_27);
+        let val_29: f32 = convert_scalar(N);
+        let var: f32 = val_28 / val_29;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_36;
+        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_30;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
         unsafe {
             store_ptr_tko(
-                pointers_39,
+                pointers_33,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -606,12 +742,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
         unsafe {
             store_ptr_tko(
-                pointers_42,
+                pointers_36,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -621,90 +757,134 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
-                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
-            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
-            let mask: Tile<bool, { [BLOCK_SIZE] }> =
-                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let pointers_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
-            let pointers_46: PointerTile<*mut f32, { [1] }> = pointers_45.reshape(const_shape![1]);
-            let pointers_47: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_48: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_47.offset_tile(cols_3);
-            let (loaded_49, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_48,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_37: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
+            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_41: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
+            let view_42: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_41,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_49;
-            let pointers_50: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
-            let pointers_51: PointerTile<*mut f32, { [1] }> = pointers_50.reshape(const_shape![1]);
-            let pointers_52: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
-            let pointers_53: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
-                pointers_52.offset_tile(cols_3);
-            let (loaded_54, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_53,
+            let (loaded_43, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_42,
+                    [index_38],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false],
+                    const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
-                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_ptr_tko(
-                    pointers_57,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_43;
+            let base_44: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
+            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_48: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
+            let view_49: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_48,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let (loaded_50, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_49,
+                    [index_45],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_50;
+            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_57: Tensor<E, { [-1] }> =
+                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
+            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_57,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_58,
+                    [index_54],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
             let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
-            let pointers_62: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_63: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_62.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_63.offset_tile(cols_3);
-            let pointers_64: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_67;
-            let conv_65: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_66: Token = unsafe {
-                store_ptr_tko(
-                    pointers_64,
-                    conv_65,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(mask),
-                    Some(y_accessed),
-                    Latency::<0>,
+            let pointers_60: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+            let offsets_61: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let arg_70: PointerTile<*mut EY, { [] }> = pointers_60.offset_tile(offsets_61);
+            let base_62: PointerTile<*mut EY, { [] }> = arg_70;
+            let arg_71: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_63: i32 = arg_71;
+            let shape_64: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_65: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_66: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_62, shape_64, strides_65, new_token_unordered()) };
+            let view_67: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_66,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            y_written = token_66;
-            y_accessed = token_66;
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
+                store_view_raw(
+                    &view_67,
+                    conv_68,
+                    [index_63],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_69;
+            y_accessed = token_69;
         }
     }
 }

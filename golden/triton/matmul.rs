@@ -11,7 +11,10 @@ pub mod matmul {
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"matmul_kernel_f16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero)
+    // note: `tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero)
+    // note: `tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"matmul_kernel_f16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero)","`tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero)","`tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_kernel_f16<
         E: ElementType,
@@ -34,150 +37,99 @@ pub mod matmul {
     ) {
         let pid_m: i32 = get_tile_block_id().0;
         let pid_n: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_1: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_m: Tile<i32, { [BLOCK_M] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_3: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_n: Tile<i32, { [BLOCK_N] }> = arg_4 + iota_3;
-        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
-        let pointers_5: PointerTile<*mut f16, { [] }> = pointer_to_tile(a_ptr);
-        let pointers_6: PointerTile<*mut f16, { [1, 1] }> = pointers_5.reshape(const_shape![1, 1]);
-        let pointers_7: PointerTile<*mut f16, { [BLOCK_M, 1] }> =
-            pointers_6.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_8: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]);
-        let pointers_9: PointerTile<*mut f16, { [BLOCK_M, 1] }> = pointers_7.offset_tile(offsets_8);
-        let pointers_10: PointerTile<*mut f16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_k
-            .reshape(const_shape![1, BLOCK_K])
-            * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let mut a_ptrs: PointerTile<*mut f16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_10.offset_tile(offsets_11);
-        let pointers_12: PointerTile<*mut f16, { [] }> = pointer_to_tile(b_ptr);
-        let pointers_13: PointerTile<*mut f16, { [1, 1] }> =
-            pointers_12.reshape(const_shape![1, 1]);
-        let pointers_14: PointerTile<*mut f16, { [BLOCK_K, 1] }> =
-            pointers_13.broadcast(const_shape![BLOCK_K, 1]);
-        let offsets_15: Tile<i32, { [BLOCK_K, 1] }> = offs_k.reshape(const_shape![BLOCK_K, 1])
-            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]);
-        let pointers_16: PointerTile<*mut f16, { [BLOCK_K, 1] }> =
-            pointers_14.offset_tile(offsets_15);
-        let pointers_17: PointerTile<*mut f16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_16.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let offsets_18: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let mut b_ptrs: PointerTile<*mut f16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_17.offset_tile(offsets_18);
         let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
-            let value_19: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-                offs_m.reshape(const_shape![BLOCK_M, 1]),
-                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-            );
-            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                value_19.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_20: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
-                offs_k.reshape(const_shape![1, BLOCK_K]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
-            );
-            let a_mask: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                arg_21 & value_20.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
-                offs_k.reshape(const_shape![BLOCK_K, 1]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
-            );
-            let arg_24: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let value_23: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                offs_n.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(N, const_shape![1, BLOCK_N]),
-            );
-            let b_mask: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                arg_24 & value_23.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let (loaded_25, _): (Tile<f16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
-                load_ptr_tko(
-                    a_ptrs,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(a_mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(a_ptr);
+            let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
+            let strides_3: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+                dims: &[stride_am, stride_ak],
+            };
+            let tensor_4: Tensor<f16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+            let view_5: Partition<f16, { [BLOCK_M, BLOCK_K] }> = unsafe {
+                make_partition_view(
+                    &tensor_4,
+                    const_shape![BLOCK_M, BLOCK_K],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<f16, { [BLOCK_M, BLOCK_K] }> =
-                constant(f16::ZERO, const_shape![BLOCK_M, BLOCK_K]);
-            let selected_27: Tile<f16, { [BLOCK_M, BLOCK_K] }> = select(a_mask, loaded_25, t_26);
-            let a: Tile<f16, { [BLOCK_M, BLOCK_K] }> = selected_27;
-            let (loaded_28, _): (Tile<f16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
-                load_ptr_tko(
-                    b_ptrs,
+            let (loaded_6, _): (Tile<f16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_5,
+                    [pid_m, k],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(b_mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false, false],
+                    const_shape![BLOCK_M, BLOCK_K],
                 )
             };
-            let t_29: Tile<f16, { [BLOCK_K, BLOCK_N] }> =
-                constant(f16::ZERO, const_shape![BLOCK_K, BLOCK_N]);
-            let selected_30: Tile<f16, { [BLOCK_K, BLOCK_N] }> = select(b_mask, loaded_28, t_29);
-            let b: Tile<f16, { [BLOCK_K, BLOCK_N] }> = selected_30;
+            let a: Tile<f16, { [BLOCK_M, BLOCK_K] }> = loaded_6;
+            let base_7: PointerTile<*mut f16, { [] }> = pointer_to_tile(b_ptr);
+            let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
+            let strides_9: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+                dims: &[stride_bk, stride_bn],
+            };
+            let tensor_10: Tensor<f16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+            let view_11: Partition<f16, { [BLOCK_K, BLOCK_N] }> = unsafe {
+                make_partition_view(
+                    &tensor_10,
+                    const_shape![BLOCK_K, BLOCK_N],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_12, _): (Tile<f16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_11,
+                    [k, pid_n],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_K, BLOCK_N],
+                )
+            };
+            let b: Tile<f16, { [BLOCK_K, BLOCK_N] }> = loaded_12;
             acc = mma(a, b, acc);
-            let offsets_31: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
-                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
-            a_ptrs = a_ptrs.offset_tile(offsets_31);
-            let offsets_32: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
-                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
-            b_ptrs = b_ptrs.offset_tile(offsets_32);
         }
         let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_33: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_34: PointerTile<*mut E, { [1, 1] }> = pointers_33.reshape(const_shape![1, 1]);
-        let pointers_35: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_34.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_36: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_37: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_35.offset_tile(offsets_36);
-        let pointers_38: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_37.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_39: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_38.offset_tile(offsets_39);
-        let value_40: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_m.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_42: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_41: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_n.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_42 & value_41.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let base_13: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_15: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            dims: &[stride_cm, stride_cn],
+        };
+        let tensor_16: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_16,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         unsafe {
-            store_ptr_tko(
-                c_ptrs,
+            store_view_raw(
+                &view_17,
                 c,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(c_mask),
+                [pid_m, pid_n],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
             )
         };
     }
@@ -187,7 +139,10 @@ pub mod matmul {
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"matmul_kernel_bf16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero)
+    // note: `tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero)
+    // note: `tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"matmul_kernel_bf16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero)","`tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero)","`tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_kernel_bf16<
         E: ElementType,
@@ -210,151 +165,99 @@ pub mod matmul {
     ) {
         let pid_m: i32 = get_tile_block_id().0;
         let pid_n: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_1: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_m: Tile<i32, { [BLOCK_M] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_3: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_n: Tile<i32, { [BLOCK_N] }> = arg_4 + iota_3;
-        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
-        let pointers_5: PointerTile<*mut bf16, { [] }> = pointer_to_tile(a_ptr);
-        let pointers_6: PointerTile<*mut bf16, { [1, 1] }> = pointers_5.reshape(const_shape![1, 1]);
-        let pointers_7: PointerTile<*mut bf16, { [BLOCK_M, 1] }> =
-            pointers_6.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_8: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]);
-        let pointers_9: PointerTile<*mut bf16, { [BLOCK_M, 1] }> =
-            pointers_7.offset_tile(offsets_8);
-        let pointers_10: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_k
-            .reshape(const_shape![1, BLOCK_K])
-            * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let mut a_ptrs: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_K] }> =
-            pointers_10.offset_tile(offsets_11);
-        let pointers_12: PointerTile<*mut bf16, { [] }> = pointer_to_tile(b_ptr);
-        let pointers_13: PointerTile<*mut bf16, { [1, 1] }> =
-            pointers_12.reshape(const_shape![1, 1]);
-        let pointers_14: PointerTile<*mut bf16, { [BLOCK_K, 1] }> =
-            pointers_13.broadcast(const_shape![BLOCK_K, 1]);
-        let offsets_15: Tile<i32, { [BLOCK_K, 1] }> = offs_k.reshape(const_shape![BLOCK_K, 1])
-            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]);
-        let pointers_16: PointerTile<*mut bf16, { [BLOCK_K, 1] }> =
-            pointers_14.offset_tile(offsets_15);
-        let pointers_17: PointerTile<*mut bf16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_16.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let offsets_18: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let mut b_ptrs: PointerTile<*mut bf16, { [BLOCK_K, BLOCK_N] }> =
-            pointers_17.offset_tile(offsets_18);
         let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
-            let value_19: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-                offs_m.reshape(const_shape![BLOCK_M, 1]),
-                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-            );
-            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                value_19.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_20: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
-                offs_k.reshape(const_shape![1, BLOCK_K]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
-            );
-            let a_mask: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                arg_21 & value_20.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
-                offs_k.reshape(const_shape![BLOCK_K, 1]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
-            );
-            let arg_24: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let value_23: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                offs_n.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(N, const_shape![1, BLOCK_N]),
-            );
-            let b_mask: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                arg_24 & value_23.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let (loaded_25, _): (Tile<bf16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
-                load_ptr_tko(
-                    a_ptrs,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(a_mask),
-                    None,
-                    None,
-                    Latency::<0>,
+            let base_1: PointerTile<*mut bf16, { [] }> = pointer_to_tile(a_ptr);
+            let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
+            let strides_3: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+                dims: &[stride_am, stride_ak],
+            };
+            let tensor_4: Tensor<bf16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+            let view_5: Partition<bf16, { [BLOCK_M, BLOCK_K] }> = unsafe {
+                make_partition_view(
+                    &tensor_4,
+                    const_shape![BLOCK_M, BLOCK_K],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let t_26: Tile<bf16, { [BLOCK_M, BLOCK_K] }> =
-                constant(bf16::ZERO, const_shape![BLOCK_M, BLOCK_K]);
-            let selected_27: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = select(a_mask, loaded_25, t_26);
-            let a: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = selected_27;
-            let (loaded_28, _): (Tile<bf16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
-                load_ptr_tko(
-                    b_ptrs,
+            let (loaded_6, _): (Tile<bf16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_5,
+                    [pid_m, k],
+                    None,
                     ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(b_mask),
+                    scope::TileBlock,
+                    tma::Enabled,
                     None,
-                    None,
-                    Latency::<0>,
+                    [false, false],
+                    const_shape![BLOCK_M, BLOCK_K],
                 )
             };
-            let t_29: Tile<bf16, { [BLOCK_K, BLOCK_N] }> =
-                constant(bf16::ZERO, const_shape![BLOCK_K, BLOCK_N]);
-            let selected_30: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = select(b_mask, loaded_28, t_29);
-            let b: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = selected_30;
+            let a: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = loaded_6;
+            let base_7: PointerTile<*mut bf16, { [] }> = pointer_to_tile(b_ptr);
+            let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
+            let strides_9: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+                dims: &[stride_bk, stride_bn],
+            };
+            let tensor_10: Tensor<bf16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+            let view_11: Partition<bf16, { [BLOCK_K, BLOCK_N] }> = unsafe {
+                make_partition_view(
+                    &tensor_10,
+                    const_shape![BLOCK_K, BLOCK_N],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_12, _): (Tile<bf16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_11,
+                    [k, pid_n],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_K, BLOCK_N],
+                )
+            };
+            let b: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = loaded_12;
             acc = mma(a, b, acc);
-            let offsets_31: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
-                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
-            a_ptrs = a_ptrs.offset_tile(offsets_31);
-            let offsets_32: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
-                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
-            b_ptrs = b_ptrs.offset_tile(offsets_32);
         }
         let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_33: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_34: PointerTile<*mut E, { [1, 1] }> = pointers_33.reshape(const_shape![1, 1]);
-        let pointers_35: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_34.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_36: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_37: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_35.offset_tile(offsets_36);
-        let pointers_38: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_37.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_39: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_38.offset_tile(offsets_39);
-        let value_40: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_m.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_42: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_41: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_n.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_42 & value_41.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let base_13: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_15: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            dims: &[stride_cm, stride_cn],
+        };
+        let tensor_16: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_16,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         unsafe {
-            store_ptr_tko(
-                c_ptrs,
+            store_view_raw(
+                &view_17,
                 c,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(c_mask),
+                [pid_m, pid_n],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
             )
         };
     }
@@ -363,18 +266,17 @@ pub mod matmul {
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
-    // generic BLOCK_M_TIMES_BLOCK_K: i32 <- derived((BLOCK_M * BLOCK_K))
-    // generic BLOCK_K_TIMES_BLOCK_N: i32 <- derived((BLOCK_K * BLOCK_N))
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"matmul_kernel_f32","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero)
+    // note: `tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero)
+    // note: `tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"matmul_kernel_f32","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero)","`tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero)","`tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_kernel_f32<
         E: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
-        const BLOCK_M_TIMES_BLOCK_K: i32,
-        const BLOCK_K_TIMES_BLOCK_N: i32,
     >(
         a_ptr: *mut f32,
         b_ptr: *mut f32,
@@ -391,158 +293,101 @@ pub mod matmul {
     ) {
         let pid_m: i32 = get_tile_block_id().0;
         let pid_n: i32 = get_tile_block_id().1;
-        let arg_2: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_1: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_m: Tile<i32, { [BLOCK_M] }> = arg_2 + iota_1;
-        let arg_4: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_3: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_n: Tile<i32, { [BLOCK_N] }> = arg_4 + iota_3;
-        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
-        let pointers_5: PointerTile<*mut f32, { [] }> = pointer_to_tile(a_ptr);
-        let pointers_6: PointerTile<*mut f32, { [1, 1] }> = pointers_5.reshape(const_shape![1, 1]);
-        let pointers_7: PointerTile<*mut f32, { [BLOCK_M, 1] }> =
-            pointers_6.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_8: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]);
-        let pointers_9: PointerTile<*mut f32, { [BLOCK_M, 1] }> = pointers_7.offset_tile(offsets_8);
-        let pointers_10: PointerTile<*mut f32, { [BLOCK_M, BLOCK_K] }> =
-            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_k
-            .reshape(const_shape![1, BLOCK_K])
-            * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_K]);
-        let mut a_ptrs: PointerTile<*mut f32, { [BLOCK_M, BLOCK_K] }> =
-            pointers_10.offset_tile(offsets_11);
-        let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(b_ptr);
-        let pointers_13: PointerTile<*mut f32, { [1, 1] }> =
-            pointers_12.reshape(const_shape![1, 1]);
-        let pointers_14: PointerTile<*mut f32, { [BLOCK_K, 1] }> =
-            pointers_13.broadcast(const_shape![BLOCK_K, 1]);
-        let offsets_15: Tile<i32, { [BLOCK_K, 1] }> = offs_k.reshape(const_shape![BLOCK_K, 1])
-            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]);
-        let pointers_16: PointerTile<*mut f32, { [BLOCK_K, 1] }> =
-            pointers_14.offset_tile(offsets_15);
-        let pointers_17: PointerTile<*mut f32, { [BLOCK_K, BLOCK_N] }> =
-            pointers_16.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let offsets_18: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_K, BLOCK_N]);
-        let mut b_ptrs: PointerTile<*mut f32, { [BLOCK_K, BLOCK_N] }> =
-            pointers_17.offset_tile(offsets_18);
         let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
-            let value_19: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-                offs_m.reshape(const_shape![BLOCK_M, 1]),
-                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-            );
-            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                value_19.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_20: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
-                offs_k.reshape(const_shape![1, BLOCK_K]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
-            );
-            let a_mask: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
-                arg_21 & value_20.broadcast(const_shape![BLOCK_M, BLOCK_K]);
-            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
-                offs_k.reshape(const_shape![BLOCK_K, 1]),
-                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
-            );
-            let arg_24: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let value_23: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-                offs_n.reshape(const_shape![1, BLOCK_N]),
-                broadcast_scalar(N, const_shape![1, BLOCK_N]),
-            );
-            let b_mask: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
-                arg_24 & value_23.broadcast(const_shape![BLOCK_K, BLOCK_N]);
-            let padding_25: f32 = 0.0f32;
-            let flat_pointers_27: PointerTile<*mut f32, { [BLOCK_M_TIMES_BLOCK_K] }> =
-                a_ptrs.reshape(const_shape![BLOCK_M_TIMES_BLOCK_K]);
-            let flat_mask_28: Tile<bool, { [BLOCK_M_TIMES_BLOCK_K] }> =
-                a_mask.reshape(const_shape![BLOCK_M_TIMES_BLOCK_K]);
-            let (loaded_26, _): (Tile<f32, { [BLOCK_M_TIMES_BLOCK_K] }>, Token) = unsafe {
-                load_ptr_tko(
-                    flat_pointers_27,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(flat_mask_28),
-                    Some(padding_25),
-                    None,
-                    Latency::<0>,
+            let base_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(a_ptr);
+            let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, K] };
+            let strides_3: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+                dims: &[stride_am, stride_ak],
+            };
+            let tensor_4: Tensor<f32, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
+            let view_5: Partition<f32, { [BLOCK_M, BLOCK_K] }> = unsafe {
+                make_partition_view(
+                    &tensor_4,
+                    const_shape![BLOCK_M, BLOCK_K],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
                 )
             };
-            let a: Tile<f32, { [BLOCK_M, BLOCK_K] }> =
-                loaded_26.reshape(const_shape![BLOCK_M, BLOCK_K]);
-            let padding_29: f32 = 0.0f32;
-            let flat_pointers_31: PointerTile<*mut f32, { [BLOCK_K_TIMES_BLOCK_N] }> =
-                b_ptrs.reshape(const_shape![BLOCK_K_TIMES_BLOCK_N]);
-            let flat_mask_32: Tile<bool, { [BLOCK_K_TIMES_BLOCK_N] }> =
-                b_mask.reshape(const_shape![BLOCK_K_TIMES_BLOCK_N]);
-            let (loaded_30, _): (Tile<f32, { [BLOCK_K_TIMES_BLOCK_N] }>, Token) = unsafe {
-                load_ptr_tko(
-                    flat_pointers_31,
-                    ordering::Weak,
-                    None::<scope::TileBlock>,
-                    Some(flat_mask_32),
-                    Some(padding_29),
+            let (loaded_6, _): (Tile<f32, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_5,
+                    [pid_m, k],
                     None,
-                    Latency::<0>,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_M, BLOCK_K],
                 )
             };
-            let b: Tile<f32, { [BLOCK_K, BLOCK_N] }> =
-                loaded_30.reshape(const_shape![BLOCK_K, BLOCK_N]);
-            let conv_33: Tile<tf32, { [BLOCK_M, BLOCK_K] }> = convert_tile(a);
-            let conv_34: Tile<tf32, { [BLOCK_K, BLOCK_N] }> = convert_tile(b);
-            acc = mma(conv_33, conv_34, acc);
-            let offsets_35: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
-                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
-            a_ptrs = a_ptrs.offset_tile(offsets_35);
-            let offsets_36: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
-                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
-            b_ptrs = b_ptrs.offset_tile(offsets_36);
+            let a: Tile<f32, { [BLOCK_M, BLOCK_K] }> = loaded_6;
+            let base_7: PointerTile<*mut f32, { [] }> = pointer_to_tile(b_ptr);
+            let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[K, N] };
+            let strides_9: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+                dims: &[stride_bk, stride_bn],
+            };
+            let tensor_10: Tensor<f32, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
+            let view_11: Partition<f32, { [BLOCK_K, BLOCK_N] }> = unsafe {
+                make_partition_view(
+                    &tensor_10,
+                    const_shape![BLOCK_K, BLOCK_N],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_12, _): (Tile<f32, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_11,
+                    [k, pid_n],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_K, BLOCK_N],
+                )
+            };
+            let b: Tile<f32, { [BLOCK_K, BLOCK_N] }> = loaded_12;
+            let conv_13: Tile<tf32, { [BLOCK_M, BLOCK_K] }> = convert_tile(a);
+            let conv_14: Tile<tf32, { [BLOCK_K, BLOCK_N] }> = convert_tile(b);
+            acc = mma(conv_13, conv_14, acc);
         }
         let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_37: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_38: PointerTile<*mut E, { [1, 1] }> = pointers_37.reshape(const_shape![1, 1]);
-        let pointers_39: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_38.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_40: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
-            * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_39.offset_tile(offsets_40);
-        let pointers_42: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_41.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_43: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
-            .reshape(const_shape![1, BLOCK_N])
-            * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
-        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_42.offset_tile(offsets_43);
-        let value_44: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_m.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_46: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_44.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_45: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_n.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_46 & value_45.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let base_15: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let shape_16: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_17: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            dims: &[stride_cm, stride_cn],
+        };
+        let tensor_18: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
+        let view_19: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_18,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         unsafe {
-            store_ptr_tko(
-                c_ptrs,
+            store_view_raw(
+                &view_19,
                 c,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(c_mask),
+                [pid_m, pid_n],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
             )
         };
     }

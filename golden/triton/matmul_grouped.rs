@@ -12,7 +12,10 @@ pub mod matmul_grouped {
     // generic BLOCK_K: i32 <- const(BLOCK_K)
     // generic GROUP_M: i32 <- const(GROUP_M)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"grouped_matmul_kernel_f16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"grouped_matmul_kernel_f16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
     #[cutile::entry()]
     unsafe fn grouped_matmul_kernel_f16<
         E: ElementType,
@@ -140,53 +143,35 @@ pub mod matmul_grouped {
             b_ptrs = b_ptrs.offset_tile(offsets_29);
         }
         let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
-        let arg_31: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_30: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_cm: Tile<i32, { [BLOCK_M] }> = arg_31 + iota_30;
-        let arg_33: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_32: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_cn: Tile<i32, { [BLOCK_N] }> = arg_33 + iota_32;
-        let pointers_34: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_35: PointerTile<*mut E, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
-        let pointers_36: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_35.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_37: Tile<i32, { [BLOCK_M, 1] }> =
-            broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1])
-                * offs_cm.reshape(const_shape![BLOCK_M, 1]);
-        let pointers_38: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_36.offset_tile(offsets_37);
-        let pointers_39: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_38.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_40: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
-            (broadcast_scalar(stride_cn, const_shape![1, BLOCK_N])
-                * offs_cn.reshape(const_shape![1, BLOCK_N]))
-            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_39.offset_tile(offsets_40);
-        let value_41: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_cm.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_43: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_41.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_42: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_cn.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_43 & value_42.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let conv_44: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        let arg_36: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let base_30: PointerTile<*mut E, { [] }> = arg_36;
+        let shape_31: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_32: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            dims: &[stride_cm, stride_cn],
+        };
+        let tensor_33: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_33,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_35: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
         unsafe {
-            store_ptr_tko(
-                c_ptrs,
-                conv_44,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(c_mask),
+            store_view_raw(
+                &view_34,
+                conv_35,
+                [pid_m, pid_n],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
             )
         };
     }
@@ -197,7 +182,10 @@ pub mod matmul_grouped {
     // generic BLOCK_K: i32 <- const(BLOCK_K)
     // generic GROUP_M: i32 <- const(GROUP_M)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"grouped_matmul_kernel_bf16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"grouped_matmul_kernel_bf16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
     #[cutile::entry()]
     unsafe fn grouped_matmul_kernel_bf16<
         E: ElementType,
@@ -325,53 +313,35 @@ pub mod matmul_grouped {
             b_ptrs = b_ptrs.offset_tile(offsets_29);
         }
         let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
-        let arg_31: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_30: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_cm: Tile<i32, { [BLOCK_M] }> = arg_31 + iota_30;
-        let arg_33: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_32: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_cn: Tile<i32, { [BLOCK_N] }> = arg_33 + iota_32;
-        let pointers_34: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_35: PointerTile<*mut E, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
-        let pointers_36: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_35.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_37: Tile<i32, { [BLOCK_M, 1] }> =
-            broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1])
-                * offs_cm.reshape(const_shape![BLOCK_M, 1]);
-        let pointers_38: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_36.offset_tile(offsets_37);
-        let pointers_39: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_38.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_40: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
-            (broadcast_scalar(stride_cn, const_shape![1, BLOCK_N])
-                * offs_cn.reshape(const_shape![1, BLOCK_N]))
-            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_39.offset_tile(offsets_40);
-        let value_41: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_cm.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_43: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_41.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_42: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_cn.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_43 & value_42.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let conv_44: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        let arg_36: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let base_30: PointerTile<*mut E, { [] }> = arg_36;
+        let shape_31: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_32: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            dims: &[stride_cm, stride_cn],
+        };
+        let tensor_33: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_33,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_35: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
         unsafe {
-            store_ptr_tko(
-                c_ptrs,
-                conv_44,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(c_mask),
+            store_view_raw(
+                &view_34,
+                conv_35,
+                [pid_m, pid_n],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
             )
         };
     }
@@ -384,7 +354,10 @@ pub mod matmul_grouped {
     // generic BLOCK_M_TIMES_BLOCK_K: i32 <- derived((BLOCK_M * BLOCK_K))
     // generic BLOCK_K_TIMES_BLOCK_N: i32 <- derived((BLOCK_K * BLOCK_N))
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"grouped_matmul_kernel_f32","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"grouped_matmul_kernel_f32","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
     #[cutile::entry()]
     unsafe fn grouped_matmul_kernel_f32<
         E: ElementType,
@@ -520,53 +493,35 @@ pub mod matmul_grouped {
             b_ptrs = b_ptrs.offset_tile(offsets_31);
         }
         let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
-        let arg_33: Tile<i32, { [BLOCK_M] }> =
-            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
-        let iota_32: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
-        let offs_cm: Tile<i32, { [BLOCK_M] }> = arg_33 + iota_32;
-        let arg_35: Tile<i32, { [BLOCK_N] }> =
-            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
-        let iota_34: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
-        let offs_cn: Tile<i32, { [BLOCK_N] }> = arg_35 + iota_34;
-        let pointers_36: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_37: PointerTile<*mut E, { [1, 1] }> = pointers_36.reshape(const_shape![1, 1]);
-        let pointers_38: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_37.broadcast(const_shape![BLOCK_M, 1]);
-        let offsets_39: Tile<i32, { [BLOCK_M, 1] }> =
-            broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1])
-                * offs_cm.reshape(const_shape![BLOCK_M, 1]);
-        let pointers_40: PointerTile<*mut E, { [BLOCK_M, 1] }> =
-            pointers_38.offset_tile(offsets_39);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let offsets_42: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
-            (broadcast_scalar(stride_cn, const_shape![1, BLOCK_N])
-                * offs_cn.reshape(const_shape![1, BLOCK_N]))
-            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
-            pointers_41.offset_tile(offsets_42);
-        let value_43: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
-            offs_cm.reshape(const_shape![BLOCK_M, 1]),
-            broadcast_scalar(M, const_shape![BLOCK_M, 1]),
-        );
-        let arg_45: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            value_43.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let value_44: Tile<bool, { [1, BLOCK_N] }> = lt_tile(
-            offs_cn.reshape(const_shape![1, BLOCK_N]),
-            broadcast_scalar(N, const_shape![1, BLOCK_N]),
-        );
-        let c_mask: Tile<bool, { [BLOCK_M, BLOCK_N] }> =
-            arg_45 & value_44.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let conv_46: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        let arg_38: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
+        let base_32: PointerTile<*mut E, { [] }> = arg_38;
+        let shape_33: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
+        let strides_34: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
+            dims: &[stride_cm, stride_cn],
+        };
+        let tensor_35: Tensor<E, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_32, shape_33, strides_34, new_token_unordered()) };
+        let view_36: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_35,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_37: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
         unsafe {
-            store_ptr_tko(
-                c_ptrs,
-                conv_46,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(c_mask),
+            store_view_raw(
+                &view_36,
+                conv_37,
+                [pid_m, pid_n],
                 None,
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
             )
         };
     }

@@ -11,7 +11,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i32<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -21,93 +24,121 @@ pub mod spin_lock {
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
-        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
         let arg_4: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
         let pointers_1: PointerTile<*mut E, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let pointers_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
-        let pointers_6: PointerTile<*mut E, { [1] }> = pointers_5.reshape(const_shape![1]);
-        let pointers_7: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_6.broadcast(const_shape![BLOCK]);
-        let arg_13: PointerTile<*mut E, { [BLOCK] }> = pointers_7.offset_tile(cols);
-        let pointers_8: PointerTile<*mut E, { [BLOCK] }> = arg_13;
-        let (loaded_10, token_9): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_8,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                Some(all_written),
-                Latency::<0>,
+        let base_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_9]);
-        let t_11: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-        let selected_12: Tile<E, { [BLOCK] }> = select(mask, loaded_10, t_11);
-        let x: Tile<E, { [BLOCK] }> = selected_12;
+        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_11]);
+        let x: Tile<E, { [BLOCK] }> = loaded_10;
         loop {
-            let pointers_14: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
-            let expected_15: Tile<i32, { [] }> = scalar_to_tile(0i32);
-            let update_16: Tile<i32, { [] }> = scalar_to_tile(1i32);
-            let pointers_17: PointerTile<*mut i32, { [1] }> = pointers_14.reshape(const_shape![1]);
-            let expected_18: Tile<i32, { [1] }> = expected_15.reshape(const_shape![1]);
-            let update_19: Tile<i32, { [1] }> = update_16.reshape(const_shape![1]);
-            let (old_20, token_21): (Tile<i32, { [1] }>, Token) = unsafe {
+            let pointers_12: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_13: Tile<i32, { [] }> = scalar_to_tile(0i32);
+            let update_14: Tile<i32, { [] }> = scalar_to_tile(1i32);
+            let pointers_15: PointerTile<*mut i32, { [1] }> = pointers_12.reshape(const_shape![1]);
+            let expected_16: Tile<i32, { [1] }> = expected_13.reshape(const_shape![1]);
+            let update_17: Tile<i32, { [1] }> = update_14.reshape(const_shape![1]);
+            let (old_18, token_19): (Tile<i32, { [1] }>, Token) = unsafe {
                 atomic_cas_tko(
-                    pointers_17,
-                    expected_18,
-                    update_19,
+                    pointers_15,
+                    expected_16,
+                    update_17,
                     ordering::AcqRel,
                     scope::Device,
                     None,
                     Some(all_accessed),
                 )
             };
-            all_written = token_21;
-            all_accessed = token_21;
+            all_written = token_19;
+            all_accessed = token_19;
             let cond: Tile<bool, { [] }> =
-                eq_tile(old_20.reshape(const_shape![]), scalar_to_tile(1i32));
-            let val_22: bool = tile_to_scalar(cond);
-            if val_22 {
+                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1i32));
+            let val_20: bool = tile_to_scalar(cond);
+            if val_20 {
             } else {
                 break;
             }
         }
-        let pointers_23: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-        let pointers_24: PointerTile<*mut E, { [1] }> = pointers_23.reshape(const_shape![1]);
-        let pointers_25: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_24.broadcast(const_shape![BLOCK]);
-        let pointers_26: PointerTile<*mut E, { [BLOCK] }> = pointers_25.offset_tile(cols);
-        let (loaded_28, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_26,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
+        let base_21: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_24: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
+        let view_25: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_24,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_26, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_25,
+                [0i32],
                 Some(all_written),
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<E, { [BLOCK] }> = x + loaded_28;
-        let pointers_29: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-        let pointers_30: PointerTile<*mut E, { [1] }> = pointers_29.reshape(const_shape![1]);
-        let pointers_31: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_30.broadcast(const_shape![BLOCK]);
-        let pointers_32: PointerTile<*mut E, { [BLOCK] }> = pointers_31.offset_tile(cols);
+        let x_2: Tile<E, { [BLOCK] }> = x + loaded_26;
+        let base_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_31: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
+        let view_32: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_31,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         let token_33: Token = unsafe {
-            store_ptr_tko(
-                pointers_32,
+            store_view_raw(
+                &view_32,
                 x_2,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                [0i32],
                 Some(all_accessed),
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
         all_written = token_33;
@@ -135,7 +166,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_f32<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -145,93 +179,121 @@ pub mod spin_lock {
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
-        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
         let arg_4: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
         let pointers_1: PointerTile<*mut E, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let pointers_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
-        let pointers_6: PointerTile<*mut E, { [1] }> = pointers_5.reshape(const_shape![1]);
-        let pointers_7: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_6.broadcast(const_shape![BLOCK]);
-        let arg_13: PointerTile<*mut E, { [BLOCK] }> = pointers_7.offset_tile(cols);
-        let pointers_8: PointerTile<*mut E, { [BLOCK] }> = arg_13;
-        let (loaded_10, token_9): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_8,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                Some(all_written),
-                Latency::<0>,
+        let base_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_9]);
-        let t_11: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-        let selected_12: Tile<E, { [BLOCK] }> = select(mask, loaded_10, t_11);
-        let x: Tile<E, { [BLOCK] }> = selected_12;
+        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_11]);
+        let x: Tile<E, { [BLOCK] }> = loaded_10;
         loop {
-            let pointers_14: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
-            let expected_15: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
-            let update_16: Tile<f32, { [] }> = scalar_to_tile(1.0f32);
-            let pointers_17: PointerTile<*mut f32, { [1] }> = pointers_14.reshape(const_shape![1]);
-            let expected_18: Tile<f32, { [1] }> = expected_15.reshape(const_shape![1]);
-            let update_19: Tile<f32, { [1] }> = update_16.reshape(const_shape![1]);
-            let (old_20, token_21): (Tile<f32, { [1] }>, Token) = unsafe {
+            let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_13: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+            let update_14: Tile<f32, { [] }> = scalar_to_tile(1.0f32);
+            let pointers_15: PointerTile<*mut f32, { [1] }> = pointers_12.reshape(const_shape![1]);
+            let expected_16: Tile<f32, { [1] }> = expected_13.reshape(const_shape![1]);
+            let update_17: Tile<f32, { [1] }> = update_14.reshape(const_shape![1]);
+            let (old_18, token_19): (Tile<f32, { [1] }>, Token) = unsafe {
                 atomic_cas_tko(
-                    pointers_17,
-                    expected_18,
-                    update_19,
+                    pointers_15,
+                    expected_16,
+                    update_17,
                     ordering::AcqRel,
                     scope::Device,
                     None,
                     Some(all_accessed),
                 )
             };
-            all_written = token_21;
-            all_accessed = token_21;
+            all_written = token_19;
+            all_accessed = token_19;
             let cond: Tile<bool, { [] }> =
-                eq_tile(old_20.reshape(const_shape![]), scalar_to_tile(1.0f32));
-            let val_22: bool = tile_to_scalar(cond);
-            if val_22 {
+                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1.0f32));
+            let val_20: bool = tile_to_scalar(cond);
+            if val_20 {
             } else {
                 break;
             }
         }
-        let pointers_23: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-        let pointers_24: PointerTile<*mut E, { [1] }> = pointers_23.reshape(const_shape![1]);
-        let pointers_25: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_24.broadcast(const_shape![BLOCK]);
-        let pointers_26: PointerTile<*mut E, { [BLOCK] }> = pointers_25.offset_tile(cols);
-        let (loaded_28, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_26,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
+        let base_21: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_24: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
+        let view_25: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_24,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_26, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_25,
+                [0i32],
                 Some(all_written),
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<E, { [BLOCK] }> = x + loaded_28;
-        let pointers_29: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-        let pointers_30: PointerTile<*mut E, { [1] }> = pointers_29.reshape(const_shape![1]);
-        let pointers_31: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_30.broadcast(const_shape![BLOCK]);
-        let pointers_32: PointerTile<*mut E, { [BLOCK] }> = pointers_31.offset_tile(cols);
+        let x_2: Tile<E, { [BLOCK] }> = x + loaded_26;
+        let base_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_31: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
+        let view_32: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_31,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         let token_33: Token = unsafe {
-            store_ptr_tko(
-                pointers_32,
+            store_view_raw(
+                &view_32,
                 x_2,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                [0i32],
                 Some(all_accessed),
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
         all_written = token_33;
@@ -259,7 +321,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i64<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -269,93 +334,121 @@ pub mod spin_lock {
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
-        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
         let arg_4: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
         let pointers_1: PointerTile<*mut E, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let pointers_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
-        let pointers_6: PointerTile<*mut E, { [1] }> = pointers_5.reshape(const_shape![1]);
-        let pointers_7: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_6.broadcast(const_shape![BLOCK]);
-        let arg_13: PointerTile<*mut E, { [BLOCK] }> = pointers_7.offset_tile(cols);
-        let pointers_8: PointerTile<*mut E, { [BLOCK] }> = arg_13;
-        let (loaded_10, token_9): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_8,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
-                Some(all_written),
-                Latency::<0>,
+        let base_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_9]);
-        let t_11: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-        let selected_12: Tile<E, { [BLOCK] }> = select(mask, loaded_10, t_11);
-        let x: Tile<E, { [BLOCK] }> = selected_12;
+        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_11]);
+        let x: Tile<E, { [BLOCK] }> = loaded_10;
         loop {
-            let pointers_14: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
-            let expected_15: Tile<i64, { [] }> = scalar_to_tile(0i64);
-            let update_16: Tile<i64, { [] }> = scalar_to_tile(1i64);
-            let pointers_17: PointerTile<*mut i64, { [1] }> = pointers_14.reshape(const_shape![1]);
-            let expected_18: Tile<i64, { [1] }> = expected_15.reshape(const_shape![1]);
-            let update_19: Tile<i64, { [1] }> = update_16.reshape(const_shape![1]);
-            let (old_20, token_21): (Tile<i64, { [1] }>, Token) = unsafe {
+            let pointers_12: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_13: Tile<i64, { [] }> = scalar_to_tile(0i64);
+            let update_14: Tile<i64, { [] }> = scalar_to_tile(1i64);
+            let pointers_15: PointerTile<*mut i64, { [1] }> = pointers_12.reshape(const_shape![1]);
+            let expected_16: Tile<i64, { [1] }> = expected_13.reshape(const_shape![1]);
+            let update_17: Tile<i64, { [1] }> = update_14.reshape(const_shape![1]);
+            let (old_18, token_19): (Tile<i64, { [1] }>, Token) = unsafe {
                 atomic_cas_tko(
-                    pointers_17,
-                    expected_18,
-                    update_19,
+                    pointers_15,
+                    expected_16,
+                    update_17,
                     ordering::AcqRel,
                     scope::Device,
                     None,
                     Some(all_accessed),
                 )
             };
-            all_written = token_21;
-            all_accessed = token_21;
+            all_written = token_19;
+            all_accessed = token_19;
             let cond: Tile<bool, { [] }> =
-                eq_tile(old_20.reshape(const_shape![]), scalar_to_tile(1i64));
-            let val_22: bool = tile_to_scalar(cond);
-            if val_22 {
+                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1i64));
+            let val_20: bool = tile_to_scalar(cond);
+            if val_20 {
             } else {
                 break;
             }
         }
-        let pointers_23: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-        let pointers_24: PointerTile<*mut E, { [1] }> = pointers_23.reshape(const_shape![1]);
-        let pointers_25: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_24.broadcast(const_shape![BLOCK]);
-        let pointers_26: PointerTile<*mut E, { [BLOCK] }> = pointers_25.offset_tile(cols);
-        let (loaded_28, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
-            load_ptr_tko(
-                pointers_26,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
-                None,
+        let base_21: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_24: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
+        let view_25: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_24,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_26, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_25,
+                [0i32],
                 Some(all_written),
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<E, { [BLOCK] }> = x + loaded_28;
-        let pointers_29: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-        let pointers_30: PointerTile<*mut E, { [1] }> = pointers_29.reshape(const_shape![1]);
-        let pointers_31: PointerTile<*mut E, { [BLOCK] }> =
-            pointers_30.broadcast(const_shape![BLOCK]);
-        let pointers_32: PointerTile<*mut E, { [BLOCK] }> = pointers_31.offset_tile(cols);
+        let x_2: Tile<E, { [BLOCK] }> = x + loaded_26;
+        let base_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_31: Tensor<E, { [-1] }> =
+            unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
+        let view_32: Partition<E, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_31,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
         let token_33: Token = unsafe {
-            store_ptr_tko(
-                pointers_32,
+            store_view_raw(
+                &view_32,
                 x_2,
-                ordering::Weak,
-                None::<scope::TileBlock>,
-                Some(mask),
+                [0i32],
                 Some(all_accessed),
-                Latency::<0>,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
             )
         };
         all_written = token_33;

@@ -20,6 +20,12 @@ element type, infinities) comes as a tile operand instead: the load is unpadded 
 `select(mask, loaded, other)` gives the masked lanes their value, as Triton's `other`
 tensor does.
 
+Raised accesses (`load_ptr_view` / `store_ptr_view`, from `raise_pointers`): a tensor view
+over the pointer parameter (`make_tensor_view` with the access' extents and strides, a
+stride of 1 known at compile time in the type), partitioned at the tile's shape with the
+padding (`make_partition_view`), read or written at the tile index by `load_view_raw` /
+`store_view_raw`, which take and give tokens as the pointer operations do.
+
 Tokens: each memory operation waits on the token variable its `wait` attribute names (None:
 unordered) and updates the variables of its `record` attribute from its own token: `set`
 replaces the variable, `join` joins the token into it (`join_tokens`). The front end decides
@@ -258,3 +264,87 @@ def lower_atomic_cas_ptr(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
     if not e.type.shape:
         return t.MethodCall(t.Path(old), "reshape", (lw.const_shape((), e.span),))
     return t.Path(old)
+
+
+def _scalar_name(lw: KernelLowerer, ctx: object, e: TExpr, hint: str) -> t.Expr:
+    """An i32 scalar operand of a view: a name or literal as it is, else a typed `let`."""
+    value = lw.expr(e, ctx)
+    if isinstance(value, t.Path | t.Lit):
+        return value
+    return lw.let(ctx, hint, value, "i32")
+
+
+def _pointer_view(lw: KernelLowerer, ctx: object, e: TExpr) -> tuple[t.Path, t.ArrayExpr]:
+    """The partition view a raised access goes through (`raise_pointers`): a tensor view
+    over the pointer parameter with the access' extents and strides (a stride of 1 known
+    at compile time is written in the type, as cuTile Python writes it), partitioned at the
+    tile's shape with the padding; and the tile index. The views take fresh tokens: the
+    accesses themselves carry the order (`load_view_raw` / `store_view_raw`)."""
+    rank = int(e.attrs["rank"])
+    tile = tuple(e.attrs["tile"])
+    unit = tuple(e.attrs["unit_strides"])
+    base_e, rest = e.args[0], e.args[1:]
+    extents, strides, index = rest[:rank], rest[rank:2 * rank], rest[2 * rank:3 * rank]
+    elem = lw.elem(base_e.type.dtype)
+    base = _named(lw, ctx, base_e, "base")
+    dims = tuple(_scalar_name(lw, ctx, x, "extent") for x in extents)
+    dynamic = tuple(_scalar_name(lw, ctx, s, "stride") for s, one in zip(strides, unit,
+                                                                            strict=True)
+                    if not one)
+    idx = t.ArrayExpr(tuple(_scalar_name(lw, ctx, i, "index") for i in index))
+    shape_ty = "{ [" + ", ".join(["-1"] * rank) + "] }"
+    stride_ty = "{ [" + ", ".join("1" if one else "-1" for one in unit) + "] }"
+    shape = lw.let(ctx, "shape", t.StructLit(f"Shape::<{shape_ty}>", (
+        ("dims", t.Ref(t.ArrayExpr(dims))),)), f"Shape<{shape_ty}>")
+    stride_array = lw.let(ctx, "strides", t.StructLit(f"Array::<{stride_ty}>", (
+        ("dims", t.Ref(t.ArrayExpr(dynamic))),)), f"Array<{stride_ty}>")
+    fresh = t.Call("new_token_unordered", ())
+    tensor = lw.let(ctx, "tensor", t.BlockExpr((), t.Call("make_tensor_view", (
+        base, shape, stride_array, fresh)), unsafe=True), f"Tensor<{elem}, {shape_ty}>")
+    view = lw.let(ctx, "view", t.BlockExpr((), t.Call("make_partition_view", (
+        t.Ref(tensor), lw.const_shape(tile, e.span), t.Path(f"padding::{e.attrs['view_padding']}"),
+        t.Path("dim_map::Identity"), fresh)), unsafe=True),
+        f"Partition<{elem}, {lw.shape_type(tile, e.span)}>")
+    return view, idx
+
+
+def _no_inbounds_promise(rank: int) -> t.ArrayExpr:
+    # The raw view ops' `inbounds` flags: none promised (the view's extent clips the tile).
+    return t.ArrayExpr(tuple(t.Lit("false") for _ in range(rank)))
+
+
+@rule("load_ptr_view")
+def lower_load_ptr_view(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
+    """`let (v, tok) = load_view_raw(&view, [index], token, Weak, .., [false; R], tile)`."""
+    view, idx = _pointer_view(lw, ctx, e)
+    rank = int(e.attrs["rank"])
+    call = t.Call("load_view_raw", (
+        t.Ref(view), idx, _token_arg(e), t.Path("ordering::Weak"), t.Path("scope::TileBlock"),
+        t.Path("tma::Enabled"), t.Path("None"), _no_inbounds_promise(rank),
+        lw.const_shape(tuple(e.attrs["tile"]), e.span)))
+    name = lw.temp("loaded")
+    token = _token_name(lw, e)
+    ctx.stmts.append(t.Let(f"({name}, {token})", t.BlockExpr((), call, unsafe=True),
+                           t.RType(f"({lw.rust_type(e.type, e.span)}, Token)")))
+    _record(lw, ctx, e, token)
+    return t.Path(name)
+
+
+@rule("store_ptr_view")
+def lower_store_ptr_view(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
+    """`store_view_raw(&view, value, [index], token, Weak, .., [false; R])`; the lanes
+    outside the view's extent are dropped, as the mask drops them."""
+    view, idx = _pointer_view(lw, ctx, e)
+    value = _named(lw, ctx, e.args[-1], "values")
+    rank = int(e.attrs["rank"])
+    call = t.BlockExpr((), t.Call("store_view_raw", (
+        t.Ref(view), value, idx, _token_arg(e), t.Path("ordering::Weak"),
+        t.Path("scope::TileBlock"), t.Path("tma::Enabled"), t.Path("None"),
+        _no_inbounds_promise(rank))), unsafe=True)
+    if not e.attrs.get("record"):
+        ctx.stmts.append(t.ExprStmt(call, semicolon=True))
+        return t.TupleExpr(())
+    token = lw.temp("token")
+    ctx.stmts.append(t.Let(token, call, t.RType("Token")))
+    _record(lw, ctx, e, token)
+    return t.TupleExpr(())

@@ -221,6 +221,9 @@ POINTER_OPS: dict[str, str] = {
     "atomic_ptr": "read-modify-write through a pointer tile: args (pointers, value[, mask])",
     "atomic_cas_ptr": "compare-and-swap through a pointer tile: args (pointers, cmp, value)",
     "make_token": "a fresh token that orders nothing",
+    "load_ptr_view": "a raised load (`lowering/raise_pointers`): args (base pointer, extents, "
+                     "strides, tile index); attrs rank, tile, view_padding, unit_strides",
+    "store_ptr_view": "a raised store: args (base pointer, extents, strides, tile index, value)",
 }
 
 

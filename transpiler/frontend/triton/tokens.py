@@ -46,21 +46,30 @@ def _exprs(e: TExpr) -> Iterator[TExpr]:
 
 
 def _accesses(stmts: list[TStmt], depth: int = 0) -> Iterator[tuple[TExpr, int]]:
-    """Memory operations and barriers in program order, with their loop depth."""
+    """Memory operations and barriers in program order, with their loop depth: a loop's
+    bounds before its body (at the loop's own depth), an `if`'s condition before its arms,
+    a `while` condition inside its loop (it runs before every iteration)."""
     for stmt in stmts:
         if isinstance(stmt, TAssign | TEffect):
-            for e in _exprs(stmt.value):
-                if e.op in MEMORY_OPS or e.op == "barrier":
-                    yield e, depth
-        elif isinstance(stmt, TFor | TWhile):
-            if isinstance(stmt, TWhile) and stmt.cond is not None:
-                for e in _exprs(stmt.cond):
-                    if e.op in MEMORY_OPS:
-                        yield e, depth + 1
+            yield from _memory(stmt.value, depth)
+        elif isinstance(stmt, TFor):
+            for bound in (stmt.start, stmt.stop, stmt.step):
+                yield from _memory(bound, depth)
+            yield from _accesses(stmt.body, depth + 1)
+        elif isinstance(stmt, TWhile):
+            if stmt.cond is not None:
+                yield from _memory(stmt.cond, depth + 1)
             yield from _accesses(stmt.body, depth + 1)
         elif isinstance(stmt, TIf):
+            yield from _memory(stmt.cond, depth)
             yield from _accesses(stmt.then, depth)
             yield from _accesses(stmt.orelse, depth)
+
+
+def _memory(value: TExpr, depth: int) -> Iterator[tuple[TExpr, int]]:
+    for e in _exprs(value):
+        if e.op in MEMORY_OPS or e.op == "barrier":
+            yield e, depth
 
 
 def _without_barriers(stmts: list[TStmt]) -> list[TStmt]:
