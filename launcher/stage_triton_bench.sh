@@ -19,7 +19,9 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 py="${PYTHON:-$repo/.venv/bin/python}"
 shared="${SHARED_GPU:-$repo/../shared/gpu}"
+# The tutorial corpus beside the checkout (../shared), or one level up from a worktree.
 tutorials_dir="${TUTORIALS_DIR:-$repo/../shared/corpora/triton-tutorials}"
+[ -d "$tutorials_dir" ] || tutorials_dir="$repo/../../shared/corpora/triton-tutorials"
 ops=("$@")
 if [ "${#ops[@]}" -eq 0 ]; then
   mapfile -t ops < <("$py" -c 'from bench.triton_hosts import HOSTS; print("\n".join(HOSTS))')

@@ -15,7 +15,10 @@ from transpiler.driver import translate_text
 from transpiler.hostglue.triton_plan import plan_triton
 
 REPO = Path(__file__).resolve().parents[1]
-TUTORIALS = REPO.parent.parent / "shared" / "corpora" / "triton-tutorials"
+#: The tutorial corpus beside the checkout, or one level up from a worktree.
+TUTORIALS = next((p for p in (REPO.parent / "shared" / "corpora" / "triton-tutorials",
+                              REPO.parent.parent / "shared" / "corpora" / "triton-tutorials")
+                  if p.is_dir()), REPO / "missing")
 
 
 def test_arguments_and_selection() -> None:

@@ -2,7 +2,8 @@
 whose kernels are `@triton.jit`): the plan, the launcher text, and the wrapper's pure
 functions (binding, grid, heuristics, autotuning, entry choice, refusals), run on a CPU
 against fake tensors that have only shape, stride, dtype and data_ptr. The built library's
-checks (cargo and the CUDA headers, no GPU) are in `test_triton_launcher_build.py`.
+checks (cargo and the CUDA headers, no GPU) are in `test_launcher.py`, whose library holds
+Triton golden files too.
 """
 
 from __future__ import annotations
@@ -359,3 +360,4 @@ def test_every_golden_triton_file_gets_glue() -> None:
             for entry in kernel.entries:
                 assert f"pub unsafe extern \"C\" fn {entry.symbol}(" in launchers, entry
         compile(emit_triton_pywrapper(text, plan), path.name, "exec")
+

@@ -165,6 +165,13 @@ def _extern(kernel: TritonKernelPlan, entry: TritonEntry,
         if arg.kind == "ptr" and arg.element not in generic_names:
             body.append(f"        expect_pointer_dtype({json.dumps(arg.name)}, "
                         f"{_dtype_ident(arg.name)}, {_dt(arg.element)})?;")
+    built = ", ".join(_dt(e) for e in element_types)
+    names = ", ".join(json.dumps(e) for e in element_types)
+    for generic in (g for g in entry.generics if g.kind == "type"):
+        # Refused before the driver is touched: the dtype, not the machine, is the problem.
+        body.append(f"        if ![{built}].contains(&g_{generic.name}) {{ return Err("
+                    f"unsupported_dtype({json.dumps(generic.name)}, "
+                    f"{json.dumps(generic.params[0])}, g_{generic.name}, &[{names}])); }}")
     body.append("        let (context, stream) = unsafe { borrowed_stream(device, stream)? };")
     call = (f"{_run_name(entry)}::<{{types}}>(device, &context, &stream, grid, "
             f"{', '.join(_value_args(entry))})")

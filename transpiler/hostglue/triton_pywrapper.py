@@ -16,6 +16,7 @@ runtime (`hostglue/triton_pyruntime.py`), the plan as a table, and the host code
 
 from __future__ import annotations
 
+import pprint
 from importlib import resources
 
 import libcst as cst
@@ -90,11 +91,9 @@ def _entry_table(entry: TritonEntry) -> dict:
 
 
 def _tables(plan: TritonPlan, element_types: tuple[str, ...]) -> str:
-    lines = [f"LIBRARY = {f'libtl_{plan.module}.so'!r}", "_TL_KERNELS = {"]
-    for kernel in plan.kernels:
-        lines.append(f"    {kernel.name!r}: {kernel_table(kernel, element_types)!r},")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    tables = {k.name: kernel_table(k, element_types) for k in plan.kernels}
+    return (f"LIBRARY = {f'libtl_{plan.module}.so'!r}\n"
+            f"_TL_KERNELS = {pprint.pformat(tables, width=100, sort_dicts=False)}\n")
 
 
 def _is_future(stmt: cst.CSTNode) -> bool:
