@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib.util
 import json
 import math
@@ -276,6 +277,13 @@ def load_module(name: str, path: Path) -> Any:
     return module
 
 
+@functools.cache
+def gpu_bench() -> Any:
+    """bench/gpu_bench.py, loaded from its file on the device: its kernel and whole-call
+    timing (it imports torch at its top, and this module imports without torch)."""
+    return load_module("tl_gpu_bench", REPO / "bench" / "gpu_bench.py")
+
+
 def kernel_names(path: Path) -> tuple[str, ...]:
     """The `@triton.jit` functions of a file: both sides' device kernels carry these names
     (a Rust entry's name starts with its kernel's)."""
@@ -295,10 +303,7 @@ def _copies(torch: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
 def run_config(torch: Any, case: TritonCase, shape: tuple[int, ...], dname: str,
                sides: dict[str, Callable[..., Any]], names: tuple[str, ...],
                rounds: int) -> dict[str, Any]:
-    # bench/gpu_bench.py imports torch at its top; this module must import without it (its
-    # CPU-side tests), so its timing functions are imported here, on the device.
-    from bench.gpu_bench import kernel_rounds, whole_call_us
-
+    timing = gpu_bench()
     dtype = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[dname]
     gen = torch.Generator(device="cuda").manual_seed(1234)
     args = INPUTS[case.inputs](torch, shape, dtype, gen)
@@ -321,8 +326,8 @@ def run_config(torch: Any, case: TritonCase, shape: tuple[int, ...], dname: str,
     sets = [(s, {}) for s in sets]
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2 // 4 + 1024, dtype=torch.float32, device="cuda")
-    for kind, data in (("kernel_us", kernel_rounds(sides, sets, rounds, names, flush)),
-                       ("call_us", whole_call_us(sides, sets, rounds))):
+    for kind, data in (("kernel_us", timing.kernel_rounds(sides, sets, rounds, names, flush)),
+                       ("call_us", timing.whole_call_us(sides, sets, rounds))):
         med = {name: statistics.median(v) for name, v in data.items()}
         row[kind] = med
         row[kind.replace("_us", "_ratio")] = med["triton"] / med["rust"]
@@ -339,10 +344,10 @@ def metadata(torch: Any) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    configs = selected_cases(args.ops, args.quick or args.sanity)
     import torch  # on the device only: argument parsing and the table need no torch
 
     library = args.stage / "libtl_triton.so"
-    configs = selected_cases(args.ops, args.quick or args.sanity)
     rows: list[dict[str, Any]] = []
     start = time.monotonic()
     loaded: dict[str, tuple[Any, Any]] = {}

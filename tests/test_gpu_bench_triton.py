@@ -95,3 +95,8 @@ def test_library_text_drops_what_depends_on_dropped_names() -> None:
     kept = library_text(text)
     assert "x = torch.rand" not in kept and "y = x + 1" not in kept and "print" not in kept
     assert "N = 4" in kept and "z = N * 2" in kept and "def f():" in kept
+
+
+def test_unknown_operators_fail_before_torch_is_needed() -> None:
+    with pytest.raises(SystemExit, match="unknown operator"):
+        bench.main(["--ops", "vector_add,nope"])
