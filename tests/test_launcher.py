@@ -394,6 +394,10 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (work / "widen.py").write_text(CONST_VARIANT)
     sources = [GOLDEN / f"{name}.py" for name in ("vector_add", "softmax_rows",
                                                   "row_scale_ragged", *sorted(DTYPE_VARIANTS))]
+    # Triton golden files, renamed: their module names repeat cuTile Python goldens'.
+    for name in TRITON_LIBRARY:
+        (work / f"t_{name}.py").write_text((GOLDEN / "triton" / f"{name}.py").read_text())
+    sources += [work / f"t_{name}.py" for name in TRITON_LIBRARY]
     for path in [*sources, work / "widen.py"]:
         name = path.stem
         for kind, suffix in (("kernels", ".rs"), ("launcher", "_launcher.rs"),
@@ -405,6 +409,45 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
                           capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return work / "libtl_launchers.so"
+
+
+#: Triton golden files built into the test library (pointer generics, dtype variants, bool
+#: generics, a pointer of a fixed element type).
+TRITON_LIBRARY = ("vector_add", "autotuned_scale", "atomic_max_index")
+
+
+def _triton_fn(lib: ctypes.CDLL, symbol: str, scalars: list) -> ctypes._CFuncPtr:
+    """A Triton launcher: stream, device, (address, dtype) per pointer, then `scalars`
+    (the C types of its scalars and generics), then the grid."""
+    fn = getattr(lib, symbol)
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int32, *scalars, *[ctypes.c_int64] * 3]
+    fn.restype = ctypes.c_int32
+    return fn
+
+
+def test_triton_launchers_check_pointer_dtypes(library: Path) -> None:
+    lib = _lib(library)
+    ptr = [ctypes.c_uint64, ctypes.c_int32]
+    add = _triton_fn(lib, "tl_t_vector_add__add_kernel",
+                     [*ptr * 3, ctypes.c_int32, ctypes.c_int32])
+    # one generic, two dtypes
+    assert add(None, 0, 0x1000, 8, 0x2000, 6, 0x3000, 8, 100, 1024, 1, 1, 1) == 2
+    assert b"`x_ptr` points to f32 but `y_ptr` to f16" in lib.tl_last_error()
+    # a dtype the generic was not built for: refused before the driver is needed
+    assert add(None, 0, 0x1000, 9, 0x2000, 9, 0x3000, 9, 100, 1024, 1, 1, 1) == 2
+    assert b"f64" in lib.tl_last_error() and b"built for f32, f16, bf16" in lib.tl_last_error()
+    # a grid with a zero dimension launches nothing; a negative one is an argument error
+    assert add(None, 0, 0x1000, 8, 0x2000, 8, 0x3000, 8, 100, 1024, 0, 1, 1) == 0
+    assert add(None, 0, 0x1000, 8, 0x2000, 8, 0x3000, 8, 100, 1024, -1, 1, 1) == 1
+    # accepted: the launch itself needs the driver (none here)
+    assert add(None, 0, 0x1000, 8, 0x2000, 8, 0x3000, 8, 100, 1024, 1, 1, 1) == 3
+    scale = _triton_fn(lib, "tl_t_autotuned_scale__scale_kernel_f16",
+                       [*ptr * 2, ctypes.c_int32, ctypes.c_float, ctypes.c_int32,
+                        ctypes.c_bool])
+    assert scale(None, 0, 0x1000, 8, 0x2000, 6, 100, 1.0, 128, False, 1, 1, 1) == 2
+    assert b"`x_ptr` points to f32, the Rust entry takes a pointer to f16" in (
+        lib.tl_last_error())
+    assert scale(None, 0, 0x1000, 6, 0x2000, 7, 100, 1.0, 128, True, 1, 1, 1) == 3
 
 
 def test_library_exports(library: Path) -> None:
