@@ -1617,6 +1617,12 @@ class KernelAnalyzer:
         self._require_operand(left, node)
         self._require_operand(right, node)
         dtype = self._result_dtype(op, left, right, node)
+        if op in ("//", "%"):
+            # Python's integer `//` and `%` round toward negative infinity (a remainder
+            # takes the divisor's sign), which Rust's operators do not: the lowering
+            # writes the integer form only for a known integer type.
+            self.require_concrete(dtype, node, f"Python's `{op}` (integers round toward "
+                                  "negative infinity)")
         if op == "/" and not (isinstance(dtype, DType) and dtype.is_float):
             if isinstance(dtype, DType) and (dtype.is_int or dtype.is_bool):
                 dtype = F32
