@@ -64,9 +64,13 @@ class Outcome:
 
     @property
     def key(self) -> str:
-        """What minimization keeps: the class and, for crashes and diagnostics, the detail."""
-        return f"{self.klass}:{self.detail}" if self.klass in ("crash", "diagnostic") else \
-            self.klass
+        """What minimization keeps: the class and, for crashes, diagnostics and what could
+        not run, the detail."""
+        if self.klass in ("crash", "diagnostic"):
+            return f"{self.klass}:{self.detail}"
+        if self.klass == "error":  # what could not run, without the specialization's label
+            return f"error:{self.detail.split(']: ', 1)[-1][:40]}"
+        return self.klass
 
 
 @dataclass
@@ -158,7 +162,8 @@ class Checker:
             hits = [o for o in outcomes if o.verdict == verdict]
             if hits:
                 klass = "fail" if verdict == "FAIL" else "error"
-                detail = hits[0].line().splitlines()[-1][:160]
+                found = hits[0].line().splitlines()
+                detail = next((line for line in found if verdict in line), found[0])[:160]
                 return Outcome(klass, detail, "\n".join(lines) + "\n" + hits[0].text)
         if not any(o.verdict in ("PASS", "PASS_WITH_NOTES") for o in outcomes):
             return Outcome("error", "no specialization checked", "")

@@ -180,9 +180,11 @@ class TritonGenerator:
         for _ in range(c.between(1, 1 + c.size)):
             self.statement()
         out = self.k.arrays["y_ptr"]
-        result = self.expr(self.random_dtype(), self.depth)
-        self.k.body.append(f"    tl.store(y_ptr + offs, ({result}).to({TRITON_TYPES[out]}), "
-                           "mask=mask)")
+        # Every value flows into the store: Triton's compiler drops dead code before TTIR,
+        # and the facts compared are those of live operations.
+        terms = [f"({self.expr(self.random_dtype(), self.depth)}).to({TRITON_TYPES[out]})",
+                 *(f"{name}.to({TRITON_TYPES[out]})" for name, _ in self.scope)]
+        self.k.body.append(f"    tl.store(y_ptr + offs, {' + '.join(terms)}, mask=mask)")
         if atomic:
             zdt = self.k.arrays["z_ptr"]
             value = self.expr(zdt, self.depth - 1)
