@@ -14,6 +14,7 @@ import pytest
 
 from bench.fuzz import CLASSES, Checker, build_parser, minimize, run_campaign, table
 from bench.fuzzgen import cutile, triton
+from transpiler.driver import translate_bytes
 from transpiler.numeric_check.translation import WithNumeric
 
 KERNELS = int(os.environ.get("FUZZ_KERNELS", "6"))
@@ -125,3 +126,31 @@ def test_short_campaign_with_the_proof() -> None:
     args = _args("--seed", "12", "--count", "2", "--no-minimize")
     campaign = run_campaign(args, print)
     assert not {o.klass for _k, o in campaign.outcomes} & {"crash", "fail", "nondeterministic"}
+
+
+def _triton_kernel(body: str) -> str:
+    return ("import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+            "def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr, FLAG: tl.constexpr, "
+            "STEPS: tl.constexpr):\n"
+            "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+            "    x = tl.load(x_ptr + offs, mask=offs < n)\n" + body
+            + "    tl.store(y_ptr + offs, x, mask=offs < n)\n")
+
+
+def test_triton_not_of_a_constexpr_is_a_launch_time_condition() -> None:
+    # Found by the campaign: `if not FLAG:` (Triton accepts it) was E0107.
+    source = _triton_kernel("    if not FLAG:\n        x = x * 2.0\n")
+    result = translate_bytes(source.encode(), "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert "if (FLAG == false)" in (result.rust or "")
+    assert "const FLAG: bool" in (result.rust or "")
+
+
+@pytest.mark.xfail(strict=True, reason="open: a constexpr read as a truth value (`if STEPS:`) "
+                   "is typed bool even where it is also a number (`x * STEPS`), so a launch "
+                   "with STEPS=3 would multiply by 1 (frontend/triton typing of constexprs)")
+def test_triton_constexpr_used_as_a_number_and_a_condition_stays_an_int() -> None:
+    source = _triton_kernel("    x = x * STEPS\n    if STEPS:\n        x = x + 1.0\n")
+    result = translate_bytes(source.encode(), "k.py")
+    assert result.ok
+    assert "const STEPS: i32" in (result.rust or "")
