@@ -28,7 +28,7 @@ pub mod gelu_tanh {
                 get_tensor_token(x),
             )
         };
-        let mut y_out_14 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
+        let mut y_out_7 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
         let bm: i32 = get_tile_block_id().0;
         let bn: i32 = get_tile_block_id().1;
         let t: Tile<E, { [TM, TN] }> = load_view_tko(
@@ -39,27 +39,27 @@ pub mod gelu_tanh {
             None,
             tma::Enabled,
         );
+        let gelu_tanh_x_2: Tile<f32, { [TM, TN] }> = convert_tile(t);
         let t_2: Tile<f32, { [TM, TN] }> = constant(0.7978845608028654f32, const_shape![TM, TN]);
         let t_3: Tile<f32, { [TM, TN] }> = constant(0.044715f32, const_shape![TM, TN]);
-        let conv_4: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let arg_6: Tile<f32, { [TM, TN] }> = t_3 * conv_4;
-        let conv_5: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let arg_9: Tile<f32, { [TM, TN] }> = arg_6 * conv_5;
-        let conv_7: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let conv_8: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let gelu_tanh_inner: Tile<f32, { [TM, TN] }> =
-            t_2 * fma(arg_9, conv_7, conv_8, rounding::NearestEven, ftz::Disabled);
-        let t_10: Tile<f32, { [TM, TN] }> = constant(0.5f32, const_shape![TM, TN]);
-        let conv_11: Tile<f32, { [TM, TN] }> = convert_tile(t);
-        let arg_13: Tile<f32, { [TM, TN] }> = t_10 * conv_11;
-        let t_12: Tile<f32, { [TM, TN] }> = constant(1.0f32, const_shape![TM, TN]);
+        let gelu_tanh_inner: Tile<f32, { [TM, TN] }> = t_2
+            * fma(
+                t_3 * gelu_tanh_x_2 * gelu_tanh_x_2,
+                gelu_tanh_x_2,
+                gelu_tanh_x_2,
+                rounding::NearestEven,
+                ftz::Disabled,
+            );
+        let t_4: Tile<f32, { [TM, TN] }> = constant(0.5f32, const_shape![TM, TN]);
+        let arg_6: Tile<f32, { [TM, TN] }> = t_4 * gelu_tanh_x_2;
+        let t_5: Tile<f32, { [TM, TN] }> = constant(1.0f32, const_shape![TM, TN]);
         let out: Tile<f32, { [TM, TN] }> =
-            arg_13 * (t_12 + unsafe { tanh_with_rounding(gelu_tanh_inner, rounding::Approx) });
-        let conv_15: Tile<EY, { [TM, TN] }> = convert_tile(out);
+            arg_6 * (t_5 + unsafe { tanh_with_rounding(gelu_tanh_inner, rounding::Approx) });
+        let conv_8: Tile<EY, { [TM, TN] }> = convert_tile(out);
         unsafe {
             store_view_tko_mut(
-                &mut y_out_14,
-                conv_15,
+                &mut y_out_7,
+                conv_8,
                 [bm, bn],
                 ordering::Weak,
                 scope::TileBlock,

@@ -1441,7 +1441,29 @@ class KernelAnalyzer:
                     raise self.error("E0102", f"`{fn.name.value}` is missing argument "
                                      f"`{pname}`", node)
                 names[pname] = self.expr(param.default)
+        for pname, value in names.items():
+            if self._read_twice(fn, pname, value):
+                names[pname] = self._argument_local(fn, pname, value)
         return _Scope(names, {}, dict(names))
+
+    def _read_twice(self, fn: cst.FunctionDef, pname: str, value: TExpr) -> bool:
+        """Whether a computed argument would be written out more than once when the helper
+        is inlined (its parameter read at several places)."""
+        if is_const(value) or isinstance(value.type, ListType) or not value.args and (
+                value.op in _LEAF_OPS):
+            return False
+        reads = [n for n in _walk_names(fn.body) if n == pname]
+        return len(reads) > 1
+
+    def _argument_local(self, fn: cst.FunctionDef, pname: str, value: TExpr) -> TExpr:
+        """An argument bound to a local before the helper's body: cuTile Python evaluates a
+        call's arguments once (a load in an argument is one load, however often the
+        helper reads its parameter)."""
+        name = self._fresh_distinct(f"{fn.name.value}_{pname}")
+        stmt = TAssign(name, value, value.span)
+        self.out.append(stmt)
+        return TExpr("var", [], value.type, value.span,
+                     {"name": name, "binding": stmt, "assigned_by": stmt})
 
     def _helper_body(self, body: list[cst.BaseStatement], fn: cst.FunctionDef) -> TExpr:
         result: TExpr = const(None)
@@ -1617,6 +1639,12 @@ class KernelAnalyzer:
         self._require_operand(left, node)
         self._require_operand(right, node)
         dtype = self._result_dtype(op, left, right, node)
+        if op in ("//", "%"):
+            # Python's integer `//` and `%` round toward negative infinity (a remainder
+            # takes the divisor's sign), which Rust's operators do not: the lowering
+            # writes the integer form only for a known integer type.
+            self.require_concrete(dtype, node, f"Python's `{op}` (integers round toward "
+                                  "negative infinity)")
         if op == "/" and not (isinstance(dtype, DType) and dtype.is_float):
             if isinstance(dtype, DType) and (dtype.is_int or dtype.is_bool):
                 dtype = F32
@@ -1961,6 +1989,23 @@ def _dtype_text(dtype: ElemType) -> str:
 
 def _shape_text(shape: Shape) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+#: Model ops without operands that name a value rather than compute one.
+_LEAF_OPS = frozenset({"var", "array", "const", "const_param", "const_cond", "dim",
+                       "literal", "function"})
+
+
+def _walk_names(node: cst.CSTNode) -> list[str]:
+    """The identifiers `node` reads or binds, one per occurrence."""
+    found: list[str] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:  # noqa: N802 - libcst's visitor name
+            found.append(name.value)
+
+    node.visit(Names())
+    return found
 
 
 def _docstring(body: list[cst.BaseStatement]) -> str | None:

@@ -9,8 +9,9 @@ product's left factor (`c - a*b` -> fma(-a, b, c)). cuTile Rust never contracts,
 translation must say `fma` itself to compute the same (single-rounding) result.
 
 A sum `c + convert(a * b)` with `a * b` of a launch-time element type (a dtype variable) is
-an `fma` exactly when that conversion is the identity, which only the launch decides: it is
-left as it is, and its element type is returned as a request (the analysis then translates
+an `fma` exactly when that conversion is the identity, and `a * b + c` of such a type exactly
+when the launch makes it a float, which only the launch decides: it is left as it is, and
+its element type is returned as a request (the analysis then translates
 the kernel once per element type, and each variant is contracted with the type known).
 """
 
@@ -82,6 +83,13 @@ def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int],
         converted = _converted_product(operand, expr, uses, removed)
         if converted is not None:
             undecided.append(converted.type.dtype)
+    if not isinstance(expr.type.dtype, DType):
+        # A multiply-add of a launch-time element type is contracted only when the launch
+        # makes it a float (cuTile Python leaves integer `a * b + c` alone): decided per
+        # element type.
+        if _float_mul_of(left, expr) is not None or _float_mul_of(right, expr) is not None:
+            undecided.append(expr.type.dtype)
+        return expr
     # cuTile Python matches the left operand first and commits to it: a left product with
     # another use (or other modes) means no contraction at all, not a try on the right.
     if _float_mul_of(left, expr) is not None:

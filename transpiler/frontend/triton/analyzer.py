@@ -804,8 +804,13 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 op, cst.Not):
             # The cuTile Rust compiler has no `!` on a const generic: one entry per value.
             raise NeedsChoice(param=x.type.value.name, truth=True)
+        if is_const(x) and isinstance(op, cst.Not):
+            # `not P` of a launch-time constexpr is `P == False` (`P == 0` for an int),
+            # which stays a compile-time condition decided per launch value.
+            zero = False if isinstance(x.type.value, BoolSym) else 0
+            return self.fold("==", x, const(zero, x.span), node)
         if is_const(x):
-            raise self.error("E0107", "`not` / `~` of a compile-time parameter: compare it "
+            raise self.error("E0107", "`~` of a compile-time parameter: compare it "
                              "instead", node)
         if isinstance(op, cst.Not):
             return TExpr("not", [self.truth(x, node)], ScalarType(BOOL), self.span(node))

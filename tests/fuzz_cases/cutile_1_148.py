@@ -1,0 +1,10 @@
+import cuda.tile as ct
+RELAXED = ct.MemoryOrder.RELAXED
+
+@ct.kernel
+def fuzz_kernel(x0, y, z, n: int, TM: ct.Constant[int], TN: ct.Constant[int], FLAG: ct.Constant[bool]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    g3 = ct.gather(x0, (bm * TM + ct.expand_dims(ct.arange(TM, dtype=ct.int32), 1), bn * TN + ct.reshape(ct.arange(TN, dtype=ct.int32), (1, TN))), mask=bn * TN + ct.reshape(ct.arange(TN, dtype=ct.int32), (1, TN)) < n)
+    ct.store(y, index=(bm, bn), tile=g3.astype(ct.float32).astype(ct.float16))
+    ct.atomic_add(z, (bm * TM + ct.arange(TM, dtype=ct.int32)[:, None], bn * TN + ct.arange(TN, dtype=ct.int32)[None, :]), g3.astype(ct.float32), memory_order=RELAXED)
