@@ -251,3 +251,15 @@ def test_bfloat16_has_no_reference(tmp_path: Path) -> None:
     (outcome, *_) = prove_triton(GOLDEN / "early_return.py", GOLDEN / "early_return.rs",
                                  [str(spec)])
     assert outcome.verdict == "ERROR" and "bfloat16" in (outcome.reason or "")
+
+
+def test_a_descriptor_load_padded_with_nonzero_breaks_the_ttir_facts(tmp_path: Path) -> None:
+    # The pointer-tile form of a descriptor load is accepted only with zero in masked lanes.
+    out = _mutate(tmp_path, "descriptor_copy",
+                  "constant(f16::ZERO, const_shape![BLOCK_M, BLOCK_N])",
+                  "constant(f16::ONE, const_shape![BLOCK_M, BLOCK_N])")
+    outcomes = _prove("descriptor_copy", out)
+    half = [o for o in outcomes if "float16" in o.line()]
+    assert half and all(o.facts is not None and o.facts.status == "FAIL" for o in half)
+    assert all(any(d.what == "descriptor padding (zero)" for d in o.facts.differences)
+               for o in half)

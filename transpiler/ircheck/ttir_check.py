@@ -65,6 +65,10 @@ RULES: dict[str, str] = {
     "index; the translation reduces the values, then the indices of the lanes equal to the "
     "result (the first index on ties, as Triton's tie-break-left combiner): each reduction "
     "is compared, the combiner by the numeric check.",
+    "descriptor-as-pointer-tile": "A Triton descriptor access is a masked pointer-tile "
+    "access over the descriptor's block (a load padded with zero, as a descriptor load is): "
+    "the same elements where the mask is on. That the mask is the descriptor's bounds is not "
+    "visible in the types; the numeric check on ragged shapes establishes it.",
     "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
     "compare and select): the numeric check covers it.",
 }
@@ -220,11 +224,7 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
     view = op.name.endswith("view_tko")
     masked = not view and any(_tile(t)[1] == "i1" for t in op.signature_types[1:])
     if fact.kind.startswith("descriptor"):
-        if not view:
-            verdict.differ("descriptor access", fact.text, op.text)
-        padding = _view_padding(op) if fact.kind == "descriptor_load" else None
-        if padding not in (None, "0.0") and fact.kind == "descriptor_load":
-            verdict.differ("descriptor padding (zero)", fact.text, op.text)
+        _check_descriptor(fact, op, ops, view, masked, verdict)
         return
     if fact.mask and view:
         verdict.note("mask-as-view-bounds", where)
@@ -249,6 +249,28 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
     elif padding is None or not _same_constant(fact.other, padding):
         verdict.differ("padding (Triton's `other`)", f"{fact.other}: {fact.text}",
                        f"{padding}: {op.text}")
+
+
+def _check_descriptor(fact: MemoryFact, op: Operation, ops: list[Operation], view: bool,
+                      masked: bool, verdict: FactVerdict) -> None:
+    """A descriptor access: a view access (padded with zero for a load), or a masked pointer
+    tile whose load is padded with zero (by its padding operand or a `select`)."""
+    load = fact.kind == "descriptor_load"
+    if view:
+        padding = _view_padding(op) if load else None
+    elif not masked:
+        verdict.differ("descriptor access without bounds", fact.text, op.text)
+        return
+    else:
+        padding = _pointer_padding(op, _defs_before(
+            ops, next(i for i, o in enumerate(ops) if o is op))) if load else None
+        if load and padding is None:
+            padding = _select_padding(op, ops)
+        verdict.note("descriptor-as-pointer-tile", f"{fact.text}  <->  {op.text}")
+    # A view without a padding value pads with zero; a pointer tile must say it.
+    unpadded_ok = view and padding is None
+    if load and not unpadded_ok and (padding is None or not _same_constant("0.0", padding)):
+        verdict.differ("descriptor padding (zero)", fact.text, op.text)
 
 
 def _count(shape: tuple[int, ...]) -> int:
