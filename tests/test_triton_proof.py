@@ -8,6 +8,7 @@ Launch shapes are the spec files in `tests/triton_specs/` (one per golden, small
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from transpiler.ircheck.check import generics_for
+from transpiler.ircheck.spec import ConstSpec, KernelSpec
 from transpiler.numeric_check.compare import ELEMENT_TOLERANCES, compare_output
 from transpiler.numeric_check.triton_proof import TritonOutcome, prove_triton
 
@@ -66,6 +69,12 @@ MUTANTS: list[tuple[str, str, str, str]] = [
     ("layer_norm", "accumulator type", "            _mean = _mean + a;\n",
      "            let low: Tile<f16, { [BLOCK_SIZE] }> = convert_tile(_mean + a);\n"
      "            _mean = convert_tile(low);\n"),
+    ("constexpr_choices", "leaky slope", "constant(0.01f32, const_shape![BLOCK])",
+     "constant(0.02f32, const_shape![BLOCK])"),
+    ("seeded_dropout", "philox key schedule", "philox_k0_9 + philox_key_a;",
+     "philox_k0_9 + philox_key_b;"),
+    ("split_join", "split half", "extract(pairs, [index_tile_12, index_tile_13])",
+     "extract(pairs, [index_tile_12, index_tile_12])"),
 ]
 
 
@@ -84,6 +93,41 @@ def test_a_changed_translation_fails(tmp_path: Path, name: str, what: str, old: 
     assert any(o.verdict == "FAIL" for o in outcomes), [o.line() for o in outcomes]
     failed = next(o for o in outcomes if o.verdict == "FAIL")
     assert failed.reason and ("Triton" in failed.reason or "faults" in failed.reason)
+
+
+def _activation_spec(tmp_path: Path, activation: str) -> Path:
+    entry = json.loads((SPECS / "constexpr_choices.json").read_text(encoding="utf-8"))
+    first = entry["activate"][0]
+    spec = tmp_path / "activate.json"
+    spec.write_text(json.dumps({"activate": [{**first, "ACTIVATION": activation}]}),
+                    encoding="utf-8")
+    return spec
+
+
+def test_a_string_constexpr_selects_its_entry(tmp_path: Path) -> None:
+    (outcome,) = [o for o in prove_triton(
+        GOLDEN / "constexpr_choices.py", GOLDEN / "constexpr_choices.rs",
+        [str(_activation_spec(tmp_path, "leaky_relu"))], facts=False)
+        if isinstance(o, TritonOutcome)]
+    assert outcome.verdict == "PASS" and outcome.entry.startswith("activate_activation_leaky_relu")
+
+
+def test_a_string_constexpr_no_entry_folds_is_an_error(tmp_path: Path) -> None:
+    (outcome,) = [o for o in prove_triton(
+        GOLDEN / "constexpr_choices.py", GOLDEN / "constexpr_choices.rs",
+        [str(_activation_spec(tmp_path, "gelu"))], facts=False)
+        if isinstance(o, TritonOutcome)]
+    assert outcome.verdict == "ERROR" and "no Rust entry" in (outcome.reason or "")
+
+
+def test_a_folded_string_constant_refuses_another_string() -> None:
+    manifest = {"params": [{"name": "ACTIVATION", "kind": "const", "fixed": "relu"}],
+                "generics": []}
+    asked = KernelSpec("activate", (("ACTIVATION", ConstSpec("leaky_relu")),))
+    with pytest.raises(ValueError, match="folds `ACTIVATION`"):
+        generics_for(manifest, asked)
+    assert generics_for(manifest, KernelSpec("activate", (("ACTIVATION", ConstSpec("relu")),))
+                        ) == []
 
 
 def test_a_dropped_store_fails(tmp_path: Path) -> None:
