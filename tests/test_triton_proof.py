@@ -8,6 +8,7 @@ Launch shapes are the spec files in `tests/triton_specs/` (one per golden, small
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from transpiler.ircheck.check import generics_for
+from transpiler.ircheck.spec import ConstSpec, KernelSpec
 from transpiler.numeric_check.compare import ELEMENT_TOLERANCES, compare_output
 from transpiler.numeric_check.triton_proof import TritonOutcome, prove_triton
 
@@ -29,8 +32,9 @@ PASSING = ("PASS", "PASS_WITH_NOTES")
 
 def _prove(name: str, rust: Path | None = None, facts: bool = True
            ) -> list[TritonOutcome]:
-    found = prove_triton(GOLDEN / f"{name}.py", rust or GOLDEN / f"{name}.rs",
-                         [str(SPECS / f"{name}.json")], facts=facts)
+    stem = Path(name).name  # `no_raise/x` names the pointer-tile translation of `x.py`
+    found = prove_triton(GOLDEN / f"{stem}.py", rust or GOLDEN / f"{name}.rs",
+                         [str(SPECS / f"{stem}.json")], facts=facts)
     return [o for o in found if isinstance(o, TritonOutcome)]
 
 
@@ -50,29 +54,35 @@ def test_golden_triton_translation_is_proved(source: Path) -> None:
 
 # ---- inputs that must fail --------------------------------------------------------------------
 
-#: (golden, what the edit breaks, text of the translation, its replacement)
+#: (golden, what the edit breaks, text of the translation, its replacement); `no_raise/`
+#: edits the pointer-tile translation (masks and offsets are explicit there)
 MUTANTS: list[tuple[str, str, str, str]] = [
-    ("vector_add", "mask bound", "let mask: Tile<bool, { [BLOCK_SIZE] }> = lt_tile(",
+    ("no_raise/vector_add", "mask bound", "let mask: Tile<bool, { [BLOCK_SIZE] }> = lt_tile(",
      "let mask: Tile<bool, { [BLOCK_SIZE] }> = le_tile("),
-    ("vector_add", "offset off by one", "let block_start: i32 = pid * BLOCK_SIZE;",
+    ("no_raise/vector_add", "offset off by one", "let block_start: i32 = pid * BLOCK_SIZE;",
      "let block_start: i32 = pid * BLOCK_SIZE + 1i32;"),
-    ("fused_softmax", "other", "constant(f32::NEG_INFINITY, const_shape![])",
-     "constant(0.0f32, const_shape![])"),
+    ("fused_softmax", "other", "padding::NegInf", "padding::Zero"),
     ("c_division", "truncating division", "rounding::Zero", "rounding::NegativeInf"),
-    ("fused_softmax", "operand order", "= x_2\n            - value_15\n"
+    ("fused_softmax", "operand order", "= x_2\n            - value_11\n"
      "                .reshape(const_shape![1])\n"
      "                .broadcast(const_shape![BLOCK_SIZE]);",
-     "= value_15.reshape(const_shape![1]).broadcast(const_shape![BLOCK_SIZE]) - x_2;"),
+     "= value_11.reshape(const_shape![1]).broadcast(const_shape![BLOCK_SIZE]) - x_2;"),
     ("layer_norm", "accumulator type", "            _mean = _mean + a;\n",
      "            let low: Tile<f16, { [BLOCK_SIZE] }> = convert_tile(_mean + a);\n"
      "            _mean = convert_tile(low);\n"),
+    ("constexpr_choices", "leaky slope", "constant(0.01f32, const_shape![BLOCK])",
+     "constant(0.02f32, const_shape![BLOCK])"),
+    ("seeded_dropout", "philox key schedule", "philox_k0_9 + philox_key_a;",
+     "philox_k0_9 + philox_key_b;"),
+    ("split_join", "split half", "extract(pairs, [index_tile_12, index_tile_13])",
+     "extract(pairs, [index_tile_12, index_tile_12])"),
 ]
 
 
 def _mutate(tmp_path: Path, name: str, old: str, new: str) -> Path:
     text = (GOLDEN / f"{name}.rs").read_text(encoding="utf-8")
     assert old in text, old
-    out = tmp_path / f"{name}.rs"
+    out = tmp_path / f"{Path(name).name}.rs"
     out.write_text(text.replace(old, new), encoding="utf-8")
     return out
 
@@ -86,9 +96,44 @@ def test_a_changed_translation_fails(tmp_path: Path, name: str, what: str, old: 
     assert failed.reason and ("Triton" in failed.reason or "faults" in failed.reason)
 
 
+def _activation_spec(tmp_path: Path, activation: str) -> Path:
+    entry = json.loads((SPECS / "constexpr_choices.json").read_text(encoding="utf-8"))
+    first = entry["activate"][0]
+    spec = tmp_path / "activate.json"
+    spec.write_text(json.dumps({"activate": [{**first, "ACTIVATION": activation}]}),
+                    encoding="utf-8")
+    return spec
+
+
+def test_a_string_constexpr_selects_its_entry(tmp_path: Path) -> None:
+    (outcome,) = [o for o in prove_triton(
+        GOLDEN / "constexpr_choices.py", GOLDEN / "constexpr_choices.rs",
+        [str(_activation_spec(tmp_path, "leaky_relu"))], facts=False)
+        if isinstance(o, TritonOutcome)]
+    assert outcome.verdict == "PASS" and outcome.entry.startswith("activate_activation_leaky_relu")
+
+
+def test_a_string_constexpr_no_entry_folds_is_an_error(tmp_path: Path) -> None:
+    (outcome,) = [o for o in prove_triton(
+        GOLDEN / "constexpr_choices.py", GOLDEN / "constexpr_choices.rs",
+        [str(_activation_spec(tmp_path, "gelu"))], facts=False)
+        if isinstance(o, TritonOutcome)]
+    assert outcome.verdict == "ERROR" and "no Rust entry" in (outcome.reason or "")
+
+
+def test_a_folded_string_constant_refuses_another_string() -> None:
+    manifest = {"params": [{"name": "ACTIVATION", "kind": "const", "fixed": "relu"}],
+                "generics": []}
+    asked = KernelSpec("activate", (("ACTIVATION", ConstSpec("leaky_relu")),))
+    with pytest.raises(ValueError, match="folds `ACTIVATION`"):
+        generics_for(manifest, asked)
+    assert generics_for(manifest, KernelSpec("activate", (("ACTIVATION", ConstSpec("relu")),))
+                        ) == []
+
+
 def test_a_dropped_store_fails(tmp_path: Path) -> None:
     text = (GOLDEN / "c_division.rs").read_text(encoding="utf-8")
-    stores = [m.start() for m in re.finditer(r"\n        unsafe \{\n            store_ptr_tko",
+    stores = [m.start() for m in re.finditer(r"\n        unsafe \{\n            store_view_raw",
                                              text)]
     assert len(stores) == 2
     end = text.index("};\n", stores[1]) + 2
@@ -102,7 +147,7 @@ def test_a_dropped_store_fails(tmp_path: Path) -> None:
 
 def test_a_dropped_store_breaks_the_ttir_facts(tmp_path: Path) -> None:
     text = (GOLDEN / "c_division.rs").read_text(encoding="utf-8")
-    start = text.rindex("\n        unsafe {\n            store_ptr_tko")
+    start = text.rindex("\n        unsafe {\n            store_view_raw")
     end = text.index("};\n", start) + 2
     out = tmp_path / "c_division.rs"
     out.write_text(text[:start] + text[end:], encoding="utf-8")
@@ -167,8 +212,9 @@ def test_verify_command_passes_and_reports_json() -> None:
 def test_verify_command_fails_a_mutant(tmp_path: Path) -> None:
     name, _, old, new = MUTANTS[1]
     rust = _mutate(tmp_path, name, old, new)
-    done = _cli("verify", f"golden/triton/{name}.py", str(rust), "--spec",
-                f"tests/triton_specs/{name}.json")
+    stem = Path(name).name
+    done = _cli("verify", f"golden/triton/{stem}.py", str(rust), "--spec",
+                f"tests/triton_specs/{stem}.json")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAIL" in done.stdout and "Triton" in done.stdout
 

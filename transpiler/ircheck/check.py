@@ -85,6 +85,14 @@ class CheckOutcome:
 # ---- specializations -----------------------------------------------------------------------
 
 
+def same_constant(asked: object, fixed: object) -> bool:
+    """Whether a specialization's constant is the value a translation folds: strings (Triton
+    constexprs compared with string literals) exactly, numbers and bools by value."""
+    if isinstance(asked, str) or isinstance(fixed, str):
+        return asked == fixed
+    return float(asked) == float(fixed)  # type: ignore[arg-type]
+
+
 def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
     """The Rust generic arguments (flat strings) that realize `spec` for a manifest."""
     for p in manifest["params"]:
@@ -92,7 +100,7 @@ def generics_for(manifest: dict[str, Any], spec: KernelSpec) -> list[str]:
         if fixed is None:
             continue
         asked = spec.param(p["name"])
-        if not isinstance(asked, ConstSpec) or float(asked.value) != float(fixed):
+        if not isinstance(asked, ConstSpec) or not same_constant(asked.value, fixed):
             raise ValueError(f"the translation folds `{p['name']}` = {fixed!r}; this "
                              f"specialization asks for {asked}")
     out: list[str] = []

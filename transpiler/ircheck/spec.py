@@ -36,9 +36,10 @@ class ScalarSpec:
 
 @dataclass(frozen=True)
 class ConstSpec:
-    """A `ct.Constant[...]` argument and the value it is specialized to."""
+    """A `ct.Constant[...]` / `tl.constexpr` argument and the value it is specialized to (a
+    string for a Triton constexpr the kernel compares with string literals)."""
 
-    value: int | bool | float
+    value: int | bool | float | str
 
 
 ParamSpec = ArraySpec | ScalarSpec | ConstSpec
@@ -123,6 +124,6 @@ def _param_from_json(value: Any) -> ParamSpec:
         return ArraySpec(str(value["dtype"]), int(value["ndim"]))
     if isinstance(value, dict) and "scalar" in value:
         return ScalarSpec(str(value["scalar"]))
-    if isinstance(value, bool | int | float):
+    if isinstance(value, bool | int | float | str):
         return ConstSpec(value)
     raise ValueError(f"cannot read specialization value {value!r}")
