@@ -148,14 +148,19 @@ def test_unsupported_constructs_are_diagnostics_at_their_column(body: str, code:
     assert diag.span is not None and diag.span.line == 8 and diag.span.col + 1 == column
 
 
-def test_a_break_in_a_for_loop_is_a_diagnostic() -> None:
-    text = _kernel("""
-for i in range(n):
-    if i > 3:
-        break
+@pytest.mark.parametrize("loop", ["for i in range(n):", "while n > 0:"])
+@pytest.mark.parametrize("jump", ["break", "continue"])
+def test_break_and_continue_are_diagnostics_as_in_tritons_compiler(loop: str,
+                                                                   jump: str) -> None:
+    # Triton's compiler rejects both (only its interpreter runs them).
+    text = _kernel(f"""
+{loop}
+    if n > 3:
+        {jump}
 """)
     result = translate_text(text, "k.py")
-    assert not result.ok and [d.code for d in result.all_diagnostics()] == ["E0110"]
+    (diag,) = result.all_diagnostics()
+    assert not result.ok and diag.code == "E0104" and "Triton's compiler" in diag.message
 
 
 def test_stores_in_a_while_loop_chain_through_tokens() -> None:

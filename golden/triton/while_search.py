@@ -1,5 +1,6 @@
-"""Walk a row's tiles until a running sum passes a limit: `while` with `break` and
-`continue`, and a `while` whose condition loads a value before each test."""
+"""Walk a row's tiles until a running sum passes a limit: `while` loops whose exit is a value
+the body sets (Triton's compiler has no `break` or `continue`), one loaded element per
+iteration in the second."""
 import triton
 import triton.language as tl
 
@@ -10,23 +11,26 @@ def running_sum_until(x_ptr, out_ptr, n_tiles, limit, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
     k = 0
-    while k < n_tiles:
+    stop = n_tiles
+    while k < stop:
         x = tl.load(x_ptr + (row * n_tiles + k) * BLOCK + cols)
         k += 1
-        if k == row + 1:
-            continue
-        acc += x.to(tl.float32)
-        if tl.max(acc, axis=0) > limit:
-            break
+        if k != row + 1:  # each row skips one of its tiles
+            acc += x.to(tl.float32)
+            if tl.max(acc, axis=0) > limit:
+                stop = k
     tl.store(out_ptr + row * BLOCK + cols, acc)
 
 
 @triton.jit
 def skip_zero_counts(counts_ptr, out_ptr, n):
-    # Counts the leading nonzero entries: the condition reads memory before every test.
     i = 0
-    while tl.load(counts_ptr + i).to(tl.int32) != 0:
-        i += 1
-        if i >= n:
-            break
+    running = 1
+    while running != 0:
+        if tl.load(counts_ptr + i).to(tl.int32) == 0:
+            running = 0
+        else:
+            i += 1
+            if i >= n:
+                running = 0
     tl.store(out_ptr + tl.program_id(0), i)

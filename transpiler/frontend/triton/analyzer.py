@@ -569,13 +569,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
         kind = "break" if isinstance(node, cst.Break) else "continue"
         if not self.loop_kinds:
             raise self.error("E0104", f"`{kind}` outside a loop", node)
-        if kind == "break" and self.loop_kinds[-1] == "for":
-            # cutile-compiler 0.5.0 rejects a `break` whose innermost loop is a `for` (a
-            # Tile IR `for` has no early exit).
-            raise self.error("E0110", "`break` inside a `for` loop has no cuTile Rust 0.5.0 "
-                             "form (Tile IR `for` cannot exit early); write the loop as "
-                             "`while` with a counter", node)
-        self.out.append(TJump(kind, self.span(node)))
+        # Triton 3.9's compiler has no `break` / `continue` (its code generator rejects the
+        # AST node; only its interpreter runs them): not a kernel Triton compiles.
+        raise self.error("E0104", f"`{kind}` in a `@triton.jit` function: Triton's compiler "
+                         "rejects it (only its interpreter runs it); carry a flag in the loop "
+                         "condition instead", node)
 
     def range_kind(self, it: cst.BaseExpression) -> str | None:
         if not isinstance(it, cst.Call):
