@@ -46,7 +46,8 @@ VERDICT_ORDER = ("PASS", "PASS_WITH_NOTES", "SKIPPED", "NOT_CHECKED", "CANNOT_RU
 # Memory-access calls of the generated Rust, by the path they take.
 ACCESS_CALLS: dict[str, tuple[str, ...]] = {
     "pointer": ("load_ptr_tko", "store_ptr_tko", "atomic_rmw_tko", "atomic_cas_tko"),
-    "raised": ("load_view_tko", "store_view_tko", "load_tile", "store_tile", ".load(",
+    "raised": ("load_view_raw", "store_view_raw", "load_view_tko", "store_view_tko",
+               "load_tile", "store_tile", ".load(",
                ".store("),
 }
 _ENTRY = re.compile(r"#\[cutile::entry\(\)\]\s*(?:pub\s+)?(?:unsafe\s+)?fn\s+(\w+)")
