@@ -142,8 +142,12 @@ def test_triton_not_of_a_constexpr_is_a_launch_time_condition() -> None:
     source = _triton_kernel("    if not FLAG:\n        x = x * 2.0\n")
     result = translate_bytes(source.encode(), "k.py")
     assert result.ok, [d.message for d in result.all_diagnostics()]
-    assert "if (FLAG == false)" in (result.rust or "")
-    assert "const FLAG: bool" in (result.rust or "")
+    # One entry per value of FLAG (cutile-compiler has no `!` on a const generic); the
+    # doubling is in the False entry only.
+    rust = result.rust or ""
+    false_entry = rust[rust.index("fn k_flag_false"):rust.index("fn k_flag_true")]
+    true_entry = rust[rust.index("fn k_flag_true"):]
+    assert "2.0" in false_entry and "2.0" not in true_entry
 
 
 @pytest.mark.xfail(strict=True, reason="open: a constexpr read as a truth value (`if STEPS:`) "
