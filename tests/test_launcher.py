@@ -257,7 +257,7 @@ def test_condition_variants_are_dispatched_on_the_condition() -> None:
     outcomes = {e.rust_fn: [v for _, v, _ in e.conds] for e in launch.entries}
     assert sorted(map(tuple, outcomes.values())) == [(False,)] * 3 + [(True,)] * 3
     body = _extern_body(emit_rust_launchers(source, rust), launch.symbol)
-    test = "(floor_mod_i64((N as i64), (TILE as i64)) != 0i64)"
+    test = "(floor_mod_i64(N as i64, TILE as i64) != 0i64)"
     assert body.count(f"!{test}") == 3 and body.count(test) == 6
     assert "!((N % TILE) != 0)" in body[body.rindex("} else {"):]  # the no-entry error
 
