@@ -24,22 +24,22 @@ pub mod alternating_rows {
         tile_to_scalar(result)
     }
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic ROWS: i32 <- const(ROWS)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"alternating_rows_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"alternating_rows_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"alternating_rows_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"alternating_rows_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry()]
     fn alternating_rows_kernel<
-        E: ElementType,
-        EOut: ElementType,
+        ET: ElementType,
+        EOutT: ElementType,
         const ROWS: i32,
         const TILE_N: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, TILE_N] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE_N],
@@ -52,7 +52,7 @@ pub mod alternating_rows {
         let col: i32 = get_tile_block_id().0;
         let mut acc: Tile<f32, { [1, TILE_N] }> = constant(0.0f32, const_shape![1, TILE_N]);
         for i in 0i32..ROWS {
-            let t_2: Tile<E, { [1, TILE_N] }> = load_view_tko(
+            let t_2: Tile<ET, { [1, TILE_N] }> = load_view_tko(
                 &x_view_1,
                 [i, col],
                 ordering::Weak,
@@ -71,7 +71,7 @@ pub mod alternating_rows {
                 acc
             };
         }
-        let conv_5: Tile<EOut, { [1, TILE_N] }> = convert_tile(acc);
+        let conv_5: Tile<EOutT, { [1, TILE_N] }> = convert_tile(acc);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_4,

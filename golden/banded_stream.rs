@@ -22,19 +22,19 @@ pub mod banded_stream {
 
     /// y = 2x tile by tile; band = x for the first n_band tiles; pairs[j // 2] = the sum of
     /// tiles j and j+1 (even j), written at every step.
-    // generic E: ElementType <- dtype(x), dtype(y), dtype(band), dtype(pairs)
+    // generic ET: ElementType <- dtype(x), dtype(y), dtype(band), dtype(pairs)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"banded_stream_kernel","generics":[{"kind":"type","name":"E","params":["x","y","band","pairs"],"source":"dtype(x), dtype(y), dtype(band), dtype(pairs)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"banded_stream_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"element":"E","kind":"array","name":"band","ndim":2,"written":true},{"element":"E","kind":"array","name":"pairs","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_band"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"banded_stream_kernel","generics":[{"kind":"type","name":"ET","params":["x","y","band","pairs"],"source":"dtype(x), dtype(y), dtype(band), dtype(pairs)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"banded_stream_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"element":"ET","kind":"array","name":"band","ndim":2,"written":true},{"element":"ET","kind":"array","name":"pairs","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_band"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn banded_stream_kernel<E: ElementType, const TILE: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
-        band: &Tensor<E, { [-1, -1] }>,
-        pairs: &Tensor<E, { [-1, -1] }>,
+    fn banded_stream_kernel<ET: ElementType, const TILE: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
+        band: &Tensor<ET, { [-1, -1] }>,
+        pairs: &Tensor<ET, { [-1, -1] }>,
         n_band: i32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -43,7 +43,7 @@ pub mod banded_stream {
                 get_tensor_token(x),
             )
         };
-        let x_view_8: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_8: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -54,7 +54,7 @@ pub mod banded_stream {
         };
         let mut y_out_9 = unsafe { y.partition_full_mut(const_shape![1, TILE]) };
         let band_out_14 = unsafe { band.partition_full_mut(const_shape![1, TILE]) };
-        let x_view_15: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_15: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -64,7 +64,7 @@ pub mod banded_stream {
             )
         };
         let pairs_out_16 = unsafe { pairs.partition_full_mut(const_shape![1, TILE]) };
-        let x_view_19: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_19: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -73,7 +73,7 @@ pub mod banded_stream {
                 get_tensor_token(x),
             )
         };
-        let x_view_24: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_24: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -93,12 +93,12 @@ pub mod banded_stream {
         let operand_6: Tile<i32, { [] }> = scalar_to_tile(n_band);
         let max_7: Tile<i32, { [] }> = maxi(operand_5, operand_6);
         let f32_const_10: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
-        let value_11: Tile<E, { [] }> = convert_tile(f32_const_10);
-        let t_12: Tile<E, { [1, TILE] }> = value_11
+        let value_11: Tile<ET, { [] }> = convert_tile(f32_const_10);
+        let t_12: Tile<ET, { [1, TILE] }> = value_11
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![1, TILE]);
         for j in 0i32..tile_to_scalar(min_4) {
-            let t: Tile<E, { [1, TILE] }> = load_view_tko(
+            let t: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_8,
                 [row, j],
                 ordering::Weak,
@@ -106,7 +106,7 @@ pub mod banded_stream {
                 None,
                 tma::Enabled,
             );
-            let out_13: Tile<E, { [1, TILE] }> = t * t_12;
+            let out_13: Tile<ET, { [1, TILE] }> = t * t_12;
             unsafe {
                 store_view_tko_mut(
                     &mut y_out_9,
@@ -131,7 +131,7 @@ pub mod banded_stream {
                     [false, false],
                 )
             };
-            let nxt: Tile<E, { [1, TILE] }> = load_view_tko(
+            let nxt: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_15,
                 [row, j + 1i32],
                 ordering::Weak,
@@ -139,7 +139,7 @@ pub mod banded_stream {
                 None,
                 tma::Enabled,
             );
-            let out_17: Tile<E, { [1, TILE] }> = t + nxt;
+            let out_17: Tile<ET, { [1, TILE] }> = t + nxt;
             let index_18: i32 = py_floordiv_i32(j, 2i32);
             pairs_token = unsafe {
                 store_view_raw(
@@ -156,12 +156,12 @@ pub mod banded_stream {
             };
         }
         let f32_const_20: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
-        let value_21: Tile<E, { [] }> = convert_tile(f32_const_20);
-        let t_22: Tile<E, { [1, TILE] }> = value_21
+        let value_21: Tile<ET, { [] }> = convert_tile(f32_const_20);
+        let t_22: Tile<ET, { [1, TILE] }> = value_21
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![1, TILE]);
         for j in tile_to_scalar(max_7)..n {
-            let t: Tile<E, { [1, TILE] }> = load_view_tko(
+            let t: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_19,
                 [row, j],
                 ordering::Weak,
@@ -169,7 +169,7 @@ pub mod banded_stream {
                 None,
                 tma::Enabled,
             );
-            let out_23: Tile<E, { [1, TILE] }> = t * t_22;
+            let out_23: Tile<ET, { [1, TILE] }> = t * t_22;
             unsafe {
                 store_view_tko_mut(
                     &mut y_out_9,
@@ -181,7 +181,7 @@ pub mod banded_stream {
                     tma::Enabled,
                 )
             };
-            let nxt: Tile<E, { [1, TILE] }> = load_view_tko(
+            let nxt: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_24,
                 [row, j + 1i32],
                 ordering::Weak,
@@ -189,7 +189,7 @@ pub mod banded_stream {
                 None,
                 tma::Enabled,
             );
-            let out_25: Tile<E, { [1, TILE] }> = t + nxt;
+            let out_25: Tile<ET, { [1, TILE] }> = t + nxt;
             let index_26: i32 = py_floordiv_i32(j, 2i32);
             pairs_token = unsafe {
                 store_view_raw(

@@ -10,19 +10,19 @@ pub mod batched_matmul {
     use cutile::core::*;
 
     /// Grid is (m_tiles, n_tiles, batch).
-    // generic E: ElementType <- dtype(A), dtype(B)
+    // generic ET: ElementType <- dtype(A), dtype(B)
     // generic EC: ElementType <- dtype(C)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // generic TK: i32 <- const(TK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"bmm_kernel","generics":[{"kind":"type","name":"E","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"},{"kind":"i32","name":"TK","params":["TK"],"source":"const(TK)"}],"kernel":"bmm_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"A","ndim":3,"written":false},{"element":"E","kind":"array","name":"B","ndim":3,"written":false},{"element":"EC","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"const_kind":"int","kind":"const","name":"TK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"bmm_kernel","generics":[{"kind":"type","name":"ET","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"},{"kind":"i32","name":"TK","params":["TK"],"source":"const(TK)"}],"kernel":"bmm_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"A","ndim":3,"written":false},{"element":"ET","kind":"array","name":"B","ndim":3,"written":false},{"element":"EC","kind":"array","name":"C","ndim":3,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"const_kind":"int","kind":"const","name":"TK"}],"version":1}
     #[cutile::entry()]
-    fn bmm_kernel<E: ElementType, EC: ElementType, const TM: i32, const TN: i32, const TK: i32>(
-        A: &Tensor<E, { [-1, -1, -1] }>,
-        B: &Tensor<E, { [-1, -1, -1] }>,
+    fn bmm_kernel<ET: ElementType, EC: ElementType, const TM: i32, const TN: i32, const TK: i32>(
+        A: &Tensor<ET, { [-1, -1, -1] }>,
+        B: &Tensor<ET, { [-1, -1, -1] }>,
         C: &Tensor<EC, { [-1, -1, -1] }>,
     ) {
-        let a_view_1: Partition<E, { [1, TM, TK] }> = unsafe {
+        let a_view_1: Partition<ET, { [1, TM, TK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![1, TM, TK],
@@ -31,7 +31,7 @@ pub mod batched_matmul {
                 get_tensor_token(A),
             )
         };
-        let a_view_2: Partition<E, { [1, TM, TK] }> = unsafe {
+        let a_view_2: Partition<ET, { [1, TM, TK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![1, TM, TK],
@@ -40,7 +40,7 @@ pub mod batched_matmul {
                 get_tensor_token(A),
             )
         };
-        let b_view_3: Partition<E, { [1, TK, TN] }> = unsafe {
+        let b_view_3: Partition<ET, { [1, TK, TN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![1, TK, TN],
@@ -56,7 +56,7 @@ pub mod batched_matmul {
         let num_k: i32 = num_tiles(&a_view_1, 2);
         let mut acc: Tile<f32, { [1, TM, TN] }> = constant(0.0f32, const_shape![1, TM, TN]);
         for kk in 0i32..num_k {
-            let a: Tile<E, { [1, TM, TK] }> = load_view_tko(
+            let a: Tile<ET, { [1, TM, TK] }> = load_view_tko(
                 &a_view_2,
                 [batch, pid_m, kk],
                 ordering::Weak,
@@ -64,7 +64,7 @@ pub mod batched_matmul {
                 None,
                 tma::Enabled,
             );
-            let b: Tile<E, { [1, TK, TN] }> = load_view_tko(
+            let b: Tile<ET, { [1, TK, TN] }> = load_view_tko(
                 &b_view_3,
                 [batch, kk, pid_n],
                 ordering::Weak,

@@ -13,23 +13,23 @@ pub mod causal_block_sum {
 
     /// y[r] = sum of x[c] over the c <= r (any c of the same block unless MASKED) of the
     /// same or earlier blocks, per block lane.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE: i32 <- const(TILE)
     // generic MASKED: bool <- const(MASKED)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"causal_block_sum_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"bool","name":"MASKED","params":["MASKED"],"source":"const(MASKED)"}],"kernel":"causal_block_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n_blocks"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"bool","kind":"const","name":"MASKED"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"causal_block_sum_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"bool","name":"MASKED","params":["MASKED"],"source":"const(MASKED)"}],"kernel":"causal_block_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n_blocks"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"bool","kind":"const","name":"MASKED"}],"version":1}
     #[cutile::entry()]
     fn causal_block_sum_kernel<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         const TILE: i32,
         const MASKED: bool,
     >(
-        x: &Tensor<E, { [-1] }>,
+        x: &Tensor<ET, { [-1] }>,
         y: &Tensor<EY, { [-1] }>,
         n_blocks: i32,
     ) {
-        let x_view_12: Partition<E, { [TILE] }> = unsafe {
+        let x_view_12: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE],
@@ -38,7 +38,7 @@ pub mod causal_block_sum {
                 get_tensor_token(x),
             )
         };
-        let x_view_14: Partition<E, { [TILE] }> = unsafe {
+        let x_view_14: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE],
@@ -47,7 +47,7 @@ pub mod causal_block_sum {
                 get_tensor_token(x),
             )
         };
-        let x_view_20: Partition<E, { [TILE] }> = unsafe {
+        let x_view_20: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE],
@@ -74,7 +74,7 @@ pub mod causal_block_sum {
             let operand_10: Tile<i32, { [] }> = scalar_to_tile(pid);
             let max_11: Tile<i32, { [] }> = maxi(operand_9, operand_10);
             for j in 0i32..tile_to_scalar(min_8) {
-                let t_13: Tile<E, { [TILE] }> = load_view_tko(
+                let t_13: Tile<ET, { [TILE] }> = load_view_tko(
                     &x_view_12,
                     [j],
                     ordering::Weak,
@@ -89,7 +89,7 @@ pub mod causal_block_sum {
             let iota_16: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
             let t_18: Tile<f32, { [TILE] }> = constant(0.0f32, const_shape![TILE]);
             for j in tile_to_scalar(max_11)..end {
-                let t_15: Tile<E, { [TILE] }> = load_view_tko(
+                let t_15: Tile<ET, { [TILE] }> = load_view_tko(
                     &x_view_14,
                     [j],
                     ordering::Weak,
@@ -107,7 +107,7 @@ pub mod causal_block_sum {
             }
         } else {
             for j in 0i32..end {
-                let t_21: Tile<E, { [TILE] }> = load_view_tko(
+                let t_21: Tile<ET, { [TILE] }> = load_view_tko(
                     &x_view_20,
                     [j],
                     ordering::Weak,

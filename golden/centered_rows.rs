@@ -10,25 +10,25 @@
 pub mod centered_rows {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic ROWS: i32 <- const(ROWS)
     // generic TILE: i32 <- const(TILE)
     // generic SWISH: i32 <- const(SWISH)
     // note: not translated for the constants that reach line 22: `cuda.tile` has no function or value `sigmoid` (cuTile Python cannot compile those launches either)
-    // transpiler-manifest: {"conditions":[{"text":"(ROWS != 1)","tree":["!=",["param","ROWS"],1],"value":true},{"text":"SWISH","tree":["param","SWISH"],"value":false}],"const_variant":{},"dtype_variant":{},"entry":"centered_rows_kernel_when_rows_ne_1_unless_swish","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"SWISH","params":["SWISH"],"source":"const(SWISH)"}],"kernel":"centered_rows_kernel","notes":["not translated for the constants that reach line 22: `cuda.tile` has no function or value `sigmoid` (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"SWISH"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"(ROWS != 1)","tree":["!=",["param","ROWS"],1],"value":true},{"text":"SWISH","tree":["param","SWISH"],"value":false}],"const_variant":{},"dtype_variant":{},"entry":"centered_rows_kernel_when_rows_ne_1_unless_swish","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"SWISH","params":["SWISH"],"source":"const(SWISH)"}],"kernel":"centered_rows_kernel","notes":["not translated for the constants that reach line 22: `cuda.tile` has no function or value `sigmoid` (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"SWISH"}],"version":1}
     #[cutile::entry()]
     fn centered_rows_kernel_when_rows_ne_1_unless_swish<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         const ROWS: i32,
         const TILE: i32,
         const SWISH: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [ROWS, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [ROWS, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![ROWS, TILE],
@@ -39,7 +39,7 @@ pub mod centered_rows {
         };
         let mut y_out_5 = unsafe { y.partition_full_mut(const_shape![ROWS, TILE]) };
         let block: i32 = get_tile_block_id().0;
-        let t_2: Tile<E, { [ROWS, TILE] }> = load_view_tko(
+        let t_2: Tile<ET, { [ROWS, TILE] }> = load_view_tko(
             &x_view_1,
             [block, 0i32],
             ordering::Weak,
@@ -67,24 +67,24 @@ pub mod centered_rows {
         };
     }
 
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE: i32 <- const(TILE)
     // generic SWISH: i32 <- const(SWISH)
     // note: not translated for the constants that reach line 22: `cuda.tile` has no function or value `sigmoid` (cuTile Python cannot compile those launches either)
     // note: this entry is the kernel for `ROWS` = 1
-    // transpiler-manifest: {"conditions":[{"text":"(ROWS != 1)","tree":["!=",["param","ROWS"],1],"value":false},{"text":"SWISH","tree":["param","SWISH"],"value":false}],"const_variant":{"ROWS":1},"dtype_variant":{},"entry":"centered_rows_kernel_rows_1_unless_rows_ne_1_unless_swish","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"SWISH","params":["SWISH"],"source":"const(SWISH)"}],"kernel":"centered_rows_kernel","notes":["not translated for the constants that reach line 22: `cuda.tile` has no function or value `sigmoid` (cuTile Python cannot compile those launches either)","this entry is the kernel for `ROWS` = 1"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","fixed":1,"kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"SWISH"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"(ROWS != 1)","tree":["!=",["param","ROWS"],1],"value":false},{"text":"SWISH","tree":["param","SWISH"],"value":false}],"const_variant":{"ROWS":1},"dtype_variant":{},"entry":"centered_rows_kernel_rows_1_unless_rows_ne_1_unless_swish","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"SWISH","params":["SWISH"],"source":"const(SWISH)"}],"kernel":"centered_rows_kernel","notes":["not translated for the constants that reach line 22: `cuda.tile` has no function or value `sigmoid` (cuTile Python cannot compile those launches either)","this entry is the kernel for `ROWS` = 1"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","fixed":1,"kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"SWISH"}],"version":1}
     #[cutile::entry()]
     fn centered_rows_kernel_rows_1_unless_rows_ne_1_unless_swish<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         const TILE: i32,
         const SWISH: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -95,7 +95,7 @@ pub mod centered_rows {
         };
         let mut y_out_6 = unsafe { y.partition_full_mut(const_shape![1, TILE]) };
         let block: i32 = get_tile_block_id().0;
-        let t_2: Tile<E, { [1, TILE] }> = load_view_tko(
+        let t_2: Tile<ET, { [1, TILE] }> = load_view_tko(
             &x_view_1,
             [block, 0i32],
             ordering::Weak,

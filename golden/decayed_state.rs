@@ -11,26 +11,26 @@ pub mod decayed_state {
     use cutile::core::*;
 
     /// out[b, t] = sum(state_t) for the state s_t = decay * s_(t-1) + k_t * v_t of row b.
-    // generic E: ElementType <- dtype(k)
+    // generic ET: ElementType <- dtype(k)
     // generic EV: ElementType <- dtype(v)
-    // generic EOut: ElementType <- dtype(out)
+    // generic EOutT: ElementType <- dtype(out)
     // generic T: i32 <- const(T)
     // generic D: i32 <- const(D)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"decayed_state_kernel","generics":[{"kind":"type","name":"E","params":["k"],"source":"dtype(k)"},{"kind":"type","name":"EV","params":["v"],"source":"dtype(v)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"T","params":["T"],"source":"const(T)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"}],"kernel":"decayed_state_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"k","ndim":3,"written":false},{"element":"EV","kind":"array","name":"v","ndim":3,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"decay"},{"const_kind":"int","kind":"const","name":"T"},{"const_kind":"int","kind":"const","name":"D"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"decayed_state_kernel","generics":[{"kind":"type","name":"ET","params":["k"],"source":"dtype(k)"},{"kind":"type","name":"EV","params":["v"],"source":"dtype(v)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"T","params":["T"],"source":"const(T)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"}],"kernel":"decayed_state_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"k","ndim":3,"written":false},{"element":"EV","kind":"array","name":"v","ndim":3,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"decay"},{"const_kind":"int","kind":"const","name":"T"},{"const_kind":"int","kind":"const","name":"D"}],"version":1}
     #[cutile::entry()]
     fn decayed_state_kernel<
-        E: ElementType,
+        ET: ElementType,
         EV: ElementType,
-        EOut: ElementType,
+        EOutT: ElementType,
         const T: i32,
         const D: i32,
     >(
-        k: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<ET, { [-1, -1, -1] }>,
         v: &Tensor<EV, { [-1, -1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         decay: f32,
     ) {
-        let k_view_1: Partition<E, { [1, 1, D] }> = unsafe {
+        let k_view_1: Partition<ET, { [1, 1, D] }> = unsafe {
             make_partition_view(
                 k,
                 const_shape![1, 1, D],
@@ -54,7 +54,7 @@ pub mod decayed_state {
         let bcast_10: Tile<f32, { [D] }> = broadcast_scalar(decay, const_shape![D]);
         let t_5: Tile<f32, { [] }> = constant(0.0f32, const_shape![]);
         for t in 0i32..T {
-            let t_2: Tile<E, { [1, 1, D] }> = load_view_tko(
+            let t_2: Tile<ET, { [1, 1, D] }> = load_view_tko(
                 &k_view_1,
                 [b, t, 0i32],
                 ordering::Weak,
@@ -79,7 +79,7 @@ pub mod decayed_state {
             let value_7: Tile<f32, { [] }> =
                 fma(seen, t_5, red_6, rounding::NearestEven, ftz::Disabled);
             let total: Tile<f32, { [1, 1] }> = value_7.reshape(const_shape![1, 1]);
-            let conv_9: Tile<EOut, { [1, 1] }> = convert_tile(total);
+            let conv_9: Tile<EOutT, { [1, 1] }> = convert_tile(total);
             unsafe {
                 store_view_tko_mut(
                     &mut out_out_8,

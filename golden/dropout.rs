@@ -12,16 +12,16 @@ pub mod dropout {
     use cutile::core::*;
 
     /// y = where(keep, x / (1 - p), 0) with keep = hash(seed, i) / 2^32 >= p.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic P_BITS: i32 <- f32_bits(p)
     // generic TILE: i32 <- const(TILE)
     // note: `p` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `P_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `p_derived_1` is a float expression over `ct.Constant[float]` parameters that cuTile Python folds at compile time; the launcher computes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"dropout_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"f32_bits","name":"P_BITS","params":["p"],"source":"f32_bits(p)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"dropout_kernel","notes":["`p` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `P_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`p_derived_1` is a float expression over `ct.Constant[float]` parameters that cuTile Python folds at compile time; the launcher computes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"seed"},{"const_kind":"float","kind":"const","name":"p"},{"const_kind":"int","kind":"const","name":"TILE"},{"element":"f32","expr":["/",1.0,["-",1.0,["param","p"]]],"kind":"derived","name":"p_derived_1"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"dropout_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"f32_bits","name":"P_BITS","params":["p"],"source":"f32_bits(p)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"dropout_kernel","notes":["`p` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `P_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`p_derived_1` is a float expression over `ct.Constant[float]` parameters that cuTile Python folds at compile time; the launcher computes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"seed"},{"const_kind":"float","kind":"const","name":"p"},{"const_kind":"int","kind":"const","name":"TILE"},{"element":"f32","expr":["/",1.0,["-",1.0,["param","p"]]],"kind":"derived","name":"p_derived_1"}],"version":1}
     #[cutile::entry()]
-    fn dropout_kernel<E: ElementType, EY: ElementType, const P_BITS: i32, const TILE: i32>(
-        x: &Tensor<E, { [-1] }>,
+    fn dropout_kernel<ET: ElementType, EY: ElementType, const P_BITS: i32, const TILE: i32>(
+        x: &Tensor<ET, { [-1] }>,
         y: &Tensor<EY, { [-1] }>,
         seed: i32,
         p_derived_1: f32,
@@ -29,7 +29,7 @@ pub mod dropout {
         let bits_24: Tile<i32, { [] }> = scalar_to_tile(P_BITS);
         let value_25: Tile<f32, { [] }> = bitcast(bits_24);
         let p: f32 = tile_to_scalar(value_25);
-        let x_view_19: Partition<E, { [TILE] }> = unsafe {
+        let x_view_19: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE],
@@ -70,7 +70,7 @@ pub mod dropout {
         let uniform: Tile<f32, { [TILE] }> = conv_17 * t_18;
         let keep: Tile<bool, { [TILE] }> =
             ge_tile(uniform, broadcast_scalar(p, const_shape![TILE]));
-        let xt: Tile<E, { [TILE] }> = load_view_tko(
+        let xt: Tile<ET, { [TILE] }> = load_view_tko(
             &x_view_19,
             [pid],
             ordering::Weak,

@@ -12,24 +12,24 @@ pub mod embedding {
     use cutile::core::*;
 
     /// Gather BLOCK_T rows of `table` (dim DIM) selected by int32 token ids.
-    // generic E: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(out)
     // generic BLOCK_T: i32 <- const(BLOCK_T)
     // generic DIM: i32 <- const(DIM)
     // generic BLOCK_T_TIMES_DIM: i32 <- derived((BLOCK_T * DIM))
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float32"},"entry":"embedding_fwd_kernel_f32","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f32","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float32"},"entry":"embedding_fwd_kernel_f32","generics":[{"kind":"type","name":"ET","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f32","kind":"array","name":"table","ndim":2,"written":false},{"element":"ET","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
     fn embedding_fwd_kernel_f32<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_T: i32,
         const DIM: i32,
         const BLOCK_T_TIMES_DIM: i32,
     >(
         ids: &Tensor<i32, { [-1] }>,
         table: &Tensor<f32, { [-1, -1] }>,
-        out: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<ET, { [-1, -1] }>,
         table_stride_0: i32,
         out_stride_0: i32,
     ) {
@@ -165,12 +165,12 @@ pub mod embedding {
         let offsets_76: Tile<i64, { [BLOCK_T, DIM] }> = index64_67 * unit_stride_75;
         let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = offsets_65 + offsets_76;
         let mask_78: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_61 & in_bounds_74;
-        let base_79: PointerTile<*mut E, { [] }> = get_tensor_base(out);
-        let base_80: PointerTile<*mut E, { [1, 1] }> = base_79.reshape(const_shape![1, 1]);
-        let base_81: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
+        let base_79: PointerTile<*mut ET, { [] }> = get_tensor_base(out);
+        let base_80: PointerTile<*mut ET, { [1, 1] }> = base_79.reshape(const_shape![1, 1]);
+        let base_81: PointerTile<*mut ET, { [BLOCK_T, DIM] }> =
             base_80.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_81.offset_tile(offsets_77);
-        let conv_83: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
+        let pointers_82: PointerTile<*mut ET, { [BLOCK_T, DIM] }> = base_81.offset_tile(offsets_77);
+        let conv_83: Tile<ET, { [BLOCK_T, DIM] }> = convert_tile(vecs);
         unsafe {
             store_ptr_tko(
                 pointers_82,
@@ -185,24 +185,24 @@ pub mod embedding {
     }
 
     /// Gather BLOCK_T rows of `table` (dim DIM) selected by int32 token ids.
-    // generic E: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(out)
     // generic BLOCK_T: i32 <- const(BLOCK_T)
     // generic DIM: i32 <- const(DIM)
     // generic BLOCK_T_TIMES_DIM: i32 <- derived((BLOCK_T * DIM))
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float16"},"entry":"embedding_fwd_kernel_f16","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f16","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"float16"},"entry":"embedding_fwd_kernel_f16","generics":[{"kind":"type","name":"ET","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"f16","kind":"array","name":"table","ndim":2,"written":false},{"element":"ET","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
     fn embedding_fwd_kernel_f16<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_T: i32,
         const DIM: i32,
         const BLOCK_T_TIMES_DIM: i32,
     >(
         ids: &Tensor<i32, { [-1] }>,
         table: &Tensor<f16, { [-1, -1] }>,
-        out: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<ET, { [-1, -1] }>,
         table_stride_0: i32,
         out_stride_0: i32,
     ) {
@@ -339,12 +339,12 @@ pub mod embedding {
         let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = index64_68 * unit_stride_76;
         let offsets_78: Tile<i64, { [BLOCK_T, DIM] }> = offsets_66 + offsets_77;
         let mask_79: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_62 & in_bounds_75;
-        let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(out);
-        let base_81: PointerTile<*mut E, { [1, 1] }> = base_80.reshape(const_shape![1, 1]);
-        let base_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
+        let base_80: PointerTile<*mut ET, { [] }> = get_tensor_base(out);
+        let base_81: PointerTile<*mut ET, { [1, 1] }> = base_80.reshape(const_shape![1, 1]);
+        let base_82: PointerTile<*mut ET, { [BLOCK_T, DIM] }> =
             base_81.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_83: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_82.offset_tile(offsets_78);
-        let conv_84: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
+        let pointers_83: PointerTile<*mut ET, { [BLOCK_T, DIM] }> = base_82.offset_tile(offsets_78);
+        let conv_84: Tile<ET, { [BLOCK_T, DIM] }> = convert_tile(vecs);
         unsafe {
             store_ptr_tko(
                 pointers_83,
@@ -359,24 +359,24 @@ pub mod embedding {
     }
 
     /// Gather BLOCK_T rows of `table` (dim DIM) selected by int32 token ids.
-    // generic E: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(out)
     // generic BLOCK_T: i32 <- const(BLOCK_T)
     // generic DIM: i32 <- const(DIM)
     // generic BLOCK_T_TIMES_DIM: i32 <- derived((BLOCK_T * DIM))
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"bfloat16"},"entry":"embedding_fwd_kernel_bf16","generics":[{"kind":"type","name":"E","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"table","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"table":"bfloat16"},"entry":"embedding_fwd_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"i32","name":"BLOCK_T_TIMES_DIM","params":["BLOCK_T","DIM"],"source":"derived((BLOCK_T * DIM))","tree":["*",["param","BLOCK_T"],["param","DIM"]]}],"kernel":"embedding_fwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_stride_0` is the stride of `table` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"table","ndim":2,"written":false},{"element":"ET","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table","dim":0,"element":"i32","kind":"stride","name":"table_stride_0"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
     fn embedding_fwd_kernel_bf16<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_T: i32,
         const DIM: i32,
         const BLOCK_T_TIMES_DIM: i32,
     >(
         ids: &Tensor<i32, { [-1] }>,
         table: &Tensor<bf16, { [-1, -1] }>,
-        out: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<ET, { [-1, -1] }>,
         table_stride_0: i32,
         out_stride_0: i32,
     ) {
@@ -513,12 +513,12 @@ pub mod embedding {
         let offsets_77: Tile<i64, { [BLOCK_T, DIM] }> = index64_68 * unit_stride_76;
         let offsets_78: Tile<i64, { [BLOCK_T, DIM] }> = offsets_66 + offsets_77;
         let mask_79: Tile<bool, { [BLOCK_T, DIM] }> = in_bounds_62 & in_bounds_75;
-        let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(out);
-        let base_81: PointerTile<*mut E, { [1, 1] }> = base_80.reshape(const_shape![1, 1]);
-        let base_82: PointerTile<*mut E, { [BLOCK_T, DIM] }> =
+        let base_80: PointerTile<*mut ET, { [] }> = get_tensor_base(out);
+        let base_81: PointerTile<*mut ET, { [1, 1] }> = base_80.reshape(const_shape![1, 1]);
+        let base_82: PointerTile<*mut ET, { [BLOCK_T, DIM] }> =
             base_81.broadcast(const_shape![BLOCK_T, DIM]);
-        let pointers_83: PointerTile<*mut E, { [BLOCK_T, DIM] }> = base_82.offset_tile(offsets_78);
-        let conv_84: Tile<E, { [BLOCK_T, DIM] }> = convert_tile(vecs);
+        let pointers_83: PointerTile<*mut ET, { [BLOCK_T, DIM] }> = base_82.offset_tile(offsets_78);
+        let conv_84: Tile<ET, { [BLOCK_T, DIM] }> = convert_tile(vecs);
         unsafe {
             store_ptr_tko(
                 pointers_83,
@@ -533,26 +533,26 @@ pub mod embedding {
     }
 
     /// Scatter BLOCK_T gradient rows back to the table rows they came from.
-    // generic E: ElementType <- dtype(grad)
+    // generic ET: ElementType <- dtype(grad)
     // generic ETableGrad: ElementType <- dtype(table_grad)
     // generic BLOCK_T: i32 <- const(BLOCK_T)
     // generic DIM: i32 <- const(DIM)
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `table_grad_stride_0` is the stride of `table_grad` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"embedding_bwd_kernel","generics":[{"kind":"type","name":"E","params":["grad"],"source":"dtype(grad)"},{"kind":"type","name":"ETableGrad","params":["table_grad"],"source":"dtype(table_grad)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"embedding_bwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_grad_stride_0` is the stride of `table_grad` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"E","kind":"array","name":"grad","ndim":2,"written":false},{"element":"ETableGrad","kind":"array","name":"table_grad","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table_grad","dim":0,"element":"i32","kind":"stride","name":"table_grad_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"embedding_bwd_kernel","generics":[{"kind":"type","name":"ET","params":["grad"],"source":"dtype(grad)"},{"kind":"type","name":"ETableGrad","params":["table_grad"],"source":"dtype(table_grad)"},{"kind":"i32","name":"BLOCK_T","params":["BLOCK_T"],"source":"const(BLOCK_T)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"embedding_bwd_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`table_grad_stride_0` is the stride of `table_grad` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"ids","ndim":1,"written":false},{"element":"ET","kind":"array","name":"grad","ndim":2,"written":false},{"element":"ETableGrad","kind":"array","name":"table_grad","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_T"},{"const_kind":"int","kind":"const","name":"DIM"},{"array":"table_grad","dim":0,"element":"i32","kind":"stride","name":"table_grad_stride_0"}],"version":1}
     #[cutile::entry()]
     fn embedding_bwd_kernel<
-        E: ElementType,
+        ET: ElementType,
         ETableGrad: ElementType,
         const BLOCK_T: i32,
         const DIM: i32,
     >(
         ids: &Tensor<i32, { [-1] }>,
-        grad: &Tensor<E, { [-1, -1] }>,
+        grad: &Tensor<ET, { [-1, -1] }>,
         table_grad: &Tensor<ETableGrad, { [-1, -1] }>,
         table_grad_stride_0: i32,
     ) {
-        let grad_view_18: Partition<E, { [BLOCK_T, DIM] }> = unsafe {
+        let grad_view_18: Partition<ET, { [BLOCK_T, DIM] }> = unsafe {
             make_partition_view(
                 grad,
                 const_shape![BLOCK_T, DIM],
@@ -595,7 +595,7 @@ pub mod embedding {
             )
         };
         let row_ids: Tile<i32, { [BLOCK_T] }> = gathered_17;
-        let g: Tile<E, { [BLOCK_T, DIM] }> = load_view_tko(
+        let g: Tile<ET, { [BLOCK_T, DIM] }> = load_view_tko(
             &grad_view_18,
             [blk, 0i32],
             ordering::Weak,

@@ -8,22 +8,22 @@
 pub mod first_block_boost {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic N: i32 <- const(N)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"first_block_boost_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"first_block_boost_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"first_block_boost_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"first_block_boost_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
     fn first_block_boost_kernel<
-        E: ElementType,
-        EOut: ElementType,
+        ET: ElementType,
+        EOutT: ElementType,
         const N: i32,
         const TILE: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
-        let x_view_2: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_2: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -37,7 +37,7 @@ pub mod first_block_boost {
         let mut acc: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
         let dim_1: i32 = (N / TILE);
         for k in 0i32..dim_1 {
-            let t_3: Tile<E, { [1, TILE] }> = load_view_tko(
+            let t_3: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_2,
                 [row, k],
                 ordering::Weak,
@@ -55,7 +55,7 @@ pub mod first_block_boost {
             };
             acc = acc + t;
         }
-        let conv_6: Tile<EOut, { [1, TILE] }> = convert_tile(acc);
+        let conv_6: Tile<EOutT, { [1, TILE] }> = convert_tile(acc);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,

@@ -11,30 +11,30 @@ pub mod flash_attention {
     use cutile::core::*;
 
     /// O = softmax(Q K^T * sm_scale) V, computed tile by tile.
-    // generic E: ElementType <- dtype(Q), dtype(K)
+    // generic ET: ElementType <- dtype(Q), dtype(K)
     // generic EV: ElementType <- dtype(V)
     // generic EO: ElementType <- dtype(O)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic HEAD_DIM: i32 <- const(HEAD_DIM)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"flash_attn_fwd_kernel","generics":[{"kind":"type","name":"E","params":["Q","K"],"source":"dtype(Q), dtype(K)"},{"kind":"type","name":"EV","params":["V"],"source":"dtype(V)"},{"kind":"type","name":"EO","params":["O"],"source":"dtype(O)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"HEAD_DIM","params":["HEAD_DIM"],"source":"const(HEAD_DIM)"}],"kernel":"flash_attn_fwd_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"Q","ndim":3,"written":false},{"element":"E","kind":"array","name":"K","ndim":3,"written":false},{"element":"EV","kind":"array","name":"V","ndim":3,"written":false},{"element":"EO","kind":"array","name":"O","ndim":3,"written":true},{"element":"f32","kind":"scalar","name":"sm_scale"},{"element":"i32","kind":"scalar","name":"seq_kv"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"HEAD_DIM"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"flash_attn_fwd_kernel","generics":[{"kind":"type","name":"ET","params":["Q","K"],"source":"dtype(Q), dtype(K)"},{"kind":"type","name":"EV","params":["V"],"source":"dtype(V)"},{"kind":"type","name":"EO","params":["O"],"source":"dtype(O)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"HEAD_DIM","params":["HEAD_DIM"],"source":"const(HEAD_DIM)"}],"kernel":"flash_attn_fwd_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"Q","ndim":3,"written":false},{"element":"ET","kind":"array","name":"K","ndim":3,"written":false},{"element":"EV","kind":"array","name":"V","ndim":3,"written":false},{"element":"EO","kind":"array","name":"O","ndim":3,"written":true},{"element":"f32","kind":"scalar","name":"sm_scale"},{"element":"i32","kind":"scalar","name":"seq_kv"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"HEAD_DIM"}],"version":1}
     #[cutile::entry(optimization_hints = (default = (occupancy = 2,),))]
     fn flash_attn_fwd_kernel<
-        E: ElementType,
+        ET: ElementType,
         EV: ElementType,
         EO: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const HEAD_DIM: i32,
     >(
-        Q: &Tensor<E, { [-1, -1, -1] }>,
-        K: &Tensor<E, { [-1, -1, -1] }>,
+        Q: &Tensor<ET, { [-1, -1, -1] }>,
+        K: &Tensor<ET, { [-1, -1, -1] }>,
         V: &Tensor<EV, { [-1, -1, -1] }>,
         O: &Tensor<EO, { [-1, -1, -1] }>,
         sm_scale: f32,
         seq_kv: i32,
     ) {
-        let q_view_1: Partition<E, { [1, BLOCK_M, HEAD_DIM] }> = unsafe {
+        let q_view_1: Partition<ET, { [1, BLOCK_M, HEAD_DIM] }> = unsafe {
             make_partition_view(
                 Q,
                 const_shape![1, BLOCK_M, HEAD_DIM],
@@ -43,7 +43,7 @@ pub mod flash_attention {
                 get_tensor_token(Q),
             )
         };
-        let k_view_2: Partition<E, { [1, HEAD_DIM, BLOCK_N] }> = unsafe {
+        let k_view_2: Partition<ET, { [1, HEAD_DIM, BLOCK_N] }> = unsafe {
             make_partition_view(
                 K,
                 const_shape![1, HEAD_DIM, BLOCK_N],
@@ -65,7 +65,7 @@ pub mod flash_attention {
         let m_blk: i32 = get_tile_block_id().0;
         let bh: i32 = get_tile_block_id().1;
         let qk_scale: f32 = sm_scale * 1.4426950408889634f32;
-        let q: Tile<E, { [1, BLOCK_M, HEAD_DIM] }> = load_view_tko(
+        let q: Tile<ET, { [1, BLOCK_M, HEAD_DIM] }> = load_view_tko(
             &q_view_1,
             [bh, m_blk, 0i32],
             ordering::Weak,
@@ -73,7 +73,7 @@ pub mod flash_attention {
             None,
             tma::Enabled,
         );
-        let q: Tile<E, { [BLOCK_M, HEAD_DIM] }> = q.reshape(const_shape![BLOCK_M, HEAD_DIM]);
+        let q: Tile<ET, { [BLOCK_M, HEAD_DIM] }> = q.reshape(const_shape![BLOCK_M, HEAD_DIM]);
         let mut m_i: Tile<f32, { [BLOCK_M, 1] }> =
             constant(f32::NEG_INFINITY, const_shape![BLOCK_M, 1]);
         let mut l_i: Tile<f32, { [BLOCK_M, 1] }> = constant(0.0f32, const_shape![BLOCK_M, 1]);
@@ -90,7 +90,7 @@ pub mod flash_attention {
         let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
         for j in 0i32..num_kv {
-            let k_t: Tile<E, { [1, HEAD_DIM, BLOCK_N] }> = load_view_tko(
+            let k_t: Tile<ET, { [1, HEAD_DIM, BLOCK_N] }> = load_view_tko(
                 &k_view_2,
                 [bh, 0i32, j],
                 ordering::Weak,
@@ -98,7 +98,7 @@ pub mod flash_attention {
                 Some(2),
                 tma::Enabled,
             );
-            let k_t: Tile<E, { [HEAD_DIM, BLOCK_N] }> =
+            let k_t: Tile<ET, { [HEAD_DIM, BLOCK_N] }> =
                 k_t.reshape(const_shape![HEAD_DIM, BLOCK_N]);
             let s: Tile<f32, { [BLOCK_M, BLOCK_N] }> = mma(q, k_t, t_3);
             let arg_5: Tile<i32, { [BLOCK_N] }> =

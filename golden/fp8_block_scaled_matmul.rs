@@ -11,7 +11,7 @@ pub mod fp8_block_scaled_matmul {
     use cutile::core::*;
 
     /// BLOCK_N and BLOCK_K are the quantization block: one B scale per tile.
-    // generic E: ElementType <- dtype(C)
+    // generic ET: ElementType <- dtype(C)
     // generic EAScale: ElementType <- dtype(A_scale), dtype(B_scale)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
@@ -24,10 +24,10 @@ pub mod fp8_block_scaled_matmul {
     // note: `A_scale_stride_0` is the stride of `A_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `B_scale_stride_0` is the stride of `B_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `C_stride_0` is the stride of `C` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"fp8_block_matmul_kernel","generics":[{"kind":"type","name":"E","params":["C"],"source":"dtype(C)"},{"kind":"type","name":"EAScale","params":["A_scale","B_scale"],"source":"dtype(A_scale), dtype(B_scale)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_N_TIMES_BLOCK_K","params":["BLOCK_N","BLOCK_K"],"source":"derived((BLOCK_N * BLOCK_K))","tree":["*",["param","BLOCK_N"],["param","BLOCK_K"]]}],"kernel":"fp8_block_matmul_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","`A_stride_0` is the stride of `A` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_stride_0` is the stride of `B` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`A_scale_stride_0` is the stride of `A_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_scale_stride_0` is the stride of `B_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`C_stride_0` is the stride of `C` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f8e4m3fn","kind":"array","name":"A","ndim":2,"written":false},{"element":"f8e4m3fn","kind":"array","name":"B","ndim":2,"written":false},{"element":"E","kind":"array","name":"C","ndim":2,"written":true},{"element":"EAScale","kind":"array","name":"A_scale","ndim":2,"written":false},{"element":"EAScale","kind":"array","name":"B_scale","ndim":2,"written":false},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"array":"A","dim":0,"element":"i32","kind":"stride","name":"A_stride_0"},{"array":"B","dim":0,"element":"i32","kind":"stride","name":"B_stride_0"},{"array":"A_scale","dim":0,"element":"i32","kind":"stride","name":"A_scale_stride_0"},{"array":"B_scale","dim":0,"element":"i32","kind":"stride","name":"B_scale_stride_0"},{"array":"C","dim":0,"element":"i32","kind":"stride","name":"C_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"fp8_block_matmul_kernel","generics":[{"kind":"type","name":"ET","params":["C"],"source":"dtype(C)"},{"kind":"type","name":"EAScale","params":["A_scale","B_scale"],"source":"dtype(A_scale), dtype(B_scale)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_N_TIMES_BLOCK_K","params":["BLOCK_N","BLOCK_K"],"source":"derived((BLOCK_N * BLOCK_K))","tree":["*",["param","BLOCK_N"],["param","BLOCK_K"]]}],"kernel":"fp8_block_matmul_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","`A_stride_0` is the stride of `A` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_stride_0` is the stride of `B` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`A_scale_stride_0` is the stride of `A_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`B_scale_stride_0` is the stride of `B_scale` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`C_stride_0` is the stride of `C` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f8e4m3fn","kind":"array","name":"A","ndim":2,"written":false},{"element":"f8e4m3fn","kind":"array","name":"B","ndim":2,"written":false},{"element":"ET","kind":"array","name":"C","ndim":2,"written":true},{"element":"EAScale","kind":"array","name":"A_scale","ndim":2,"written":false},{"element":"EAScale","kind":"array","name":"B_scale","ndim":2,"written":false},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"array":"A","dim":0,"element":"i32","kind":"stride","name":"A_stride_0"},{"array":"B","dim":0,"element":"i32","kind":"stride","name":"B_stride_0"},{"array":"A_scale","dim":0,"element":"i32","kind":"stride","name":"A_scale_stride_0"},{"array":"B_scale","dim":0,"element":"i32","kind":"stride","name":"B_scale_stride_0"},{"array":"C","dim":0,"element":"i32","kind":"stride","name":"C_stride_0"}],"version":1}
     #[cutile::entry()]
     fn fp8_block_matmul_kernel<
-        E: ElementType,
+        ET: ElementType,
         EAScale: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
@@ -37,7 +37,7 @@ pub mod fp8_block_scaled_matmul {
     >(
         A: &Tensor<f8e4m3fn, { [-1, -1] }>,
         B: &Tensor<f8e4m3fn, { [-1, -1] }>,
-        C: &Tensor<E, { [-1, -1] }>,
+        C: &Tensor<ET, { [-1, -1] }>,
         A_scale: &Tensor<EAScale, { [-1, -1] }>,
         B_scale: &Tensor<EAScale, { [-1, -1] }>,
         A_stride_0: i32,
@@ -345,14 +345,14 @@ pub mod fp8_block_scaled_matmul {
         let offsets_170: Tile<i64, { [BLOCK_M, BLOCK_N] }> = index64_161 * unit_stride_169;
         let offsets_171: Tile<i64, { [BLOCK_M, BLOCK_N] }> = offsets_159 + offsets_170;
         let mask_172: Tile<bool, { [BLOCK_M, BLOCK_N] }> = in_bounds_155 & in_bounds_168;
-        let base_173: PointerTile<*mut E, { [] }> = get_tensor_base(C);
-        let base_174: PointerTile<*mut E, { [1, 1] }> = base_173.reshape(const_shape![1, 1]);
-        let base_175: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let base_173: PointerTile<*mut ET, { [] }> = get_tensor_base(C);
+        let base_174: PointerTile<*mut ET, { [1, 1] }> = base_173.reshape(const_shape![1, 1]);
+        let base_175: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             base_174.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let pointers_176: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let pointers_176: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             base_175.offset_tile(offsets_171);
         let conv_177: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let conv_178: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(conv_177);
+        let conv_178: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(conv_177);
         unsafe {
             store_ptr_tko(
                 pointers_176,

@@ -11,7 +11,7 @@ pub mod fused_bias_activation {
     use cutile::core::*;
 
     /// One (TM, TN) tile per block; float32 math in registers.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EBias: ElementType <- dtype(bias)
     // generic EResidual: ElementType <- dtype(residual)
     // generic EY: ElementType <- dtype(y)
@@ -19,10 +19,10 @@ pub mod fused_bias_activation {
     // generic HAS_RESIDUAL: bool <- const(HAS_RESIDUAL)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"bias_act_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EResidual","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ACT","params":["ACT"],"source":"const(ACT)"},{"kind":"bool","name":"HAS_RESIDUAL","params":["HAS_RESIDUAL"],"source":"const(HAS_RESIDUAL)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"bias_act_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EResidual","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ACT"},{"const_kind":"bool","kind":"const","name":"HAS_RESIDUAL"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"bias_act_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EResidual","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ACT","params":["ACT"],"source":"const(ACT)"},{"kind":"bool","name":"HAS_RESIDUAL","params":["HAS_RESIDUAL"],"source":"const(HAS_RESIDUAL)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"bias_act_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EResidual","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ACT"},{"const_kind":"bool","kind":"const","name":"HAS_RESIDUAL"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[cutile::entry()]
     fn bias_act_kernel<
-        E: ElementType,
+        ET: ElementType,
         EBias: ElementType,
         EResidual: ElementType,
         EY: ElementType,
@@ -31,12 +31,12 @@ pub mod fused_bias_activation {
         const TM: i32,
         const TN: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
         bias: &Tensor<EBias, { [-1] }>,
         residual: &Tensor<EResidual, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -66,7 +66,7 @@ pub mod fused_bias_activation {
         let mut y_out_11 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
         let bm: i32 = get_tile_block_id().0;
         let bn: i32 = get_tile_block_id().1;
-        let t: Tile<E, { [TM, TN] }> = load_view_tko(
+        let t: Tile<ET, { [TM, TN] }> = load_view_tko(
             &x_view_1,
             [bm, bn],
             ordering::Weak,

@@ -13,16 +13,16 @@ pub mod gated_residual {
     use cutile::core::*;
 
     /// out[r, :] = residual[r, :] + h[r, :] * gate[r, :], accumulated in float32.
-    // generic E: ElementType <- dtype(residual)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(residual)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"gate":"float32","h":"float32"},"entry":"gated_residual_kernel_f32","generics":[{"kind":"type","name":"E","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"gated_residual_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"h","ndim":2,"written":false},{"element":"f32","kind":"array","name":"gate","ndim":2,"written":false},{"element":"E","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"gate":"float32","h":"float32"},"entry":"gated_residual_kernel_f32","generics":[{"kind":"type","name":"ET","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"gated_residual_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"h","ndim":2,"written":false},{"element":"f32","kind":"array","name":"gate","ndim":2,"written":false},{"element":"ET","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry()]
-    fn gated_residual_kernel_f32<E: ElementType, EOut: ElementType, const TILE_N: i32>(
+    fn gated_residual_kernel_f32<ET: ElementType, EOutT: ElementType, const TILE_N: i32>(
         h: &Tensor<f32, { [-1, -1] }>,
         gate: &Tensor<f32, { [-1, -1] }>,
-        residual: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        residual: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
         let h_view_1: Partition<f32, { [1, TILE_N] }> = unsafe {
             make_partition_view(
@@ -42,7 +42,7 @@ pub mod gated_residual {
                 get_tensor_token(gate),
             )
         };
-        let residual_view_3: Partition<E, { [1, TILE_N] }> = unsafe {
+        let residual_view_3: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 residual,
                 const_shape![1, TILE_N],
@@ -70,7 +70,7 @@ pub mod gated_residual {
             None,
             tma::Enabled,
         );
-        let t_4: Tile<E, { [1, TILE_N] }> = load_view_tko(
+        let t_4: Tile<ET, { [1, TILE_N] }> = load_view_tko(
             &residual_view_3,
             [row, col],
             ordering::Weak,
@@ -79,7 +79,7 @@ pub mod gated_residual {
             tma::Enabled,
         );
         let stream: Tile<f32, { [1, TILE_N] }> = convert_tile(t_4);
-        let conv_6: Tile<EOut, { [1, TILE_N] }> =
+        let conv_6: Tile<EOutT, { [1, TILE_N] }> =
             convert_tile(fma(ht, gt, stream, rounding::NearestEven, ftz::Disabled));
         unsafe {
             store_view_tko_mut(
@@ -95,16 +95,16 @@ pub mod gated_residual {
     }
 
     /// out[r, :] = residual[r, :] + h[r, :] * gate[r, :], accumulated in float32.
-    // generic E: ElementType <- dtype(residual)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(residual)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"gate":"float16","h":"float16"},"entry":"gated_residual_kernel_f16","generics":[{"kind":"type","name":"E","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"gated_residual_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"h","ndim":2,"written":false},{"element":"f16","kind":"array","name":"gate","ndim":2,"written":false},{"element":"E","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"gate":"float16","h":"float16"},"entry":"gated_residual_kernel_f16","generics":[{"kind":"type","name":"ET","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"gated_residual_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"h","ndim":2,"written":false},{"element":"f16","kind":"array","name":"gate","ndim":2,"written":false},{"element":"ET","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry()]
-    fn gated_residual_kernel_f16<E: ElementType, EOut: ElementType, const TILE_N: i32>(
+    fn gated_residual_kernel_f16<ET: ElementType, EOutT: ElementType, const TILE_N: i32>(
         h: &Tensor<f16, { [-1, -1] }>,
         gate: &Tensor<f16, { [-1, -1] }>,
-        residual: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        residual: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
         let h_view_1: Partition<f16, { [1, TILE_N] }> = unsafe {
             make_partition_view(
@@ -124,7 +124,7 @@ pub mod gated_residual {
                 get_tensor_token(gate),
             )
         };
-        let residual_view_3: Partition<E, { [1, TILE_N] }> = unsafe {
+        let residual_view_3: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 residual,
                 const_shape![1, TILE_N],
@@ -153,7 +153,7 @@ pub mod gated_residual {
             tma::Enabled,
         );
         let update: Tile<f16, { [1, TILE_N] }> = ht * gt;
-        let t_4: Tile<E, { [1, TILE_N] }> = load_view_tko(
+        let t_4: Tile<ET, { [1, TILE_N] }> = load_view_tko(
             &residual_view_3,
             [row, col],
             ordering::Weak,
@@ -163,7 +163,7 @@ pub mod gated_residual {
         );
         let stream: Tile<f32, { [1, TILE_N] }> = convert_tile(t_4);
         let conv_6: Tile<f32, { [1, TILE_N] }> = convert_tile(update);
-        let conv_7: Tile<EOut, { [1, TILE_N] }> = convert_tile(conv_6 + stream);
+        let conv_7: Tile<EOutT, { [1, TILE_N] }> = convert_tile(conv_6 + stream);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,
@@ -178,16 +178,16 @@ pub mod gated_residual {
     }
 
     /// out[r, :] = residual[r, :] + h[r, :] * gate[r, :], accumulated in float32.
-    // generic E: ElementType <- dtype(residual)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(residual)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"gate":"bfloat16","h":"bfloat16"},"entry":"gated_residual_kernel_bf16","generics":[{"kind":"type","name":"E","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"gated_residual_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"h","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"gate","ndim":2,"written":false},{"element":"E","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"gate":"bfloat16","h":"bfloat16"},"entry":"gated_residual_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["residual"],"source":"dtype(residual)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"gated_residual_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"h","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"gate","ndim":2,"written":false},{"element":"ET","kind":"array","name":"residual","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry()]
-    fn gated_residual_kernel_bf16<E: ElementType, EOut: ElementType, const TILE_N: i32>(
+    fn gated_residual_kernel_bf16<ET: ElementType, EOutT: ElementType, const TILE_N: i32>(
         h: &Tensor<bf16, { [-1, -1] }>,
         gate: &Tensor<bf16, { [-1, -1] }>,
-        residual: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        residual: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
         let h_view_1: Partition<bf16, { [1, TILE_N] }> = unsafe {
             make_partition_view(
@@ -207,7 +207,7 @@ pub mod gated_residual {
                 get_tensor_token(gate),
             )
         };
-        let residual_view_3: Partition<E, { [1, TILE_N] }> = unsafe {
+        let residual_view_3: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 residual,
                 const_shape![1, TILE_N],
@@ -236,7 +236,7 @@ pub mod gated_residual {
             tma::Enabled,
         );
         let update: Tile<bf16, { [1, TILE_N] }> = ht * gt;
-        let t_4: Tile<E, { [1, TILE_N] }> = load_view_tko(
+        let t_4: Tile<ET, { [1, TILE_N] }> = load_view_tko(
             &residual_view_3,
             [row, col],
             ordering::Weak,
@@ -246,7 +246,7 @@ pub mod gated_residual {
         );
         let stream: Tile<f32, { [1, TILE_N] }> = convert_tile(t_4);
         let conv_6: Tile<f32, { [1, TILE_N] }> = convert_tile(update);
-        let conv_7: Tile<EOut, { [1, TILE_N] }> = convert_tile(conv_6 + stream);
+        let conv_7: Tile<EOutT, { [1, TILE_N] }> = convert_tile(conv_6 + stream);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,

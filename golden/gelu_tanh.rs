@@ -9,17 +9,17 @@ pub mod gelu_tanh {
     use cutile::core::*;
 
     /// Apply GELU to a 2-D activation, one (TM, TN) tile per block.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gelu_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"gelu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gelu_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"gelu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[cutile::entry()]
-    fn gelu_kernel<E: ElementType, EY: ElementType, const TM: i32, const TN: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn gelu_kernel<ET: ElementType, EY: ElementType, const TM: i32, const TN: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -31,7 +31,7 @@ pub mod gelu_tanh {
         let mut y_out_7 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
         let bm: i32 = get_tile_block_id().0;
         let bn: i32 = get_tile_block_id().1;
-        let t: Tile<E, { [TM, TN] }> = load_view_tko(
+        let t: Tile<ET, { [TM, TN] }> = load_view_tko(
             &x_view_1,
             [bm, bn],
             ordering::Weak,

@@ -8,22 +8,22 @@
 pub mod grouped_row_sum {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic BLOCK: i32 <- const(BLOCK)
     // generic BLOCK_DIV_8: i32 <- derived((BLOCK // 8))
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"grouped_row_sum_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"i32","name":"BLOCK_DIV_8","params":["BLOCK"],"source":"derived((BLOCK // 8))","tree":["//",["param","BLOCK"],8]}],"kernel":"grouped_row_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"grouped_row_sum_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"i32","name":"BLOCK_DIV_8","params":["BLOCK"],"source":"derived((BLOCK // 8))","tree":["//",["param","BLOCK"],8]}],"kernel":"grouped_row_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     fn grouped_row_sum_kernel<
-        E: ElementType,
-        EOut: ElementType,
+        ET: ElementType,
+        EOutT: ElementType,
         const BLOCK: i32,
         const BLOCK_DIV_8: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, BLOCK] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, BLOCK] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, BLOCK],
@@ -34,7 +34,7 @@ pub mod grouped_row_sum {
         };
         let mut out_out_3 = unsafe { out.partition_full_mut(const_shape![1, BLOCK_DIV_8]) };
         let row: i32 = get_tile_block_id().0;
-        let t_2: Tile<E, { [1, BLOCK] }> = load_view_tko(
+        let t_2: Tile<ET, { [1, BLOCK] }> = load_view_tko(
             &x_view_1,
             [row, 0i32],
             ordering::Weak,
@@ -45,7 +45,7 @@ pub mod grouped_row_sum {
         let t: Tile<f32, { [1, BLOCK] }> = convert_tile(t_2);
         let groups: Tile<f32, { [BLOCK_DIV_8, 8] }> = t.reshape(const_shape![BLOCK_DIV_8, 8]);
         let sums: Tile<f32, { [BLOCK_DIV_8] }> = reduce_sum(groups, 1i32);
-        let conv_4: Tile<EOut, { [1, BLOCK_DIV_8] }> =
+        let conv_4: Tile<EOutT, { [1, BLOCK_DIV_8] }> =
             convert_tile(sums.reshape(const_shape![1, BLOCK_DIV_8]));
         unsafe {
             store_view_tko_mut(

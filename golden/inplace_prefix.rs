@@ -14,16 +14,16 @@ pub mod inplace_prefix {
     use cutile::core::*;
 
     /// x[row, j] += x[row, j - 1] for j = 1 .. n_tiles - 1, in order.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"inplace_prefix_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"inplace_prefix_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_tiles"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"inplace_prefix_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"inplace_prefix_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_tiles"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn inplace_prefix_kernel<E: ElementType, const TILE: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn inplace_prefix_kernel<ET: ElementType, const TILE: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         n_tiles: i32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -37,7 +37,7 @@ pub mod inplace_prefix {
         let mut x_access: Token = x_token;
         let row: i32 = get_tile_block_id().0;
         for j in 1i32..n_tiles {
-            let (loaded_3, load_token_2): (Tile<E, { [1, TILE] }>, Token) = unsafe {
+            let (loaded_3, load_token_2): (Tile<ET, { [1, TILE] }>, Token) = unsafe {
                 load_view_raw(
                     &x_view_1,
                     [row, j - 1i32],
@@ -51,8 +51,8 @@ pub mod inplace_prefix {
                 )
             };
             x_access = join_tokens(&[x_access, load_token_2]);
-            let prev: Tile<E, { [1, TILE] }> = loaded_3;
-            let (loaded_5, load_token_4): (Tile<E, { [1, TILE] }>, Token) = unsafe {
+            let prev: Tile<ET, { [1, TILE] }> = loaded_3;
+            let (loaded_5, load_token_4): (Tile<ET, { [1, TILE] }>, Token) = unsafe {
                 load_view_raw(
                     &x_view_1,
                     [row, j],
@@ -66,8 +66,8 @@ pub mod inplace_prefix {
                 )
             };
             x_access = join_tokens(&[x_access, load_token_4]);
-            let cur: Tile<E, { [1, TILE] }> = loaded_5;
-            let out_7: Tile<E, { [1, TILE] }> = cur + prev;
+            let cur: Tile<ET, { [1, TILE] }> = loaded_5;
+            let out_7: Tile<ET, { [1, TILE] }> = cur + prev;
             x_token = unsafe {
                 store_view_raw(
                     &x_out_6,

@@ -9,26 +9,26 @@ pub mod int8_dequant {
     use cutile::core::*;
 
     /// One (BLOCK_R, BLOCK_C) tile per block.
-    // generic E: ElementType <- dtype(q)
+    // generic ET: ElementType <- dtype(q)
     // generic EScales: ElementType <- dtype(scales)
     // generic BLOCK_R: i32 <- const(BLOCK_R)
     // generic BLOCK_C: i32 <- const(BLOCK_C)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
     // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"w":"bfloat16"},"entry":"dequant_int8_kernel_bf16","generics":[{"kind":"type","name":"E","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"BLOCK_C","params":["BLOCK_C"],"source":"const(BLOCK_C)"}],"kernel":"dequant_int8_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"q","ndim":2,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"BLOCK_C"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"w":"bfloat16"},"entry":"dequant_int8_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"BLOCK_C","params":["BLOCK_C"],"source":"const(BLOCK_C)"}],"kernel":"dequant_int8_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"q","ndim":2,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"BLOCK_C"}],"version":1}
     #[cutile::entry()]
     fn dequant_int8_kernel_bf16<
-        E: ElementType,
+        ET: ElementType,
         EScales: ElementType,
         const BLOCK_R: i32,
         const BLOCK_C: i32,
     >(
-        q: &Tensor<E, { [-1, -1] }>,
+        q: &Tensor<ET, { [-1, -1] }>,
         scales: &Tensor<EScales, { [-1] }>,
         w: &Tensor<bf16, { [-1, -1] }>,
     ) {
-        let q_view_1: Partition<E, { [BLOCK_R, BLOCK_C] }> = unsafe {
+        let q_view_1: Partition<ET, { [BLOCK_R, BLOCK_C] }> = unsafe {
             make_partition_view(
                 q,
                 const_shape![BLOCK_R, BLOCK_C],
@@ -49,7 +49,7 @@ pub mod int8_dequant {
         let mut w_out_5 = unsafe { w.partition_full_mut(const_shape![BLOCK_R, BLOCK_C]) };
         let r: i32 = get_tile_block_id().0;
         let c: i32 = get_tile_block_id().1;
-        let qt: Tile<E, { [BLOCK_R, BLOCK_C] }> = load_view_tko(
+        let qt: Tile<ET, { [BLOCK_R, BLOCK_C] }> = load_view_tko(
             &q_view_1,
             [r, c],
             ordering::Weak,
@@ -84,26 +84,26 @@ pub mod int8_dequant {
     }
 
     /// One (BLOCK_R, BLOCK_C) tile per block.
-    // generic E: ElementType <- dtype(q)
+    // generic ET: ElementType <- dtype(q)
     // generic EScales: ElementType <- dtype(scales)
     // generic BLOCK_R: i32 <- const(BLOCK_R)
     // generic BLOCK_C: i32 <- const(BLOCK_C)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
     // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"w":"float32"},"entry":"dequant_int8_kernel_f32","generics":[{"kind":"type","name":"E","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"BLOCK_C","params":["BLOCK_C"],"source":"const(BLOCK_C)"}],"kernel":"dequant_int8_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"q","ndim":2,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"element":"f32","kind":"array","name":"w","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"BLOCK_C"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"w":"float32"},"entry":"dequant_int8_kernel_f32","generics":[{"kind":"type","name":"ET","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"BLOCK_C","params":["BLOCK_C"],"source":"const(BLOCK_C)"}],"kernel":"dequant_int8_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `int8` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 18: a `bfloat16` tile cannot be stored into `float16` array `w` (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"q","ndim":2,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"element":"f32","kind":"array","name":"w","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"BLOCK_C"}],"version":1}
     #[cutile::entry()]
     fn dequant_int8_kernel_f32<
-        E: ElementType,
+        ET: ElementType,
         EScales: ElementType,
         const BLOCK_R: i32,
         const BLOCK_C: i32,
     >(
-        q: &Tensor<E, { [-1, -1] }>,
+        q: &Tensor<ET, { [-1, -1] }>,
         scales: &Tensor<EScales, { [-1] }>,
         w: &Tensor<f32, { [-1, -1] }>,
     ) {
-        let q_view_1: Partition<E, { [BLOCK_R, BLOCK_C] }> = unsafe {
+        let q_view_1: Partition<ET, { [BLOCK_R, BLOCK_C] }> = unsafe {
             make_partition_view(
                 q,
                 const_shape![BLOCK_R, BLOCK_C],
@@ -124,7 +124,7 @@ pub mod int8_dequant {
         let mut w_out_5 = unsafe { w.partition_full_mut(const_shape![BLOCK_R, BLOCK_C]) };
         let r: i32 = get_tile_block_id().0;
         let c: i32 = get_tile_block_id().1;
-        let qt: Tile<E, { [BLOCK_R, BLOCK_C] }> = load_view_tko(
+        let qt: Tile<ET, { [BLOCK_R, BLOCK_C] }> = load_view_tko(
             &q_view_1,
             [r, c],
             ordering::Weak,
@@ -160,17 +160,17 @@ pub mod int8_dequant {
     }
 
     /// Inverse: per-row absmax scale, round-to-nearest, clamp to [-127, 127].
-    // generic E: ElementType <- dtype(w)
+    // generic ET: ElementType <- dtype(w)
     // generic BLOCK_R: i32 <- const(BLOCK_R)
     // generic COLS: i32 <- const(COLS)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"quant_int8_kernel","generics":[{"kind":"type","name":"E","params":["w"],"source":"dtype(w)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"COLS","params":["COLS"],"source":"const(COLS)"}],"kernel":"quant_int8_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"w","ndim":2,"written":false},{"element":"i8","kind":"array","name":"q","ndim":2,"written":true},{"element":"f32","kind":"array","name":"scales","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"COLS"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"quant_int8_kernel","generics":[{"kind":"type","name":"ET","params":["w"],"source":"dtype(w)"},{"kind":"i32","name":"BLOCK_R","params":["BLOCK_R"],"source":"const(BLOCK_R)"},{"kind":"i32","name":"COLS","params":["COLS"],"source":"const(COLS)"}],"kernel":"quant_int8_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"w","ndim":2,"written":false},{"element":"i8","kind":"array","name":"q","ndim":2,"written":true},{"element":"f32","kind":"array","name":"scales","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_R"},{"const_kind":"int","kind":"const","name":"COLS"}],"version":1}
     #[cutile::entry()]
-    fn quant_int8_kernel<E: ElementType, const BLOCK_R: i32, const COLS: i32>(
-        w: &Tensor<E, { [-1, -1] }>,
+    fn quant_int8_kernel<ET: ElementType, const BLOCK_R: i32, const COLS: i32>(
+        w: &Tensor<ET, { [-1, -1] }>,
         q: &Tensor<i8, { [-1, -1] }>,
         scales: &Tensor<f32, { [-1] }>,
     ) {
-        let w_view_1: Partition<E, { [BLOCK_R, COLS] }> = unsafe {
+        let w_view_1: Partition<ET, { [BLOCK_R, COLS] }> = unsafe {
             make_partition_view(
                 w,
                 const_shape![BLOCK_R, COLS],
@@ -182,7 +182,7 @@ pub mod int8_dequant {
         let mut q_out_11 = unsafe { q.partition_full_mut(const_shape![BLOCK_R, COLS]) };
         let mut scales_out_13 = unsafe { scales.partition_full_mut(const_shape![BLOCK_R]) };
         let r: i32 = get_tile_block_id().0;
-        let wt: Tile<E, { [BLOCK_R, COLS] }> = load_view_tko(
+        let wt: Tile<ET, { [BLOCK_R, COLS] }> = load_view_tko(
             &w_view_1,
             [r, 0i32],
             ordering::Weak,

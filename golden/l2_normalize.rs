@@ -10,17 +10,17 @@ pub mod l2_normalize {
     use cutile::core::*;
 
     /// ROWS rows per block; DIM is the full (power-of-two) embedding width.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic ROWS: i32 <- const(ROWS)
     // generic DIM: i32 <- const(DIM)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"l2_normalize_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"l2_normalize_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"DIM"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"l2_normalize_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"}],"kernel":"l2_normalize_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"DIM"}],"version":1}
     #[cutile::entry()]
-    fn l2_normalize_kernel<E: ElementType, EY: ElementType, const ROWS: i32, const DIM: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn l2_normalize_kernel<ET: ElementType, EY: ElementType, const ROWS: i32, const DIM: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [ROWS, DIM] }> = unsafe {
+        let x_view_1: Partition<ET, { [ROWS, DIM] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![ROWS, DIM],
@@ -31,7 +31,7 @@ pub mod l2_normalize {
         };
         let mut y_out_5 = unsafe { y.partition_full_mut(const_shape![ROWS, DIM]) };
         let blk: i32 = get_tile_block_id().0;
-        let t: Tile<E, { [ROWS, DIM] }> = load_view_tko(
+        let t: Tile<ET, { [ROWS, DIM] }> = load_view_tko(
             &x_view_1,
             [blk, 0i32],
             ordering::Weak,

@@ -11,24 +11,24 @@ pub mod layer_norm {
     use cutile::core::*;
 
     /// Y = (X - mean) * rstd * W + B for one row per block.
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EW: ElementType <- dtype(W)
     // generic EB: ElementType <- dtype(B)
     // generic EY: ElementType <- dtype(Y)
     // generic EPS_BITS: i32 <- f32_bits(eps)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // note: `eps` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `EPS_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"layer_norm_fwd_kernel","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"type","name":"EB","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"f32_bits","name":"EPS_BITS","params":["eps"],"source":"f32_bits(eps)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"layer_norm_fwd_kernel","notes":["`eps` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `EPS_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"X","ndim":2,"written":false},{"element":"EW","kind":"array","name":"W","ndim":1,"written":false},{"element":"EB","kind":"array","name":"B","ndim":1,"written":false},{"element":"EY","kind":"array","name":"Y","ndim":2,"written":true},{"element":"f32","kind":"array","name":"Mean","ndim":1,"written":true},{"element":"f32","kind":"array","name":"Rstd","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"N"},{"const_kind":"float","kind":"const","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"layer_norm_fwd_kernel","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"type","name":"EB","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"f32_bits","name":"EPS_BITS","params":["eps"],"source":"f32_bits(eps)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"layer_norm_fwd_kernel","notes":["`eps` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `EPS_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"X","ndim":2,"written":false},{"element":"EW","kind":"array","name":"W","ndim":1,"written":false},{"element":"EB","kind":"array","name":"B","ndim":1,"written":false},{"element":"EY","kind":"array","name":"Y","ndim":2,"written":true},{"element":"f32","kind":"array","name":"Mean","ndim":1,"written":true},{"element":"f32","kind":"array","name":"Rstd","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"N"},{"const_kind":"float","kind":"const","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
     fn layer_norm_fwd_kernel<
-        E: ElementType,
+        ET: ElementType,
         EW: ElementType,
         EB: ElementType,
         EY: ElementType,
         const EPS_BITS: i32,
         const BLOCK_N: i32,
     >(
-        X: &Tensor<E, { [-1, -1] }>,
+        X: &Tensor<ET, { [-1, -1] }>,
         W: &Tensor<EW, { [-1] }>,
         B: &Tensor<EB, { [-1] }>,
         Y: &Tensor<EY, { [-1, -1] }>,
@@ -39,7 +39,7 @@ pub mod layer_norm {
         let bits_21: Tile<i32, { [] }> = scalar_to_tile(EPS_BITS);
         let value_22: Tile<f32, { [] }> = bitcast(bits_21);
         let eps: f32 = tile_to_scalar(value_22);
-        let x_view_1: Partition<E, { [1, BLOCK_N] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, BLOCK_N] }> = unsafe {
             make_partition_view(
                 X,
                 const_shape![1, BLOCK_N],
@@ -70,7 +70,7 @@ pub mod layer_norm {
         let mut mean_out_19 = unsafe { Mean.partition_full_mut(const_shape![1]) };
         let mut rstd_out_20 = unsafe { Rstd.partition_full_mut(const_shape![1]) };
         let row: i32 = get_tile_block_id().0;
-        let x: Tile<E, { [1, BLOCK_N] }> = load_view_tko(
+        let x: Tile<ET, { [1, BLOCK_N] }> = load_view_tko(
             &x_view_1,
             [row, 0i32],
             ordering::Weak,

@@ -10,17 +10,17 @@ pub mod linear {
     use cutile::core::*;
 
     /// x: (M, K), weight: (N, K), bias: (N,), y: (M, N).
-    // generic E: ElementType <- dtype(x), dtype(weight)
+    // generic ET: ElementType <- dtype(x), dtype(weight)
     // generic EBias: ElementType <- dtype(bias)
     // generic EY: ElementType <- dtype(y)
     // generic HAS_BIAS: bool <- const(HAS_BIAS)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // generic TK: i32 <- const(TK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_kernel","generics":[{"kind":"type","name":"E","params":["x","weight"],"source":"dtype(x), dtype(weight)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"},{"kind":"i32","name":"TK","params":["TK"],"source":"const(TK)"}],"kernel":"linear_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"weight","ndim":2,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"const_kind":"int","kind":"const","name":"TK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_kernel","generics":[{"kind":"type","name":"ET","params":["x","weight"],"source":"dtype(x), dtype(weight)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"},{"kind":"i32","name":"TK","params":["TK"],"source":"const(TK)"}],"kernel":"linear_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"ET","kind":"array","name":"weight","ndim":2,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"const_kind":"int","kind":"const","name":"TK"}],"version":1}
     #[cutile::entry()]
     fn linear_kernel<
-        E: ElementType,
+        ET: ElementType,
         EBias: ElementType,
         EY: ElementType,
         const HAS_BIAS: bool,
@@ -28,12 +28,12 @@ pub mod linear {
         const TN: i32,
         const TK: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
-        weight: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
+        weight: &Tensor<ET, { [-1, -1] }>,
         bias: &Tensor<EBias, { [-1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TM, TK] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TK] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TK],
@@ -42,7 +42,7 @@ pub mod linear {
                 get_tensor_token(x),
             )
         };
-        let x_view_2: Partition<E, { [TM, TK] }> = unsafe {
+        let x_view_2: Partition<ET, { [TM, TK] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TK],
@@ -51,7 +51,7 @@ pub mod linear {
                 get_tensor_token(x),
             )
         };
-        let weight_view_3: Partition<E, { [TN, TK] }> = unsafe {
+        let weight_view_3: Partition<ET, { [TN, TK] }> = unsafe {
             make_partition_view(
                 weight,
                 const_shape![TN, TK],
@@ -74,7 +74,7 @@ pub mod linear {
         let pid_n: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [TM, TN] }> = constant(0.0f32, const_shape![TM, TN]);
         for kk in 0i32..num_tiles(&x_view_1, 1) {
-            let xt: Tile<E, { [TM, TK] }> = load_view_tko(
+            let xt: Tile<ET, { [TM, TK] }> = load_view_tko(
                 &x_view_2,
                 [pid_m, kk],
                 ordering::Weak,
@@ -82,7 +82,7 @@ pub mod linear {
                 None,
                 tma::Enabled,
             );
-            let wt: Tile<E, { [TN, TK] }> = load_view_tko(
+            let wt: Tile<ET, { [TN, TK] }> = load_view_tko(
                 &weight_view_3,
                 [pid_n, kk],
                 ordering::Weak,
@@ -90,7 +90,7 @@ pub mod linear {
                 None,
                 tma::Enabled,
             );
-            let perm_4: Tile<E, { [TK, TN] }> = permute(wt, const_array![1, 0]);
+            let perm_4: Tile<ET, { [TK, TN] }> = permute(wt, const_array![1, 0]);
             acc = mma(xt, perm_4, acc);
         }
         let acc: Tile<f32, { [TM, TN] }> = if HAS_BIAS {

@@ -10,18 +10,18 @@ pub mod log_softmax {
     use cutile::core::*;
 
     /// One row per block; rows are padded to TILE_C with -inf.
-    // generic E: ElementType <- dtype(logits)
+    // generic ET: ElementType <- dtype(logits)
     // generic ELogp: ElementType <- dtype(logp)
     // generic TILE_C: i32 <- const(TILE_C)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"log_softmax_nll_kernel","generics":[{"kind":"type","name":"E","params":["logits"],"source":"dtype(logits)"},{"kind":"type","name":"ELogp","params":["logp"],"source":"dtype(logp)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"log_softmax_nll_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"logits","ndim":2,"written":false},{"element":"i32","kind":"array","name":"targets","ndim":1,"written":false},{"element":"ELogp","kind":"array","name":"logp","ndim":2,"written":true},{"element":"f32","kind":"array","name":"loss","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"log_softmax_nll_kernel","generics":[{"kind":"type","name":"ET","params":["logits"],"source":"dtype(logits)"},{"kind":"type","name":"ELogp","params":["logp"],"source":"dtype(logp)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"log_softmax_nll_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"logits","ndim":2,"written":false},{"element":"i32","kind":"array","name":"targets","ndim":1,"written":false},{"element":"ELogp","kind":"array","name":"logp","ndim":2,"written":true},{"element":"f32","kind":"array","name":"loss","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
     #[cutile::entry()]
-    fn log_softmax_nll_kernel<E: ElementType, ELogp: ElementType, const TILE_C: i32>(
-        logits: &Tensor<E, { [-1, -1] }>,
+    fn log_softmax_nll_kernel<ET: ElementType, ELogp: ElementType, const TILE_C: i32>(
+        logits: &Tensor<ET, { [-1, -1] }>,
         targets: &Tensor<i32, { [-1] }>,
         logp: &Tensor<ELogp, { [-1, -1] }>,
         loss: &Tensor<f32, { [-1] }>,
     ) {
-        let logits_view_1: Partition<E, { [1, TILE_C] }> = unsafe {
+        let logits_view_1: Partition<ET, { [1, TILE_C] }> = unsafe {
             make_partition_view(
                 logits,
                 const_shape![1, TILE_C],
@@ -42,7 +42,7 @@ pub mod log_softmax {
         };
         let mut loss_out_14 = unsafe { loss.partition_full_mut(const_shape![1]) };
         let row: i32 = get_tile_block_id().0;
-        let x: Tile<E, { [1, TILE_C] }> = load_view_tko(
+        let x: Tile<ET, { [1, TILE_C] }> = load_view_tko(
             &logits_view_1,
             [row, 0i32],
             ordering::Weak,
@@ -111,15 +111,15 @@ pub mod log_softmax {
     }
 
     /// Natural-log logsumexp of each row, using ct.log and ct.exp directly.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic TILE_C: i32 <- const(TILE_C)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"logsumexp_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"logsumexp_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"lse","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"logsumexp_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE_C","params":["TILE_C"],"source":"const(TILE_C)"}],"kernel":"logsumexp_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"lse","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_C"}],"version":1}
     #[cutile::entry()]
-    fn logsumexp_kernel<E: ElementType, const TILE_C: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn logsumexp_kernel<ET: ElementType, const TILE_C: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         lse: &Tensor<f32, { [-1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, TILE_C] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE_C] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE_C],
@@ -130,7 +130,7 @@ pub mod log_softmax {
         };
         let mut lse_out_2 = unsafe { lse.partition_full_mut(const_shape![1]) };
         let row: i32 = get_tile_block_id().0;
-        let t: Tile<E, { [1, TILE_C] }> = load_view_tko(
+        let t: Tile<ET, { [1, TILE_C] }> = load_view_tko(
             &x_view_1,
             [row, 0i32],
             ordering::Weak,

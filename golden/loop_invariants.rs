@@ -30,22 +30,22 @@ pub mod loop_invariants {
 
     /// y[:, chunk] = the running sum over x's chunk pairs, decayed by exp(scale * sum(w)),
     /// scaled again on odd chunks.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EW: ElementType <- dtype(w)
     // generic EY: ElementType <- dtype(y)
     // generic TILE: i32 <- const(TILE)
     // generic CHUNK: i32 <- const(CHUNK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"decayed_chunks_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EW","params":["w"],"source":"dtype(w)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"CHUNK","params":["CHUNK"],"source":"const(CHUNK)"}],"kernel":"decayed_chunks_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EW","kind":"array","name":"w","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"scale"},{"element":"i32","kind":"scalar","name":"n_chunks"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"CHUNK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"decayed_chunks_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EW","params":["w"],"source":"dtype(w)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"CHUNK","params":["CHUNK"],"source":"const(CHUNK)"}],"kernel":"decayed_chunks_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EW","kind":"array","name":"w","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"scale"},{"element":"i32","kind":"scalar","name":"n_chunks"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"CHUNK"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn decayed_chunks_kernel<
-        E: ElementType,
+        ET: ElementType,
         EW: ElementType,
         EY: ElementType,
         const TILE: i32,
         const CHUNK: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
         w: &Tensor<EW, { [-1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
         scale: f32,
@@ -60,7 +60,7 @@ pub mod loop_invariants {
                 get_tensor_token(w),
             )
         };
-        let x_view_5: Partition<E, { [TILE, CHUNK] }> = unsafe {
+        let x_view_5: Partition<ET, { [TILE, CHUNK] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE, CHUNK],
@@ -96,7 +96,7 @@ pub mod loop_invariants {
             let step: i32 = inv_12 + i;
             let inv_9: i32 = step * 2i32;
             for j in 0i32..2i32 {
-                let t_6: Tile<E, { [TILE, CHUNK] }> = load_view_tko(
+                let t_6: Tile<ET, { [TILE, CHUNK] }> = load_view_tko(
                     &x_view_5,
                     [row, inv_9 + j],
                     ordering::Weak,

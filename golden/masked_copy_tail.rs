@@ -17,14 +17,14 @@ pub mod masked_copy_tail {
     }
 
     /// dst[i] = src[i] * scale for i < n.
-    // generic E: ElementType <- dtype(dst)
+    // generic ET: ElementType <- dtype(dst)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"float32"},"entry":"scaled_copy_kernel_f32","generics":[{"kind":"type","name":"E","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"src","ndim":1,"written":false},{"element":"E","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"float32"},"entry":"scaled_copy_kernel_f32","generics":[{"kind":"type","name":"ET","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"src","ndim":1,"written":false},{"element":"ET","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn scaled_copy_kernel_f32<E: ElementType, const TILE_SIZE: i32>(
+    fn scaled_copy_kernel_f32<ET: ElementType, const TILE_SIZE: i32>(
         src: &Tensor<f32, { [-1] }>,
-        dst: &Tensor<E, { [-1] }>,
+        dst: &Tensor<ET, { [-1] }>,
         n: i32,
         scale: f32,
     ) {
@@ -50,7 +50,7 @@ pub mod masked_copy_tail {
                 Some(1),
                 tma::Enabled,
             );
-            let conv_3: Tile<E, { [TILE_SIZE] }> =
+            let conv_3: Tile<ET, { [TILE_SIZE] }> =
                 convert_tile(t * broadcast_scalar(scale, const_shape![TILE_SIZE]));
             dst_token = unsafe {
                 store_view_raw(
@@ -94,17 +94,18 @@ pub mod masked_copy_tail {
                 )
             };
             let t: Tile<f32, { [TILE_SIZE] }> = gathered_14;
-            let out: Tile<E, { [TILE_SIZE] }> =
+            let out: Tile<ET, { [TILE_SIZE] }> =
                 convert_tile(t * broadcast_scalar(scale, const_shape![TILE_SIZE]));
             let index64_15: Tile<i64, { [TILE_SIZE] }> = exti(idx);
             let unit_stride_16: Tile<i64, { [TILE_SIZE] }> =
                 constant(1i64, const_shape![TILE_SIZE]);
             let offsets_17: Tile<i64, { [TILE_SIZE] }> = index64_15 * unit_stride_16;
-            let base_18: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
-            let base_19: PointerTile<*mut E, { [1] }> = base_18.reshape(const_shape![1]);
-            let base_20: PointerTile<*mut E, { [TILE_SIZE] }> =
+            let base_18: PointerTile<*mut ET, { [] }> = get_tensor_base(dst);
+            let base_19: PointerTile<*mut ET, { [1] }> = base_18.reshape(const_shape![1]);
+            let base_20: PointerTile<*mut ET, { [TILE_SIZE] }> =
                 base_19.broadcast(const_shape![TILE_SIZE]);
-            let pointers_21: PointerTile<*mut E, { [TILE_SIZE] }> = base_20.offset_tile(offsets_17);
+            let pointers_21: PointerTile<*mut ET, { [TILE_SIZE] }> =
+                base_20.offset_tile(offsets_17);
             dst_token = unsafe {
                 store_ptr_tko(
                     pointers_21,
@@ -120,14 +121,14 @@ pub mod masked_copy_tail {
     }
 
     /// dst[i] = src[i] * scale for i < n.
-    // generic E: ElementType <- dtype(dst)
+    // generic ET: ElementType <- dtype(dst)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"float16"},"entry":"scaled_copy_kernel_f16","generics":[{"kind":"type","name":"E","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"src","ndim":1,"written":false},{"element":"E","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"float16"},"entry":"scaled_copy_kernel_f16","generics":[{"kind":"type","name":"ET","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"src","ndim":1,"written":false},{"element":"ET","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn scaled_copy_kernel_f16<E: ElementType, const TILE_SIZE: i32>(
+    fn scaled_copy_kernel_f16<ET: ElementType, const TILE_SIZE: i32>(
         src: &Tensor<f16, { [-1] }>,
-        dst: &Tensor<E, { [-1] }>,
+        dst: &Tensor<ET, { [-1] }>,
         n: i32,
         scale: f32,
     ) {
@@ -154,7 +155,7 @@ pub mod masked_copy_tail {
                 tma::Enabled,
             );
             let conv_3: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
-            let conv_4: Tile<E, { [TILE_SIZE] }> =
+            let conv_4: Tile<ET, { [TILE_SIZE] }> =
                 convert_tile(conv_3 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
             dst_token = unsafe {
                 store_view_raw(
@@ -200,17 +201,18 @@ pub mod masked_copy_tail {
             };
             let t: Tile<f16, { [TILE_SIZE] }> = gathered_16;
             let conv_17: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
-            let out: Tile<E, { [TILE_SIZE] }> =
+            let out: Tile<ET, { [TILE_SIZE] }> =
                 convert_tile(conv_17 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
             let index64_18: Tile<i64, { [TILE_SIZE] }> = exti(idx);
             let unit_stride_19: Tile<i64, { [TILE_SIZE] }> =
                 constant(1i64, const_shape![TILE_SIZE]);
             let offsets_20: Tile<i64, { [TILE_SIZE] }> = index64_18 * unit_stride_19;
-            let base_21: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
-            let base_22: PointerTile<*mut E, { [1] }> = base_21.reshape(const_shape![1]);
-            let base_23: PointerTile<*mut E, { [TILE_SIZE] }> =
+            let base_21: PointerTile<*mut ET, { [] }> = get_tensor_base(dst);
+            let base_22: PointerTile<*mut ET, { [1] }> = base_21.reshape(const_shape![1]);
+            let base_23: PointerTile<*mut ET, { [TILE_SIZE] }> =
                 base_22.broadcast(const_shape![TILE_SIZE]);
-            let pointers_24: PointerTile<*mut E, { [TILE_SIZE] }> = base_23.offset_tile(offsets_20);
+            let pointers_24: PointerTile<*mut ET, { [TILE_SIZE] }> =
+                base_23.offset_tile(offsets_20);
             dst_token = unsafe {
                 store_ptr_tko(
                     pointers_24,
@@ -226,14 +228,14 @@ pub mod masked_copy_tail {
     }
 
     /// dst[i] = src[i] * scale for i < n.
-    // generic E: ElementType <- dtype(dst)
+    // generic ET: ElementType <- dtype(dst)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"bfloat16"},"entry":"scaled_copy_kernel_bf16","generics":[{"kind":"type","name":"E","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"src","ndim":1,"written":false},{"element":"E","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"src":"bfloat16"},"entry":"scaled_copy_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["dst"],"source":"dtype(dst)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"scaled_copy_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"src","ndim":1,"written":false},{"element":"ET","kind":"array","name":"dst","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn scaled_copy_kernel_bf16<E: ElementType, const TILE_SIZE: i32>(
+    fn scaled_copy_kernel_bf16<ET: ElementType, const TILE_SIZE: i32>(
         src: &Tensor<bf16, { [-1] }>,
-        dst: &Tensor<E, { [-1] }>,
+        dst: &Tensor<ET, { [-1] }>,
         n: i32,
         scale: f32,
     ) {
@@ -260,7 +262,7 @@ pub mod masked_copy_tail {
                 tma::Enabled,
             );
             let conv_3: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
-            let conv_4: Tile<E, { [TILE_SIZE] }> =
+            let conv_4: Tile<ET, { [TILE_SIZE] }> =
                 convert_tile(conv_3 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
             dst_token = unsafe {
                 store_view_raw(
@@ -306,17 +308,18 @@ pub mod masked_copy_tail {
             };
             let t: Tile<bf16, { [TILE_SIZE] }> = gathered_16;
             let conv_17: Tile<f32, { [TILE_SIZE] }> = convert_tile(t);
-            let out: Tile<E, { [TILE_SIZE] }> =
+            let out: Tile<ET, { [TILE_SIZE] }> =
                 convert_tile(conv_17 * broadcast_scalar(scale, const_shape![TILE_SIZE]));
             let index64_18: Tile<i64, { [TILE_SIZE] }> = exti(idx);
             let unit_stride_19: Tile<i64, { [TILE_SIZE] }> =
                 constant(1i64, const_shape![TILE_SIZE]);
             let offsets_20: Tile<i64, { [TILE_SIZE] }> = index64_18 * unit_stride_19;
-            let base_21: PointerTile<*mut E, { [] }> = get_tensor_base(dst);
-            let base_22: PointerTile<*mut E, { [1] }> = base_21.reshape(const_shape![1]);
-            let base_23: PointerTile<*mut E, { [TILE_SIZE] }> =
+            let base_21: PointerTile<*mut ET, { [] }> = get_tensor_base(dst);
+            let base_22: PointerTile<*mut ET, { [1] }> = base_21.reshape(const_shape![1]);
+            let base_23: PointerTile<*mut ET, { [TILE_SIZE] }> =
                 base_22.broadcast(const_shape![TILE_SIZE]);
-            let pointers_24: PointerTile<*mut E, { [TILE_SIZE] }> = base_23.offset_tile(offsets_20);
+            let pointers_24: PointerTile<*mut ET, { [TILE_SIZE] }> =
+                base_23.offset_tile(offsets_20);
             dst_token = unsafe {
                 store_ptr_tko(
                     pointers_24,

@@ -9,25 +9,25 @@ pub mod matmul {
     use cutile::core::*;
 
     /// One (TILE_M, TILE_N) output tile per block.
-    // generic E: ElementType <- dtype(A), dtype(B)
+    // generic ET: ElementType <- dtype(A), dtype(B)
     // generic EC: ElementType <- dtype(C)
     // generic TILE_M: i32 <- const(TILE_M)
     // generic TILE_N: i32 <- const(TILE_N)
     // generic TILE_K: i32 <- const(TILE_K)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_kernel","generics":[{"kind":"type","name":"E","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"TILE_M","params":["TILE_M"],"source":"const(TILE_M)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"},{"kind":"i32","name":"TILE_K","params":["TILE_K"],"source":"const(TILE_K)"}],"kernel":"matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_M"},{"const_kind":"int","kind":"const","name":"TILE_N"},{"const_kind":"int","kind":"const","name":"TILE_K"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_kernel","generics":[{"kind":"type","name":"ET","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"TILE_M","params":["TILE_M"],"source":"const(TILE_M)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"},{"kind":"i32","name":"TILE_K","params":["TILE_K"],"source":"const(TILE_K)"}],"kernel":"matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"A","ndim":2,"written":false},{"element":"ET","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_M"},{"const_kind":"int","kind":"const","name":"TILE_N"},{"const_kind":"int","kind":"const","name":"TILE_K"}],"version":1}
     #[cutile::entry()]
     fn matmul_kernel<
-        E: ElementType,
+        ET: ElementType,
         EC: ElementType,
         const TILE_M: i32,
         const TILE_N: i32,
         const TILE_K: i32,
     >(
-        A: &Tensor<E, { [-1, -1] }>,
-        B: &Tensor<E, { [-1, -1] }>,
+        A: &Tensor<ET, { [-1, -1] }>,
+        B: &Tensor<ET, { [-1, -1] }>,
         C: &Tensor<EC, { [-1, -1] }>,
     ) {
-        let a_view_1: Partition<E, { [TILE_M, TILE_K] }> = unsafe {
+        let a_view_1: Partition<ET, { [TILE_M, TILE_K] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![TILE_M, TILE_K],
@@ -36,7 +36,7 @@ pub mod matmul {
                 get_tensor_token(A),
             )
         };
-        let a_view_2: Partition<E, { [TILE_M, TILE_K] }> = unsafe {
+        let a_view_2: Partition<ET, { [TILE_M, TILE_K] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![TILE_M, TILE_K],
@@ -45,7 +45,7 @@ pub mod matmul {
                 get_tensor_token(A),
             )
         };
-        let b_view_3: Partition<E, { [TILE_K, TILE_N] }> = unsafe {
+        let b_view_3: Partition<ET, { [TILE_K, TILE_N] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![TILE_K, TILE_N],
@@ -61,7 +61,7 @@ pub mod matmul {
         let mut acc: Tile<f32, { [TILE_M, TILE_N] }> =
             constant(0.0f32, const_shape![TILE_M, TILE_N]);
         for kt in 0i32..k_tiles {
-            let a: Tile<E, { [TILE_M, TILE_K] }> = load_view_tko(
+            let a: Tile<ET, { [TILE_M, TILE_K] }> = load_view_tko(
                 &a_view_2,
                 [bm, kt],
                 ordering::Weak,
@@ -69,7 +69,7 @@ pub mod matmul {
                 None,
                 tma::Enabled,
             );
-            let b: Tile<E, { [TILE_K, TILE_N] }> = load_view_tko(
+            let b: Tile<ET, { [TILE_K, TILE_N] }> = load_view_tko(
                 &b_view_3,
                 [kt, bn],
                 ordering::Weak,

@@ -32,25 +32,25 @@ pub mod matmul_grouped_order {
     }
 
     /// C = A @ B with swizzled tile order; fp32 accumulation.
-    // generic E: ElementType <- dtype(A), dtype(B)
+    // generic ET: ElementType <- dtype(A), dtype(B)
     // generic EC: ElementType <- dtype(C)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // generic TK: i32 <- const(TK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"grouped_matmul_kernel","generics":[{"kind":"type","name":"E","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"},{"kind":"i32","name":"TK","params":["TK"],"source":"const(TK)"}],"kernel":"grouped_matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"const_kind":"int","kind":"const","name":"TK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"grouped_matmul_kernel","generics":[{"kind":"type","name":"ET","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"},{"kind":"i32","name":"TK","params":["TK"],"source":"const(TK)"}],"kernel":"grouped_matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"A","ndim":2,"written":false},{"element":"ET","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"const_kind":"int","kind":"const","name":"TK"}],"version":1}
     #[cutile::entry()]
     fn grouped_matmul_kernel<
-        E: ElementType,
+        ET: ElementType,
         EC: ElementType,
         const TM: i32,
         const TN: i32,
         const TK: i32,
     >(
-        A: &Tensor<E, { [-1, -1] }>,
-        B: &Tensor<E, { [-1, -1] }>,
+        A: &Tensor<ET, { [-1, -1] }>,
+        B: &Tensor<ET, { [-1, -1] }>,
         C: &Tensor<EC, { [-1, -1] }>,
     ) {
-        let a_view_4: Partition<E, { [TM, TK] }> = unsafe {
+        let a_view_4: Partition<ET, { [TM, TK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![TM, TK],
@@ -59,7 +59,7 @@ pub mod matmul_grouped_order {
                 get_tensor_token(A),
             )
         };
-        let a_view_5: Partition<E, { [TM, TK] }> = unsafe {
+        let a_view_5: Partition<ET, { [TM, TK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![TM, TK],
@@ -68,7 +68,7 @@ pub mod matmul_grouped_order {
                 get_tensor_token(A),
             )
         };
-        let b_view_6: Partition<E, { [TK, TN] }> = unsafe {
+        let b_view_6: Partition<ET, { [TK, TN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![TK, TN],
@@ -104,7 +104,7 @@ pub mod matmul_grouped_order {
         let tile_n: i32 = swizzle_tile_index_tile_n;
         let mut acc: Tile<f32, { [TM, TN] }> = constant(0.0f32, const_shape![TM, TN]);
         for k in 0i32..num_tiles(&a_view_4, 1) {
-            let a: Tile<E, { [TM, TK] }> = load_view_tko(
+            let a: Tile<ET, { [TM, TK] }> = load_view_tko(
                 &a_view_5,
                 [tile_m, k],
                 ordering::Weak,
@@ -112,7 +112,7 @@ pub mod matmul_grouped_order {
                 Some(3),
                 tma::Enabled,
             );
-            let b: Tile<E, { [TK, TN] }> = load_view_tko(
+            let b: Tile<ET, { [TK, TN] }> = load_view_tko(
                 &b_view_6,
                 [k, tile_n],
                 ordering::Weak,

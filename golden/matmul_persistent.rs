@@ -31,26 +31,26 @@ pub mod matmul_persistent {
     }
 
     /// C = A @ B for float16 / bfloat16 operands, fp32 accumulation.
-    // generic E: ElementType <- dtype(A), dtype(B)
+    // generic ET: ElementType <- dtype(A), dtype(B)
     // generic EC: ElementType <- dtype(C)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"persistent_matmul_kernel","generics":[{"kind":"type","name":"E","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"persistent_matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"persistent_matmul_kernel","generics":[{"kind":"type","name":"ET","params":["A","B"],"source":"dtype(A), dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"persistent_matmul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"A","ndim":2,"written":false},{"element":"ET","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry(optimization_hints = (default = (occupancy = 1,),))]
     fn persistent_matmul_kernel<
-        E: ElementType,
+        ET: ElementType,
         EC: ElementType,
         const BM: i32,
         const BN: i32,
         const BK: i32,
     >(
-        A: &Tensor<E, { [-1, -1] }>,
-        B: &Tensor<E, { [-1, -1] }>,
+        A: &Tensor<ET, { [-1, -1] }>,
+        B: &Tensor<ET, { [-1, -1] }>,
         C: &Tensor<EC, { [-1, -1] }>,
     ) {
-        let a_view_1: Partition<E, { [BM, BK] }> = unsafe {
+        let a_view_1: Partition<ET, { [BM, BK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![BM, BK],
@@ -59,7 +59,7 @@ pub mod matmul_persistent {
                 get_tensor_token(A),
             )
         };
-        let a_view_4: Partition<E, { [BM, BK] }> = unsafe {
+        let a_view_4: Partition<ET, { [BM, BK] }> = unsafe {
             make_partition_view(
                 A,
                 const_shape![BM, BK],
@@ -68,7 +68,7 @@ pub mod matmul_persistent {
                 get_tensor_token(A),
             )
         };
-        let b_view_5: Partition<E, { [BK, BN] }> = unsafe {
+        let b_view_5: Partition<ET, { [BK, BN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![BK, BN],
@@ -90,7 +90,7 @@ pub mod matmul_persistent {
             let col: i32 = py_mod_i32(tile_id, tiles_n);
             let mut acc: Tile<f32, { [BM, BN] }> = cst_8;
             for k in 0i32..k_steps {
-                let a: Tile<E, { [BM, BK] }> = load_view_tko(
+                let a: Tile<ET, { [BM, BK] }> = load_view_tko(
                     &a_view_4,
                     [row, k],
                     ordering::Weak,
@@ -98,7 +98,7 @@ pub mod matmul_persistent {
                     Some(4),
                     tma::Enabled,
                 );
-                let b: Tile<E, { [BK, BN] }> = load_view_tko(
+                let b: Tile<ET, { [BK, BN] }> = load_view_tko(
                     &b_view_5,
                     [k, col],
                     ordering::Weak,

@@ -10,22 +10,22 @@ pub mod matmul_tf32 {
     use cutile::core::*;
 
     /// C = A @ B; operand dtype picked at compile time from A's dtype.
-    // generic E: ElementType <- dtype(B)
+    // generic ET: ElementType <- dtype(B)
     // generic EC: ElementType <- dtype(C)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float32"},"entry":"matmul_tf32_kernel_f32","generics":[{"kind":"type","name":"E","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_tf32_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float32"},"entry":"matmul_tf32_kernel_f32","generics":[{"kind":"type","name":"ET","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_tf32_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"A","ndim":2,"written":false},{"element":"ET","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[cutile::entry()]
     fn matmul_tf32_kernel_f32<
-        E: ElementType,
+        ET: ElementType,
         EC: ElementType,
         const BM: i32,
         const BN: i32,
         const BK: i32,
     >(
         A: &Tensor<f32, { [-1, -1] }>,
-        B: &Tensor<E, { [-1, -1] }>,
+        B: &Tensor<ET, { [-1, -1] }>,
         C: &Tensor<EC, { [-1, -1] }>,
     ) {
         let a_view_1: Partition<f32, { [BM, BK] }> = unsafe {
@@ -37,7 +37,7 @@ pub mod matmul_tf32 {
                 get_tensor_token(A),
             )
         };
-        let b_view_2: Partition<E, { [BK, BN] }> = unsafe {
+        let b_view_2: Partition<ET, { [BK, BN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![BK, BN],
@@ -60,7 +60,7 @@ pub mod matmul_tf32 {
                 None,
                 tma::Enabled,
             );
-            let b: Tile<E, { [BK, BN] }> = load_view_tko(
+            let b: Tile<ET, { [BK, BN] }> = load_view_tko(
                 &b_view_2,
                 [k, pid_n],
                 ordering::Weak,
@@ -87,22 +87,22 @@ pub mod matmul_tf32 {
     }
 
     /// C = A @ B; operand dtype picked at compile time from A's dtype.
-    // generic E: ElementType <- dtype(B)
+    // generic ET: ElementType <- dtype(B)
     // generic EC: ElementType <- dtype(C)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float16"},"entry":"matmul_tf32_kernel_f16","generics":[{"kind":"type","name":"E","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_tf32_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"float16"},"entry":"matmul_tf32_kernel_f16","generics":[{"kind":"type","name":"ET","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_tf32_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"A","ndim":2,"written":false},{"element":"ET","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[cutile::entry()]
     fn matmul_tf32_kernel_f16<
-        E: ElementType,
+        ET: ElementType,
         EC: ElementType,
         const BM: i32,
         const BN: i32,
         const BK: i32,
     >(
         A: &Tensor<f16, { [-1, -1] }>,
-        B: &Tensor<E, { [-1, -1] }>,
+        B: &Tensor<ET, { [-1, -1] }>,
         C: &Tensor<EC, { [-1, -1] }>,
     ) {
         let a_view_1: Partition<f16, { [BM, BK] }> = unsafe {
@@ -114,7 +114,7 @@ pub mod matmul_tf32 {
                 get_tensor_token(A),
             )
         };
-        let b_view_2: Partition<E, { [BK, BN] }> = unsafe {
+        let b_view_2: Partition<ET, { [BK, BN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![BK, BN],
@@ -137,7 +137,7 @@ pub mod matmul_tf32 {
                 None,
                 tma::Enabled,
             );
-            let b: Tile<E, { [BK, BN] }> = load_view_tko(
+            let b: Tile<ET, { [BK, BN] }> = load_view_tko(
                 &b_view_2,
                 [k, pid_n],
                 ordering::Weak,
@@ -163,22 +163,22 @@ pub mod matmul_tf32 {
     }
 
     /// C = A @ B; operand dtype picked at compile time from A's dtype.
-    // generic E: ElementType <- dtype(B)
+    // generic ET: ElementType <- dtype(B)
     // generic EC: ElementType <- dtype(C)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"bfloat16"},"entry":"matmul_tf32_kernel_bf16","generics":[{"kind":"type","name":"E","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_tf32_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"A","ndim":2,"written":false},{"element":"E","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"A":"bfloat16"},"entry":"matmul_tf32_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["B"],"source":"dtype(B)"},{"kind":"type","name":"EC","params":["C"],"source":"dtype(C)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_tf32_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"A","ndim":2,"written":false},{"element":"ET","kind":"array","name":"B","ndim":2,"written":false},{"element":"EC","kind":"array","name":"C","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[cutile::entry()]
     fn matmul_tf32_kernel_bf16<
-        E: ElementType,
+        ET: ElementType,
         EC: ElementType,
         const BM: i32,
         const BN: i32,
         const BK: i32,
     >(
         A: &Tensor<bf16, { [-1, -1] }>,
-        B: &Tensor<E, { [-1, -1] }>,
+        B: &Tensor<ET, { [-1, -1] }>,
         C: &Tensor<EC, { [-1, -1] }>,
     ) {
         let a_view_1: Partition<bf16, { [BM, BK] }> = unsafe {
@@ -190,7 +190,7 @@ pub mod matmul_tf32 {
                 get_tensor_token(A),
             )
         };
-        let b_view_2: Partition<E, { [BK, BN] }> = unsafe {
+        let b_view_2: Partition<ET, { [BK, BN] }> = unsafe {
             make_partition_view(
                 B,
                 const_shape![BK, BN],
@@ -213,7 +213,7 @@ pub mod matmul_tf32 {
                 None,
                 tma::Enabled,
             );
-            let b: Tile<E, { [BK, BN] }> = load_view_tko(
+            let b: Tile<ET, { [BK, BN] }> = load_view_tko(
                 &b_view_2,
                 [k, pid_n],
                 ordering::Weak,

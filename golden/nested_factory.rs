@@ -11,17 +11,17 @@
 pub mod nested_factory {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"make_row_max_row_max_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"make_row_max_row_max_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_tiles"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"make_row_max_row_max_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"make_row_max_row_max_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_tiles"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
-    fn make_row_max_row_max_kernel<E: ElementType, EOut: ElementType, const TILE: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+    fn make_row_max_row_max_kernel<ET: ElementType, EOutT: ElementType, const TILE: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         n_tiles: i32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -34,7 +34,7 @@ pub mod nested_factory {
         let row: i32 = get_tile_block_id().0;
         let mut best: Tile<f32, { [1, 1] }> = constant(f32::NEG_INFINITY, const_shape![1, 1]);
         for k in 0i32..n_tiles {
-            let t_2: Tile<E, { [1, TILE] }> = load_view_tko(
+            let t_2: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_1,
                 [row, k],
                 ordering::Weak,
@@ -52,7 +52,7 @@ pub mod nested_factory {
                 ftz::Disabled,
             );
         }
-        let conv_6: Tile<EOut, { [1, 1] }> = convert_tile(best);
+        let conv_6: Tile<EOutT, { [1, 1] }> = convert_tile(best);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,

@@ -11,17 +11,17 @@ pub mod online_softmax {
     use cutile::core::*;
 
     /// One block per row; loops over ct.cdiv(n_cols, TILE_N) column tiles twice.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"online_softmax_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"online_softmax_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry()]
-    fn online_softmax_kernel<E: ElementType, EY: ElementType, const TILE_N: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn online_softmax_kernel<ET: ElementType, EY: ElementType, const TILE_N: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
         n_cols: i32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE_N] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE_N],
@@ -30,7 +30,7 @@ pub mod online_softmax {
                 get_tensor_token(x),
             )
         };
-        let x_view_7: Partition<E, { [1, TILE_N] }> = unsafe {
+        let x_view_7: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE_N],
@@ -48,7 +48,7 @@ pub mod online_softmax {
         let t_3: Tile<f32, { [1, TILE_N] }> =
             constant(1.4426950408889634f32, const_shape![1, TILE_N]);
         for chunk in 0i32..num_chunks {
-            let t: Tile<E, { [1, TILE_N] }> = load_view_tko(
+            let t: Tile<ET, { [1, TILE_N] }> = load_view_tko(
                 &x_view_1,
                 [row, chunk],
                 ordering::Weak,
@@ -86,7 +86,7 @@ pub mod online_softmax {
             negf(running_max.broadcast(const_shape![1, TILE_N]));
         let bcast_13: Tile<f32, { [1, TILE_N] }> = inv_sum.broadcast(const_shape![1, TILE_N]);
         for chunk in 0i32..num_chunks {
-            let t: Tile<E, { [1, TILE_N] }> = load_view_tko(
+            let t: Tile<ET, { [1, TILE_N] }> = load_view_tko(
                 &x_view_7,
                 [row, chunk],
                 ordering::Weak,

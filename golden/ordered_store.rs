@@ -12,19 +12,19 @@ pub mod ordered_store {
     use cutile::core::*;
 
     /// y[j*TN:(j+1)*TN, i*TM:(i+1)*TM] = alpha * x[i*TM:(i+1)*TM, j*TN:(j+1)*TN]^T.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scaled_transpose_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"scaled_transpose_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scaled_transpose_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"scaled_transpose_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[cutile::entry()]
-    fn scaled_transpose_kernel<E: ElementType, EY: ElementType, const TM: i32, const TN: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn scaled_transpose_kernel<ET: ElementType, EY: ElementType, const TM: i32, const TN: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
         alpha: f32,
     ) {
-        let x_view_1: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -44,7 +44,7 @@ pub mod ordered_store {
         };
         let i: i32 = get_tile_block_id().0;
         let j: i32 = get_tile_block_id().1;
-        let t: Tile<E, { [TM, TN] }> = load_view_tko(
+        let t: Tile<ET, { [TM, TN] }> = load_view_tko(
             &x_view_1,
             [i, j],
             ordering::Weak,

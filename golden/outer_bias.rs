@@ -12,20 +12,20 @@ pub mod outer_bias {
     use cutile::core::*;
 
     /// float32-only; one (TM, TN) tile per block.
-    // generic E: ElementType <- dtype(x), dtype(r), dtype(c), dtype(u), dtype(v), dtype(y)
+    // generic ET: ElementType <- dtype(x), dtype(r), dtype(c), dtype(u), dtype(v), dtype(y)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"outer_bias_kernel","generics":[{"kind":"type","name":"E","params":["x","r","c","u","v","y"],"source":"dtype(x), dtype(r), dtype(c), dtype(u), dtype(v), dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"outer_bias_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"r","ndim":1,"written":false},{"element":"E","kind":"array","name":"c","ndim":1,"written":false},{"element":"E","kind":"array","name":"u","ndim":1,"written":false},{"element":"E","kind":"array","name":"v","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"outer_bias_kernel","generics":[{"kind":"type","name":"ET","params":["x","r","c","u","v","y"],"source":"dtype(x), dtype(r), dtype(c), dtype(u), dtype(v), dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"outer_bias_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"ET","kind":"array","name":"r","ndim":1,"written":false},{"element":"ET","kind":"array","name":"c","ndim":1,"written":false},{"element":"ET","kind":"array","name":"u","ndim":1,"written":false},{"element":"ET","kind":"array","name":"v","ndim":1,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[cutile::entry()]
-    fn outer_bias_kernel<E: ElementType, const TM: i32, const TN: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        r: &Tensor<E, { [-1] }>,
-        c: &Tensor<E, { [-1] }>,
-        u: &Tensor<E, { [-1] }>,
-        v: &Tensor<E, { [-1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+    fn outer_bias_kernel<ET: ElementType, const TM: i32, const TN: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        r: &Tensor<ET, { [-1] }>,
+        c: &Tensor<ET, { [-1] }>,
+        u: &Tensor<ET, { [-1] }>,
+        v: &Tensor<ET, { [-1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -34,7 +34,7 @@ pub mod outer_bias {
                 get_tensor_token(x),
             )
         };
-        let r_view_2: Partition<E, { [TM] }> = unsafe {
+        let r_view_2: Partition<ET, { [TM] }> = unsafe {
             make_partition_view(
                 r,
                 const_shape![TM],
@@ -43,7 +43,7 @@ pub mod outer_bias {
                 get_tensor_token(r),
             )
         };
-        let c_view_3: Partition<E, { [TN] }> = unsafe {
+        let c_view_3: Partition<ET, { [TN] }> = unsafe {
             make_partition_view(
                 c,
                 const_shape![TN],
@@ -52,7 +52,7 @@ pub mod outer_bias {
                 get_tensor_token(c),
             )
         };
-        let u_view_4: Partition<E, { [TM] }> = unsafe {
+        let u_view_4: Partition<ET, { [TM] }> = unsafe {
             make_partition_view(
                 u,
                 const_shape![TM],
@@ -61,7 +61,7 @@ pub mod outer_bias {
                 get_tensor_token(u),
             )
         };
-        let v_view_5: Partition<E, { [TN] }> = unsafe {
+        let v_view_5: Partition<ET, { [TN] }> = unsafe {
             make_partition_view(
                 v,
                 const_shape![TN],
@@ -73,7 +73,7 @@ pub mod outer_bias {
         let mut y_out_6 = unsafe { y.partition_full_mut(const_shape![TM, TN]) };
         let bi: i32 = get_tile_block_id().0;
         let bj: i32 = get_tile_block_id().1;
-        let xt: Tile<E, { [TM, TN] }> = load_view_tko(
+        let xt: Tile<ET, { [TM, TN] }> = load_view_tko(
             &x_view_1,
             [bi, bj],
             ordering::Weak,
@@ -81,7 +81,7 @@ pub mod outer_bias {
             None,
             tma::Enabled,
         );
-        let rt: Tile<E, { [TM] }> = load_view_tko(
+        let rt: Tile<ET, { [TM] }> = load_view_tko(
             &r_view_2,
             [bi],
             ordering::Weak,
@@ -89,7 +89,7 @@ pub mod outer_bias {
             None,
             tma::Enabled,
         );
-        let col: Tile<E, { [TN] }> = load_view_tko(
+        let col: Tile<ET, { [TN] }> = load_view_tko(
             &c_view_3,
             [bj],
             ordering::Weak,
@@ -97,7 +97,7 @@ pub mod outer_bias {
             None,
             tma::Enabled,
         );
-        let ut: Tile<E, { [TM] }> = load_view_tko(
+        let ut: Tile<ET, { [TM] }> = load_view_tko(
             &u_view_4,
             [bi],
             ordering::Weak,
@@ -105,7 +105,7 @@ pub mod outer_bias {
             None,
             tma::Enabled,
         );
-        let vt: Tile<E, { [TN] }> = load_view_tko(
+        let vt: Tile<ET, { [TN] }> = load_view_tko(
             &v_view_5,
             [bj],
             ordering::Weak,
@@ -113,14 +113,14 @@ pub mod outer_bias {
             None,
             tma::Enabled,
         );
-        let row_bias: Tile<E, { [TM, 1] }> = rt.reshape(const_shape![TM, 1]);
-        let col_bias: Tile<E, { [1, TN] }> = col.reshape(const_shape![1, TN]);
-        let scale: Tile<E, { [TM, TN] }> = ut
+        let row_bias: Tile<ET, { [TM, 1] }> = rt.reshape(const_shape![TM, 1]);
+        let col_bias: Tile<ET, { [1, TN] }> = col.reshape(const_shape![1, TN]);
+        let scale: Tile<ET, { [TM, TN] }> = ut
             .reshape(const_shape![TM, 1])
             .broadcast(const_shape![TM, TN])
             * vt.reshape(const_shape![1, TN])
                 .broadcast(const_shape![TM, TN]);
-        let out: Tile<E, { [TM, TN] }> = (xt
+        let out: Tile<ET, { [TM, TN] }> = (xt
             + row_bias.broadcast(const_shape![TM, TN])
             + col_bias.broadcast(const_shape![TM, TN]))
             * scale;

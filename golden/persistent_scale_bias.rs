@@ -33,29 +33,29 @@ pub mod persistent_scale_bias {
     }
 
     /// Grid-stride loop over all (TM, TN) tiles; float32 math, output in y's dtype.
-    // generic E: ElementType <- dtype(x)
-    // generic EScale: ElementType <- dtype(scale)
+    // generic ET: ElementType <- dtype(x)
+    // generic EScaleT: ElementType <- dtype(scale)
     // generic EBias: ElementType <- dtype(bias)
     // generic EY: ElementType <- dtype(y)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"persistent_scale_bias_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EScale","params":["scale"],"source":"dtype(scale)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"persistent_scale_bias_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EScale","kind":"array","name":"scale","ndim":1,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"persistent_scale_bias_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EScaleT","params":["scale"],"source":"dtype(scale)"},{"kind":"type","name":"EBias","params":["bias"],"source":"dtype(bias)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"persistent_scale_bias_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EScaleT","kind":"array","name":"scale","ndim":1,"written":false},{"element":"EBias","kind":"array","name":"bias","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn persistent_scale_bias_kernel<
-        E: ElementType,
-        EScale: ElementType,
+        ET: ElementType,
+        EScaleT: ElementType,
         EBias: ElementType,
         EY: ElementType,
         const TM: i32,
         const TN: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
-        scale: &Tensor<EScale, { [-1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
+        scale: &Tensor<EScaleT, { [-1] }>,
         bias: &Tensor<EBias, { [-1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -64,7 +64,7 @@ pub mod persistent_scale_bias {
                 get_tensor_token(x),
             )
         };
-        let x_view_4: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_4: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -73,7 +73,7 @@ pub mod persistent_scale_bias {
                 get_tensor_token(x),
             )
         };
-        let scale_view_5: Partition<EScale, { [TN] }> = unsafe {
+        let scale_view_5: Partition<EScaleT, { [TN] }> = unsafe {
             make_partition_view(
                 scale,
                 const_shape![TN],
@@ -101,7 +101,7 @@ pub mod persistent_scale_bias {
         for tile_id in (block_2..num_tiles_).step_by(blocks_3 as usize) {
             let tm: i32 = py_floordiv_i32(tile_id, tiles_n);
             let tn: i32 = py_mod_i32(tile_id, tiles_n);
-            let xt: Tile<E, { [TM, TN] }> = load_view_tko(
+            let xt: Tile<ET, { [TM, TN] }> = load_view_tko(
                 &x_view_4,
                 [tm, tn],
                 ordering::Weak,
@@ -109,7 +109,7 @@ pub mod persistent_scale_bias {
                 None,
                 tma::Enabled,
             );
-            let s: Tile<EScale, { [TN] }> = load_view_tko(
+            let s: Tile<EScaleT, { [TN] }> = load_view_tko(
                 &scale_view_5,
                 [tn],
                 ordering::Weak,

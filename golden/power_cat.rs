@@ -10,15 +10,15 @@
 pub mod power_cat {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x), dtype(y)
+    // generic ET: ElementType <- dtype(x), dtype(y)
     // generic TM: i32 <- const(TM)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"power_cat_kernel","generics":[{"kind":"type","name":"E","params":["x","y"],"source":"dtype(x), dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"}],"kernel":"power_cat_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"power_cat_kernel","generics":[{"kind":"type","name":"ET","params":["x","y"],"source":"dtype(x), dtype(y)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"}],"kernel":"power_cat_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"}],"version":1}
     #[cutile::entry()]
-    fn power_cat_kernel<E: ElementType, const TM: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+    fn power_cat_kernel<ET: ElementType, const TM: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TM, 32] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, 32] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, 32],
@@ -27,7 +27,7 @@ pub mod power_cat {
                 get_tensor_token(x),
             )
         };
-        let x_view_2: Partition<E, { [TM, 32] }> = unsafe {
+        let x_view_2: Partition<ET, { [TM, 32] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, 32],
@@ -38,7 +38,7 @@ pub mod power_cat {
         };
         let mut y_out_10 = unsafe { y.partition_full_mut(const_shape![TM, 64]) };
         let bid: i32 = get_tile_block_id().0;
-        let left: Tile<E, { [TM, 32] }> = load_view_tko(
+        let left: Tile<ET, { [TM, 32] }> = load_view_tko(
             &x_view_1,
             [bid, 0i32],
             ordering::Weak,
@@ -46,7 +46,7 @@ pub mod power_cat {
             None,
             tma::Enabled,
         );
-        let right: Tile<E, { [TM, 32] }> = load_view_tko(
+        let right: Tile<ET, { [TM, 32] }> = load_view_tko(
             &x_view_2,
             [bid, 1i32],
             ordering::Weak,
@@ -55,17 +55,17 @@ pub mod power_cat {
             tma::Enabled,
         );
         let f32_const_3: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
-        let value_4: Tile<E, { [] }> = convert_tile(f32_const_3);
-        let t_5: Tile<E, { [TM, 32] }> = value_4
+        let value_4: Tile<ET, { [] }> = convert_tile(f32_const_3);
+        let t_5: Tile<ET, { [TM, 32] }> = value_4
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, 32]);
-        let arg_9: Tile<E, { [TM, 32] }> = pow(left, t_5);
+        let arg_9: Tile<ET, { [TM, 32] }> = pow(left, t_5);
         let f32_const_6: Tile<f32, { [] }> = constant(0.5f32, const_shape![]);
-        let value_7: Tile<E, { [] }> = convert_tile(f32_const_6);
-        let t_8: Tile<E, { [TM, 32] }> = value_7
+        let value_7: Tile<ET, { [] }> = convert_tile(f32_const_6);
+        let t_8: Tile<ET, { [TM, 32] }> = value_7
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, 32]);
-        let joined: Tile<E, { [TM, 64] }> = cat(arg_9, pow(right, t_8), 1i32);
+        let joined: Tile<ET, { [TM, 64] }> = cat(arg_9, pow(right, t_8), 1i32);
         unsafe {
             store_view_tko_mut(
                 &mut y_out_10,

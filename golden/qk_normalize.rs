@@ -11,26 +11,26 @@ pub mod qk_normalize {
     use cutile::core::*;
 
     /// out[r, :] = q[r, :] * k[r, :], each of q and k first scaled to unit L2 norm.
-    // generic E: ElementType <- dtype(q)
+    // generic ET: ElementType <- dtype(q)
     // generic EK: ElementType <- dtype(k)
-    // generic EOut: ElementType <- dtype(out)
+    // generic EOutT: ElementType <- dtype(out)
     // generic DIM: i32 <- const(DIM)
     // generic NORMALIZE: bool <- const(NORMALIZE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"qk_rows_kernel","generics":[{"kind":"type","name":"E","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EK","params":["k"],"source":"dtype(k)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"bool","name":"NORMALIZE","params":["NORMALIZE"],"source":"const(NORMALIZE)"}],"kernel":"qk_rows_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"q","ndim":2,"written":false},{"element":"EK","kind":"array","name":"k","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"DIM"},{"const_kind":"bool","kind":"const","name":"NORMALIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"qk_rows_kernel","generics":[{"kind":"type","name":"ET","params":["q"],"source":"dtype(q)"},{"kind":"type","name":"EK","params":["k"],"source":"dtype(k)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"DIM","params":["DIM"],"source":"const(DIM)"},{"kind":"bool","name":"NORMALIZE","params":["NORMALIZE"],"source":"const(NORMALIZE)"}],"kernel":"qk_rows_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"q","ndim":2,"written":false},{"element":"EK","kind":"array","name":"k","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"DIM"},{"const_kind":"bool","kind":"const","name":"NORMALIZE"}],"version":1}
     #[cutile::entry()]
     fn qk_rows_kernel<
-        E: ElementType,
+        ET: ElementType,
         EK: ElementType,
-        EOut: ElementType,
+        EOutT: ElementType,
         const DIM: i32,
         const NORMALIZE: bool,
     >(
-        q: &Tensor<E, { [-1, -1] }>,
+        q: &Tensor<ET, { [-1, -1] }>,
         k: &Tensor<EK, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         eps: f32,
     ) {
-        let q_view_1: Partition<E, { [1, DIM] }> = unsafe {
+        let q_view_1: Partition<ET, { [1, DIM] }> = unsafe {
             make_partition_view(
                 q,
                 const_shape![1, DIM],
@@ -50,7 +50,7 @@ pub mod qk_normalize {
         };
         let mut out_out_11 = unsafe { out.partition_full_mut(const_shape![1, DIM]) };
         let row: i32 = get_tile_block_id().0;
-        let t_2: Tile<E, { [1, DIM] }> = load_view_tko(
+        let t_2: Tile<ET, { [1, DIM] }> = load_view_tko(
             &q_view_1,
             [row, 0i32],
             ordering::Weak,
@@ -90,7 +90,7 @@ pub mod qk_normalize {
         } else {
         }
         let prod: Tile<f32, { [1, DIM] }> = (qt * kt).reshape(const_shape![1, DIM]);
-        let conv_12: Tile<EOut, { [1, DIM] }> = convert_tile(prod);
+        let conv_12: Tile<EOutT, { [1, DIM] }> = convert_tile(prod);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_11,

@@ -15,26 +15,26 @@ pub mod ragged_window {
         tile_to_scalar(divi(a_tile, b_tile, rounding::NegativeInf))
     }
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE: i32 <- const(TILE)
     // generic WINDOW: i32 <- const(WINDOW)
     // generic USE_LENS: bool <- const(USE_LENS)
     // generic CENTERED: bool <- const(CENTERED)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"ragged_window_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"WINDOW","params":["WINDOW"],"source":"const(WINDOW)"},{"kind":"bool","name":"USE_LENS","params":["USE_LENS"],"source":"const(USE_LENS)"},{"kind":"bool","name":"CENTERED","params":["CENTERED"],"source":"const(CENTERED)"}],"kernel":"ragged_window_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"i32","kind":"array","name":"lens","ndim":1,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"WINDOW"},{"const_kind":"bool","kind":"const","name":"USE_LENS"},{"const_kind":"bool","kind":"const","name":"CENTERED"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"ragged_window_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"i32","name":"WINDOW","params":["WINDOW"],"source":"const(WINDOW)"},{"kind":"bool","name":"USE_LENS","params":["USE_LENS"],"source":"const(USE_LENS)"},{"kind":"bool","name":"CENTERED","params":["CENTERED"],"source":"const(CENTERED)"}],"kernel":"ragged_window_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"i32","kind":"array","name":"lens","ndim":1,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"int","kind":"const","name":"WINDOW"},{"const_kind":"bool","kind":"const","name":"USE_LENS"},{"const_kind":"bool","kind":"const","name":"CENTERED"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn ragged_window_kernel<
-        E: ElementType,
-        EOut: ElementType,
+        ET: ElementType,
+        EOutT: ElementType,
         const TILE: i32,
         const WINDOW: i32,
         const USE_LENS: bool,
         const CENTERED: bool,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
         lens: &Tensor<i32, { [-1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         n_cols: i32,
     ) {
         let lens_view_1: Partition<i32, { [1] }> = unsafe {
@@ -47,7 +47,7 @@ pub mod ragged_window {
             )
         };
         let out_out_3 = unsafe { out.partition_full_mut(const_shape![1, TILE]) };
-        let x_view_18: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_18: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -76,7 +76,7 @@ pub mod ragged_window {
             length
         };
         if length <= 0i32 {
-            let t_4: Tile<EOut, { [1, TILE] }> = constant(EOut::ZERO, const_shape![1, TILE]);
+            let t_4: Tile<EOutT, { [1, TILE] }> = constant(EOutT::ZERO, const_shape![1, TILE]);
             out_token = unsafe {
                 store_view_raw(
                     &out_out_3,
@@ -145,7 +145,7 @@ pub mod ragged_window {
             let t_21: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
             let t_23: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
             for j in py_floordiv_i32(lo, TILE)..ceil_div(hi, TILE) {
-                let t: Tile<E, { [1, TILE] }> = load_view_tko(
+                let t: Tile<ET, { [1, TILE] }> = load_view_tko(
                     &x_view_18,
                     [row, j],
                     ordering::Weak,
@@ -173,7 +173,7 @@ pub mod ragged_window {
                     arg_22 & cmpf(t, t_21, predicate::NotEqual, cmp_ordering::Unordered);
                 acc = acc + select(keep, t, t_23);
             }
-            let conv_24: Tile<EOut, { [1, TILE] }> = convert_tile(acc);
+            let conv_24: Tile<EOutT, { [1, TILE] }> = convert_tile(acc);
             out_token = unsafe {
                 store_view_raw(
                     &out_out_3,

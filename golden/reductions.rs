@@ -11,17 +11,17 @@ pub mod reductions {
     use cutile::core::*;
 
     /// row_sum[i] = sum_j x[i, j], row_max[i] = max_j x[i, j] (float32 outputs).
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_stats_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"row_stats_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"row_sum","ndim":1,"written":true},{"element":"f32","kind":"array","name":"row_max","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_stats_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"row_stats_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"row_sum","ndim":1,"written":true},{"element":"f32","kind":"array","name":"row_max","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
-    fn row_stats_kernel<E: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn row_stats_kernel<ET: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         row_sum: &Tensor<f32, { [-1] }>,
         row_max: &Tensor<f32, { [-1] }>,
     ) {
-        let x_view_1: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let x_view_1: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![BLOCK_M, BLOCK_N],
@@ -30,7 +30,7 @@ pub mod reductions {
                 get_tensor_token(x),
             )
         };
-        let x_view_2: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let x_view_2: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![BLOCK_M, BLOCK_N],
@@ -51,7 +51,7 @@ pub mod reductions {
         let t_8: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(f32::NEG_INFINITY, const_shape![BLOCK_M, BLOCK_N]);
         for bn in 0i32..num_tiles(&x_view_1, 1) {
-            let t_3: Tile<E, { [BLOCK_M, BLOCK_N] }> = load_view_tko(
+            let t_3: Tile<ET, { [BLOCK_M, BLOCK_N] }> = load_view_tko(
                 &x_view_2,
                 [bm, bn],
                 ordering::Weak,
@@ -99,17 +99,17 @@ pub mod reductions {
     }
 
     /// col_sum[j] = sum_i x[i, j], col_max[j] = max_i x[i, j].
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"col_stats_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"col_stats_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"col_sum","ndim":1,"written":true},{"element":"f32","kind":"array","name":"col_max","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"col_stats_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"col_stats_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"col_sum","ndim":1,"written":true},{"element":"f32","kind":"array","name":"col_max","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
-    fn col_stats_kernel<E: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn col_stats_kernel<ET: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         col_sum: &Tensor<f32, { [-1] }>,
         col_max: &Tensor<f32, { [-1] }>,
     ) {
-        let x_view_1: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let x_view_1: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![BLOCK_M, BLOCK_N],
@@ -118,7 +118,7 @@ pub mod reductions {
                 get_tensor_token(x),
             )
         };
-        let x_view_2: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let x_view_2: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![BLOCK_M, BLOCK_N],
@@ -139,7 +139,7 @@ pub mod reductions {
         let t_7: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
         for bm in 0i32..num_tiles(&x_view_1, 0) {
-            let t_3: Tile<E, { [BLOCK_M, BLOCK_N] }> = load_view_tko(
+            let t_3: Tile<ET, { [BLOCK_M, BLOCK_N] }> = load_view_tko(
                 &x_view_2,
                 [bm, bn],
                 ordering::Weak,

@@ -10,27 +10,27 @@ pub mod rms_norm {
     use cutile::core::*;
 
     /// Normalize one row per block; float32 statistics, output in y's dtype.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EW: ElementType <- dtype(w)
     // generic EY: ElementType <- dtype(y)
     // generic TILE_N: i32 <- const(TILE_N)
     // generic OFFSET_ONE: bool <- const(OFFSET_ONE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EW","params":["w"],"source":"dtype(w)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"},{"kind":"bool","name":"OFFSET_ONE","params":["OFFSET_ONE"],"source":"const(OFFSET_ONE)"}],"kernel":"rms_norm_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EW","kind":"array","name":"w","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"TILE_N"},{"const_kind":"bool","kind":"const","name":"OFFSET_ONE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EW","params":["w"],"source":"dtype(w)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"},{"kind":"bool","name":"OFFSET_ONE","params":["OFFSET_ONE"],"source":"const(OFFSET_ONE)"}],"kernel":"rms_norm_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EW","kind":"array","name":"w","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"TILE_N"},{"const_kind":"bool","kind":"const","name":"OFFSET_ONE"}],"version":1}
     #[cutile::entry()]
     fn rms_norm_kernel<
-        E: ElementType,
+        ET: ElementType,
         EW: ElementType,
         EY: ElementType,
         const TILE_N: i32,
         const OFFSET_ONE: bool,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
         w: &Tensor<EW, { [-1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
         n_cols: i32,
         eps: f32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE_N] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE_N],
@@ -50,7 +50,7 @@ pub mod rms_norm {
         };
         let mut y_out_9 = unsafe { y.partition_full_mut(const_shape![1, TILE_N]) };
         let row: i32 = get_tile_block_id().0;
-        let xt: Tile<E, { [1, TILE_N] }> = load_view_tko(
+        let xt: Tile<ET, { [1, TILE_N] }> = load_view_tko(
             &x_view_1,
             [row, 0i32],
             ordering::Weak,

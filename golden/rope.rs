@@ -12,26 +12,26 @@ pub mod rope {
     use cutile::core::*;
 
     /// Block (token, head_block) rotates HEADS heads of one token.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic ECos: ElementType <- dtype(cos)
     // generic ESin: ElementType <- dtype(sin)
     // generic HEADS: i32 <- const(HEADS)
     // generic HALF: i32 <- const(HALF)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rope_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"ECos","params":["cos"],"source":"dtype(cos)"},{"kind":"type","name":"ESin","params":["sin"],"source":"dtype(sin)"},{"kind":"i32","name":"HEADS","params":["HEADS"],"source":"const(HEADS)"},{"kind":"i32","name":"HALF","params":["HALF"],"source":"const(HALF)"}],"kernel":"rope_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":3,"written":true},{"element":"ECos","kind":"array","name":"cos","ndim":2,"written":false},{"element":"ESin","kind":"array","name":"sin","ndim":2,"written":false},{"const_kind":"int","kind":"const","name":"HEADS"},{"const_kind":"int","kind":"const","name":"HALF"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rope_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"ECos","params":["cos"],"source":"dtype(cos)"},{"kind":"type","name":"ESin","params":["sin"],"source":"dtype(sin)"},{"kind":"i32","name":"HEADS","params":["HEADS"],"source":"const(HEADS)"},{"kind":"i32","name":"HALF","params":["HALF"],"source":"const(HALF)"}],"kernel":"rope_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":3,"written":true},{"element":"ECos","kind":"array","name":"cos","ndim":2,"written":false},{"element":"ESin","kind":"array","name":"sin","ndim":2,"written":false},{"const_kind":"int","kind":"const","name":"HEADS"},{"const_kind":"int","kind":"const","name":"HALF"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn rope_kernel<
-        E: ElementType,
+        ET: ElementType,
         ECos: ElementType,
         ESin: ElementType,
         const HEADS: i32,
         const HALF: i32,
     >(
-        x: &Tensor<E, { [-1, -1, -1] }>,
+        x: &Tensor<ET, { [-1, -1, -1] }>,
         cos_: &Tensor<ECos, { [-1, -1] }>,
         sin_: &Tensor<ESin, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, HEADS, HALF] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, HEADS, HALF] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, HEADS, HALF],
@@ -63,7 +63,7 @@ pub mod rope {
         let mut x_access: Token = x_token;
         let tok: i32 = get_tile_block_id().0;
         let hb: i32 = get_tile_block_id().1;
-        let (loaded_3, load_token_2): (Tile<E, { [1, HEADS, HALF] }>, Token) = unsafe {
+        let (loaded_3, load_token_2): (Tile<ET, { [1, HEADS, HALF] }>, Token) = unsafe {
             load_view_raw(
                 &x_view_1,
                 [tok, hb, 0i32],
@@ -77,8 +77,8 @@ pub mod rope {
             )
         };
         x_access = join_tokens(&[x_access, load_token_2]);
-        let x1: Tile<E, { [1, HEADS, HALF] }> = loaded_3;
-        let (loaded_5, load_token_4): (Tile<E, { [1, HEADS, HALF] }>, Token) = unsafe {
+        let x1: Tile<ET, { [1, HEADS, HALF] }> = loaded_3;
+        let (loaded_5, load_token_4): (Tile<ET, { [1, HEADS, HALF] }>, Token) = unsafe {
             load_view_raw(
                 &x_view_1,
                 [tok, hb, 1i32],
@@ -92,7 +92,7 @@ pub mod rope {
             )
         };
         x_access = join_tokens(&[x_access, load_token_4]);
-        let x2: Tile<E, { [1, HEADS, HALF] }> = loaded_5;
+        let x2: Tile<ET, { [1, HEADS, HALF] }> = loaded_5;
         let t_7: Tile<ECos, { [1, HALF] }> = load_view_tko(
             &cos__view_6,
             [tok, 0i32],
@@ -129,7 +129,7 @@ pub mod rope {
             rounding::NearestEven,
             ftz::Disabled,
         );
-        let conv_11: Tile<E, { [1, HEADS, HALF] }> = convert_tile(out1);
+        let conv_11: Tile<ET, { [1, HEADS, HALF] }> = convert_tile(out1);
         x_token = unsafe {
             store_view_raw(
                 &x_out_10,
@@ -144,7 +144,7 @@ pub mod rope {
             )
         };
         x_access = x_token;
-        let conv_12: Tile<E, { [1, HEADS, HALF] }> = convert_tile(out2);
+        let conv_12: Tile<ET, { [1, HEADS, HALF] }> = convert_tile(out2);
         x_token = unsafe {
             store_view_raw(
                 &x_out_10,

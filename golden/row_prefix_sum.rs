@@ -8,22 +8,22 @@
 pub mod row_prefix_sum {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic ROWS: i32 <- const(ROWS)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_prefix_sum_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_prefix_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_prefix_sum_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"ROWS","params":["ROWS"],"source":"const(ROWS)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_prefix_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"ROWS"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
     fn row_prefix_sum_kernel<
-        E: ElementType,
-        EOut: ElementType,
+        ET: ElementType,
+        EOutT: ElementType,
         const ROWS: i32,
         const TILE: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [ROWS, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [ROWS, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![ROWS, TILE],
@@ -34,7 +34,7 @@ pub mod row_prefix_sum {
         };
         let mut out_out_5 = unsafe { out.partition_full_mut(const_shape![ROWS, TILE]) };
         let block: i32 = get_tile_block_id().0;
-        let t: Tile<E, { [ROWS, TILE] }> = load_view_tko(
+        let t: Tile<ET, { [ROWS, TILE] }> = load_view_tko(
             &x_view_1,
             [block, 0i32],
             ordering::Weak,
@@ -47,7 +47,7 @@ pub mod row_prefix_sum {
         let scanned_4: Tile<f32, { [TILE, ROWS] }> =
             scan_sum(front_3, 0i32, reverse::Forward, 0.0f32);
         let sums: Tile<f32, { [ROWS, TILE] }> = permute(scanned_4, const_array![1, 0]);
-        let conv_6: Tile<EOut, { [ROWS, TILE] }> = convert_tile(sums);
+        let conv_6: Tile<EOutT, { [ROWS, TILE] }> = convert_tile(sums);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,

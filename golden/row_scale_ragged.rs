@@ -12,25 +12,25 @@ pub mod row_scale_ragged {
     use cutile::core::*;
 
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
-    // generic E: ElementType <- dtype(y)
+    // generic ET: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
     // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
     // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"ET","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_f32_when_n_mod_tile_ne_0<
-        E: ElementType,
+        ET: ElementType,
         const N: i32,
         const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<f32, { [-1, -1] }>,
         w: &Tensor<f32, { [-1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
@@ -159,11 +159,11 @@ pub mod row_scale_ragged {
             let offsets_77: Tile<i64, { [TILE] }> = index64_68 * unit_stride_76;
             let offsets_78: Tile<i64, { [TILE] }> = offsets_67 + offsets_77;
             let mask_79: Tile<bool, { [TILE] }> = in_bounds_63 & in_bounds_75;
-            let base_80: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_81: PointerTile<*mut E, { [1] }> = base_80.reshape(const_shape![1]);
-            let base_82: PointerTile<*mut E, { [TILE] }> = base_81.broadcast(const_shape![TILE]);
-            let pointers_83: PointerTile<*mut E, { [TILE] }> = base_82.offset_tile(offsets_78);
-            let conv_84: Tile<E, { [TILE] }> = convert_tile(out);
+            let base_80: PointerTile<*mut ET, { [] }> = get_tensor_base(y);
+            let base_81: PointerTile<*mut ET, { [1] }> = base_80.reshape(const_shape![1]);
+            let base_82: PointerTile<*mut ET, { [TILE] }> = base_81.broadcast(const_shape![TILE]);
+            let pointers_83: PointerTile<*mut ET, { [TILE] }> = base_82.offset_tile(offsets_78);
+            let conv_84: Tile<ET, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
                     pointers_83,
@@ -179,25 +179,25 @@ pub mod row_scale_ragged {
     }
 
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
-    // generic E: ElementType <- dtype(y)
+    // generic ET: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
     // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
     // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"ET","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_f16_when_n_mod_tile_ne_0<
-        E: ElementType,
+        ET: ElementType,
         const N: i32,
         const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<f16, { [-1, -1] }>,
         w: &Tensor<f16, { [-1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
@@ -330,11 +330,11 @@ pub mod row_scale_ragged {
             let offsets_82: Tile<i64, { [TILE] }> = index64_73 * unit_stride_81;
             let offsets_83: Tile<i64, { [TILE] }> = offsets_72 + offsets_82;
             let mask_84: Tile<bool, { [TILE] }> = in_bounds_68 & in_bounds_80;
-            let base_85: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_86: PointerTile<*mut E, { [1] }> = base_85.reshape(const_shape![1]);
-            let base_87: PointerTile<*mut E, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
-            let pointers_88: PointerTile<*mut E, { [TILE] }> = base_87.offset_tile(offsets_83);
-            let conv_89: Tile<E, { [TILE] }> = convert_tile(out);
+            let base_85: PointerTile<*mut ET, { [] }> = get_tensor_base(y);
+            let base_86: PointerTile<*mut ET, { [1] }> = base_85.reshape(const_shape![1]);
+            let base_87: PointerTile<*mut ET, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
+            let pointers_88: PointerTile<*mut ET, { [TILE] }> = base_87.offset_tile(offsets_83);
+            let conv_89: Tile<ET, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
                     pointers_88,
@@ -350,25 +350,25 @@ pub mod row_scale_ragged {
     }
 
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
-    // generic E: ElementType <- dtype(y)
+    // generic ET: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
     // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
     // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":true}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_when_n_mod_tile_ne_0","generics":[{"kind":"type","name":"ET","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_bf16_when_n_mod_tile_ne_0<
-        E: ElementType,
+        ET: ElementType,
         const N: i32,
         const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<bf16, { [-1, -1] }>,
         w: &Tensor<bf16, { [-1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
@@ -501,11 +501,11 @@ pub mod row_scale_ragged {
             let offsets_82: Tile<i64, { [TILE] }> = index64_73 * unit_stride_81;
             let offsets_83: Tile<i64, { [TILE] }> = offsets_72 + offsets_82;
             let mask_84: Tile<bool, { [TILE] }> = in_bounds_68 & in_bounds_80;
-            let base_85: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_86: PointerTile<*mut E, { [1] }> = base_85.reshape(const_shape![1]);
-            let base_87: PointerTile<*mut E, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
-            let pointers_88: PointerTile<*mut E, { [TILE] }> = base_87.offset_tile(offsets_83);
-            let conv_89: Tile<E, { [TILE] }> = convert_tile(out);
+            let base_85: PointerTile<*mut ET, { [] }> = get_tensor_base(y);
+            let base_86: PointerTile<*mut ET, { [1] }> = base_85.reshape(const_shape![1]);
+            let base_87: PointerTile<*mut ET, { [TILE] }> = base_86.broadcast(const_shape![TILE]);
+            let pointers_88: PointerTile<*mut ET, { [TILE] }> = base_87.offset_tile(offsets_83);
+            let conv_89: Tile<ET, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
                     pointers_88,
@@ -521,25 +521,25 @@ pub mod row_scale_ragged {
     }
 
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
-    // generic E: ElementType <- dtype(y)
+    // generic ET: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
     // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
     // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float32","x":"float32"},"entry":"row_scale_kernel_f32_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"ET","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"array","name":"x","ndim":2,"written":false},{"element":"f32","kind":"array","name":"w","ndim":1,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_f32_unless_n_mod_tile_ne_0<
-        E: ElementType,
+        ET: ElementType,
         const N: i32,
         const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<f32, { [-1, -1] }>,
         w: &Tensor<f32, { [-1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
@@ -621,11 +621,11 @@ pub mod row_scale_ragged {
             let index64_39: Tile<i64, { [TILE] }> = exti(cols);
             let offsets_41: Tile<i64, { [TILE] }> = index64_39 * unit_stride_40;
             let offsets_42: Tile<i64, { [TILE] }> = offsets_38 + offsets_41;
-            let base_43: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_44: PointerTile<*mut E, { [1] }> = base_43.reshape(const_shape![1]);
-            let base_45: PointerTile<*mut E, { [TILE] }> = base_44.broadcast(const_shape![TILE]);
-            let pointers_46: PointerTile<*mut E, { [TILE] }> = base_45.offset_tile(offsets_42);
-            let conv_47: Tile<E, { [TILE] }> = convert_tile(out);
+            let base_43: PointerTile<*mut ET, { [] }> = get_tensor_base(y);
+            let base_44: PointerTile<*mut ET, { [1] }> = base_43.reshape(const_shape![1]);
+            let base_45: PointerTile<*mut ET, { [TILE] }> = base_44.broadcast(const_shape![TILE]);
+            let pointers_46: PointerTile<*mut ET, { [TILE] }> = base_45.offset_tile(offsets_42);
+            let conv_47: Tile<ET, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
                     pointers_46,
@@ -641,25 +641,25 @@ pub mod row_scale_ragged {
     }
 
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
-    // generic E: ElementType <- dtype(y)
+    // generic ET: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
     // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
     // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"float16","x":"float16"},"entry":"row_scale_kernel_f16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"ET","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","kind":"array","name":"x","ndim":2,"written":false},{"element":"f16","kind":"array","name":"w","ndim":1,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_f16_unless_n_mod_tile_ne_0<
-        E: ElementType,
+        ET: ElementType,
         const N: i32,
         const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<f16, { [-1, -1] }>,
         w: &Tensor<f16, { [-1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
@@ -745,11 +745,11 @@ pub mod row_scale_ragged {
             let index64_44: Tile<i64, { [TILE] }> = exti(cols);
             let offsets_46: Tile<i64, { [TILE] }> = index64_44 * unit_stride_45;
             let offsets_47: Tile<i64, { [TILE] }> = offsets_43 + offsets_46;
-            let base_48: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_49: PointerTile<*mut E, { [1] }> = base_48.reshape(const_shape![1]);
-            let base_50: PointerTile<*mut E, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
-            let pointers_51: PointerTile<*mut E, { [TILE] }> = base_50.offset_tile(offsets_47);
-            let conv_52: Tile<E, { [TILE] }> = convert_tile(out);
+            let base_48: PointerTile<*mut ET, { [] }> = get_tensor_base(y);
+            let base_49: PointerTile<*mut ET, { [1] }> = base_48.reshape(const_shape![1]);
+            let base_50: PointerTile<*mut ET, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
+            let pointers_51: PointerTile<*mut ET, { [TILE] }> = base_50.offset_tile(offsets_47);
+            let conv_52: Tile<ET, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
                     pointers_51,
@@ -765,25 +765,25 @@ pub mod row_scale_ragged {
     }
 
     /// y[r, c] = x[r, c] * (offset + w[c]) for the c < N of row r = ct.bid(0).
-    // generic E: ElementType <- dtype(y)
+    // generic ET: ElementType <- dtype(y)
     // generic N: i32 <- const(N)
     // generic OFFSET_BITS: i32 <- f32_bits(offset)
     // generic TILE: i32 <- const(TILE)
     // note: `offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"E","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"E","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"((N % TILE) != 0)","tree":["!=",["%",["param","N"],["param","TILE"]],0],"value":false}],"const_variant":{},"dtype_variant":{"w":"bfloat16","x":"bfloat16"},"entry":"row_scale_kernel_bf16_unless_n_mod_tile_ne_0","generics":[{"kind":"type","name":"ET","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"f32_bits","name":"OFFSET_BITS","params":["offset"],"source":"f32_bits(offset)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_scale_kernel","notes":["`offset` is a `ct.Constant[float]`: cuTile Rust has no float const generics, so the entry takes its f32 bits as `OFFSET_BITS` and reinterprets them, a constant the JIT folds as cuTile Python folds the value","`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","kind":"array","name":"x","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"w","ndim":1,"written":false},{"element":"ET","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"float","kind":"const","name":"offset"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
     fn row_scale_kernel_bf16_unless_n_mod_tile_ne_0<
-        E: ElementType,
+        ET: ElementType,
         const N: i32,
         const OFFSET_BITS: i32,
         const TILE: i32,
     >(
         x: &Tensor<bf16, { [-1, -1] }>,
         w: &Tensor<bf16, { [-1] }>,
-        y: &Tensor<E, { [-1, -1] }>,
+        y: &Tensor<ET, { [-1, -1] }>,
         x_stride_0: i32,
         y_stride_0: i32,
     ) {
@@ -869,11 +869,11 @@ pub mod row_scale_ragged {
             let index64_44: Tile<i64, { [TILE] }> = exti(cols);
             let offsets_46: Tile<i64, { [TILE] }> = index64_44 * unit_stride_45;
             let offsets_47: Tile<i64, { [TILE] }> = offsets_43 + offsets_46;
-            let base_48: PointerTile<*mut E, { [] }> = get_tensor_base(y);
-            let base_49: PointerTile<*mut E, { [1] }> = base_48.reshape(const_shape![1]);
-            let base_50: PointerTile<*mut E, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
-            let pointers_51: PointerTile<*mut E, { [TILE] }> = base_50.offset_tile(offsets_47);
-            let conv_52: Tile<E, { [TILE] }> = convert_tile(out);
+            let base_48: PointerTile<*mut ET, { [] }> = get_tensor_base(y);
+            let base_49: PointerTile<*mut ET, { [1] }> = base_48.reshape(const_shape![1]);
+            let base_50: PointerTile<*mut ET, { [TILE] }> = base_49.broadcast(const_shape![TILE]);
+            let pointers_51: PointerTile<*mut ET, { [TILE] }> = base_50.offset_tile(offsets_47);
+            let conv_52: Tile<ET, { [TILE] }> = convert_tile(out);
             y_token = unsafe {
                 store_ptr_tko(
                     pointers_51,

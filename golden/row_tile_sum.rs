@@ -10,17 +10,17 @@ pub mod row_tile_sum {
     use cutile::core::*;
 
     /// y[r, :] = sum over the column tiles c of x[r, c * TILE:(c + 1) * TILE].
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_tile_sum_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_tile_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_tile_sum_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"row_tile_sum_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
-    fn row_tile_sum_kernel<E: ElementType, EY: ElementType, const TILE: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn row_tile_sum_kernel<ET: ElementType, EY: ElementType, const TILE: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
         n_cols: i32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -34,7 +34,7 @@ pub mod row_tile_sum {
         let mut acc: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
         let mut col: i32 = 0i32;
         for start in (0i32..n_cols).step_by(TILE as usize) {
-            let t_2: Tile<E, { [1, TILE] }> = load_view_tko(
+            let t_2: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_1,
                 [row, col],
                 ordering::Weak,

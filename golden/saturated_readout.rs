@@ -13,18 +13,18 @@ pub mod saturated_readout {
     use cutile::core::*;
 
     /// y[b, t] = clip(s_t, -1, 1) with s_t = leak * s_(t-1) + x[b, t] and s_0 = 0.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic T: i32 <- const(T)
     // generic D: i32 <- const(D)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saturated_readout_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"T","params":["T"],"source":"const(T)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"}],"kernel":"saturated_readout_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":3,"written":false},{"element":"EY","kind":"array","name":"y","ndim":3,"written":true},{"element":"f32","kind":"scalar","name":"leak"},{"const_kind":"int","kind":"const","name":"T"},{"const_kind":"int","kind":"const","name":"D"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saturated_readout_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"T","params":["T"],"source":"const(T)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"}],"kernel":"saturated_readout_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":3,"written":false},{"element":"EY","kind":"array","name":"y","ndim":3,"written":true},{"element":"f32","kind":"scalar","name":"leak"},{"const_kind":"int","kind":"const","name":"T"},{"const_kind":"int","kind":"const","name":"D"}],"version":1}
     #[cutile::entry()]
-    fn saturated_readout_kernel<E: ElementType, EY: ElementType, const T: i32, const D: i32>(
-        x: &Tensor<E, { [-1, -1, -1] }>,
+    fn saturated_readout_kernel<ET: ElementType, EY: ElementType, const T: i32, const D: i32>(
+        x: &Tensor<ET, { [-1, -1, -1] }>,
         y: &Tensor<EY, { [-1, -1, -1] }>,
         leak: f32,
     ) {
-        let x_view_1: Partition<E, { [1, 1, D] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, 1, D] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, 1, D],
@@ -40,7 +40,7 @@ pub mod saturated_readout {
         let t_4: Tile<f32, { [1, 1, D] }> = constant(-1.0f32, const_shape![1, 1, D]);
         let bcast_7: Tile<f32, { [1, 1, D] }> = broadcast_scalar(leak, const_shape![1, 1, D]);
         for t in 0i32..T {
-            let t_2: Tile<E, { [1, 1, D] }> = load_view_tko(
+            let t_2: Tile<ET, { [1, 1, D] }> = load_view_tko(
                 &x_view_1,
                 [b, t, 0i32],
                 ordering::Weak,

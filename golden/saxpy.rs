@@ -10,18 +10,18 @@ pub mod saxpy {
     use cutile::core::*;
 
     /// In-place y <- alpha * x + y over float32 vectors.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic TILE: i32 <- const(TILE)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"saxpy_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"scalar","name":"alpha"},{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"f32","kind":"array","name":"y","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"saxpy_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","kind":"scalar","name":"alpha"},{"element":"ET","kind":"array","name":"x","ndim":1,"written":false},{"element":"f32","kind":"array","name":"y","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn saxpy_kernel<E: ElementType, const TILE: i32>(
+    fn saxpy_kernel<ET: ElementType, const TILE: i32>(
         alpha: f32,
-        x: &Tensor<E, { [-1] }>,
+        x: &Tensor<ET, { [-1] }>,
         y: &Tensor<f32, { [-1] }>,
     ) {
-        let x_view_1: Partition<E, { [TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE],
@@ -43,7 +43,7 @@ pub mod saxpy {
         let mut y_token: Token = get_tensor_token(y);
         let mut y_access: Token = y_token;
         let block: i32 = get_tile_block_id().0;
-        let xt: Tile<E, { [TILE] }> = load_view_tko(
+        let xt: Tile<ET, { [TILE] }> = load_view_tko(
             &x_view_1,
             [block],
             ordering::Weak,

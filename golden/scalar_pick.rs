@@ -7,16 +7,16 @@
 pub mod scalar_pick {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scale_by_last_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"scale_by_last_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scale_by_last_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"scale_by_last_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
-    fn scale_by_last_kernel<E: ElementType, EOut: ElementType, const TILE: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+    fn scale_by_last_kernel<ET: ElementType, EOutT: ElementType, const TILE: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, 1] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, 1] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, 1],
@@ -25,7 +25,7 @@ pub mod scalar_pick {
                 get_tensor_token(x),
             )
         };
-        let x_view_4: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_4: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -37,7 +37,7 @@ pub mod scalar_pick {
         let mut out_out_6 = unsafe { out.partition_full_mut(const_shape![1, TILE]) };
         let row: i32 = get_tile_block_id().0;
         let dim_2: i32 = (TILE - 1);
-        let t_3: Tile<E, { [1, 1] }> = load_view_tko(
+        let t_3: Tile<ET, { [1, 1] }> = load_view_tko(
             &x_view_1,
             [row, dim_2],
             ordering::Weak,
@@ -45,9 +45,9 @@ pub mod scalar_pick {
             None,
             tma::Enabled,
         );
-        let pivot: Tile<E, { [] }> = t_3.reshape(const_shape![]);
+        let pivot: Tile<ET, { [] }> = t_3.reshape(const_shape![]);
         let pivot: Tile<f32, { [] }> = convert_tile(pivot);
-        let t_5: Tile<E, { [1, TILE] }> = load_view_tko(
+        let t_5: Tile<ET, { [1, TILE] }> = load_view_tko(
             &x_view_4,
             [row, 0i32],
             ordering::Weak,
@@ -56,7 +56,7 @@ pub mod scalar_pick {
             tma::Enabled,
         );
         let t: Tile<f32, { [1, TILE] }> = convert_tile(t_5);
-        let conv_7: Tile<EOut, { [1, TILE] }> = convert_tile(
+        let conv_7: Tile<EOutT, { [1, TILE] }> = convert_tile(
             t * pivot
                 .reshape(const_shape![1, 1])
                 .broadcast(const_shape![1, TILE]),

@@ -10,18 +10,18 @@
 pub mod scalar_store {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EFlags: ElementType <- dtype(flags)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scalar_store_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EFlags","params":["flags"],"source":"dtype(flags)"}],"kernel":"scalar_store_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"f32","kind":"array","name":"y","ndim":1,"written":true},{"element":"EFlags","kind":"array","name":"flags","ndim":1,"written":true},{"element":"f32","kind":"scalar","name":"bias"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scalar_store_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EFlags","params":["flags"],"source":"dtype(flags)"}],"kernel":"scalar_store_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":1,"written":false},{"element":"f32","kind":"array","name":"y","ndim":1,"written":true},{"element":"EFlags","kind":"array","name":"flags","ndim":1,"written":true},{"element":"f32","kind":"scalar","name":"bias"}],"version":1}
     #[cutile::entry()]
-    fn scalar_store_kernel<E: ElementType, EFlags: ElementType>(
-        x: &Tensor<E, { [-1] }>,
+    fn scalar_store_kernel<ET: ElementType, EFlags: ElementType>(
+        x: &Tensor<ET, { [-1] }>,
         y: &Tensor<f32, { [-1] }>,
         flags: &Tensor<EFlags, { [-1] }>,
         bias: f32,
     ) {
-        let x_view_1: Partition<E, { [1] }> = unsafe {
+        let x_view_1: Partition<ET, { [1] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1],
@@ -33,7 +33,7 @@ pub mod scalar_store {
         let mut y_out_3 = unsafe { y.partition_full_mut(const_shape![1]) };
         let mut flags_out_7 = unsafe { flags.partition_full_mut(const_shape![1]) };
         let bid: i32 = get_tile_block_id().0;
-        let t_2: Tile<E, { [1] }> = load_view_tko(
+        let t_2: Tile<ET, { [1] }> = load_view_tko(
             &x_view_1,
             [bid],
             ordering::Weak,
@@ -41,7 +41,7 @@ pub mod scalar_store {
             None,
             tma::Enabled,
         );
-        let v: Tile<E, { [] }> = t_2.reshape(const_shape![]);
+        let v: Tile<ET, { [] }> = t_2.reshape(const_shape![]);
         let conv_4: Tile<f32, { [] }> = convert_tile(v);
         let scalar_5: Tile<f32, { [] }> = scalar_to_tile(bias);
         let out_6: Tile<f32, { [1] }> = (conv_4 + scalar_5).reshape(const_shape![1]);

@@ -13,7 +13,7 @@ pub mod segment_glu {
     use cutile::core::*;
 
     /// y[r, :] = scales[s] * silu(x[r, :D]) * x[r, D:] for the rows r of segment s.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic EScales: ElementType <- dtype(scales)
     // generic D: i32 <- const(D)
@@ -21,17 +21,17 @@ pub mod segment_glu {
     // generic TD: i32 <- const(TD)
     // note: `x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
     // note: `y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"segment_glu_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"segment_glu_kernel","notes":["`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"array","name":"offsets","ndim":1,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"const_kind":"int","kind":"const","name":"D"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TD"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"segment_glu_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"type","name":"EScales","params":["scales"],"source":"dtype(scales)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"segment_glu_kernel","notes":["`x_stride_0` is the stride of `x` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_stride_0` is the stride of `y` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"element":"i32","kind":"array","name":"offsets","ndim":1,"written":false},{"element":"EScales","kind":"array","name":"scales","ndim":1,"written":false},{"const_kind":"int","kind":"const","name":"D"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TD"},{"array":"x","dim":0,"element":"i32","kind":"stride","name":"x_stride_0"},{"array":"y","dim":0,"element":"i32","kind":"stride","name":"y_stride_0"}],"version":1}
     #[cutile::entry()]
     fn segment_glu_kernel<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EScales: ElementType,
         const D: i32,
         const TM: i32,
         const TD: i32,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
         offsets: &Tensor<i32, { [-1] }>,
         scales: &Tensor<EScales, { [-1] }>,
@@ -88,7 +88,7 @@ pub mod segment_glu {
         let rows_offset_5: i32 = start * x_stride_0;
         let rows_offset_6: Tile<i32, { [] }> = scalar_to_tile(rows_offset_5);
         let rows_offset_7: Tile<i64, { [] }> = exti(rows_offset_6);
-        let rows_base_8: PointerTile<*mut E, { [] }> =
+        let rows_base_8: PointerTile<*mut ET, { [] }> =
             get_tensor_base(x).offset_tile(rows_offset_7);
         let rows_extent_9: i32 = stop - start;
         let rows_extent_10: i32 = unsafe { assume_bounds_lower::<_, 0>(rows_extent_9) };
@@ -98,7 +98,7 @@ pub mod segment_glu {
         let rows_strides_12: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[x_stride_0],
         };
-        let rows: Tensor<E, { [-1, -1] }> = unsafe {
+        let rows: Tensor<ET, { [-1, -1] }> = unsafe {
             make_tensor_view(
                 rows_base_8,
                 rows_shape_11,
@@ -109,7 +109,7 @@ pub mod segment_glu {
         let gate_offset_13: i32 = 0i32 * 1i32;
         let gate_offset_14: Tile<i32, { [] }> = scalar_to_tile(gate_offset_13);
         let gate_offset_15: Tile<i64, { [] }> = exti(gate_offset_14);
-        let gate_base_16: PointerTile<*mut E, { [] }> =
+        let gate_base_16: PointerTile<*mut ET, { [] }> =
             get_tensor_base(&rows).offset_tile(gate_offset_15);
         let gate_shape_17: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
             dims: &[get_shape_dim(rows.shape(), 0i32)],
@@ -117,7 +117,7 @@ pub mod segment_glu {
         let gate_strides_18: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[x_stride_0],
         };
-        let gate: Tensor<E, { [-1, D] }> = unsafe {
+        let gate: Tensor<ET, { [-1, D] }> = unsafe {
             make_tensor_view(
                 gate_base_16,
                 gate_shape_17,
@@ -125,7 +125,7 @@ pub mod segment_glu {
                 get_tensor_token(&rows),
             )
         };
-        let gate_view_36: Partition<E, { [TM, TD] }> = unsafe {
+        let gate_view_36: Partition<ET, { [TM, TD] }> = unsafe {
             make_partition_view(
                 &gate,
                 const_shape![TM, TD],
@@ -137,7 +137,7 @@ pub mod segment_glu {
         let up_offset_19: i32 = D * 1i32;
         let up_offset_20: Tile<i32, { [] }> = scalar_to_tile(up_offset_19);
         let up_offset_21: Tile<i64, { [] }> = exti(up_offset_20);
-        let up_base_22: PointerTile<*mut E, { [] }> =
+        let up_base_22: PointerTile<*mut ET, { [] }> =
             get_tensor_base(&rows).offset_tile(up_offset_21);
         let up_shape_23: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
             dims: &[get_shape_dim(rows.shape(), 0i32)],
@@ -145,7 +145,7 @@ pub mod segment_glu {
         let up_strides_24: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[x_stride_0],
         };
-        let up: Tensor<E, { [-1, D] }> = unsafe {
+        let up: Tensor<ET, { [-1, D] }> = unsafe {
             make_tensor_view(
                 up_base_22,
                 up_shape_23,
@@ -153,7 +153,7 @@ pub mod segment_glu {
                 get_tensor_token(&rows),
             )
         };
-        let up_view_38: Partition<E, { [TM, TD] }> = unsafe {
+        let up_view_38: Partition<ET, { [TM, TD] }> = unsafe {
             make_partition_view(
                 &up,
                 const_shape![TM, TD],
@@ -200,7 +200,7 @@ pub mod segment_glu {
                 .reshape(const_shape![1, 1])
                 .broadcast(const_shape![TM, TD]);
             for j in 0i32..dim_35 {
-                let t_37: Tile<E, { [TM, TD] }> = load_view_tko(
+                let t_37: Tile<ET, { [TM, TD] }> = load_view_tko(
                     &gate_view_36,
                     [row_tile, j],
                     ordering::Weak,
@@ -209,7 +209,7 @@ pub mod segment_glu {
                     tma::Enabled,
                 );
                 let g: Tile<f32, { [TM, TD] }> = convert_tile(t_37);
-                let t_39: Tile<E, { [TM, TD] }> = load_view_tko(
+                let t_39: Tile<ET, { [TM, TD] }> = load_view_tko(
                     &up_view_38,
                     [row_tile, j],
                     ordering::Weak,

@@ -13,17 +13,17 @@ pub mod sharpen_rows {
     use cutile::core::*;
 
     /// y[r] = (x[r] + sharpened x[r]) / 2, where sharpened = x**(2**STEPS), renormalized.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic STEPS: i32 <- const(STEPS)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"sharpen_rows_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"STEPS","params":["STEPS"],"source":"const(STEPS)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"sharpen_rows_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"STEPS"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"sharpen_rows_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"STEPS","params":["STEPS"],"source":"const(STEPS)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"sharpen_rows_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"STEPS"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
-    fn sharpen_rows_kernel<E: ElementType, EY: ElementType, const STEPS: i32, const TILE: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn sharpen_rows_kernel<ET: ElementType, EY: ElementType, const STEPS: i32, const TILE: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -34,7 +34,7 @@ pub mod sharpen_rows {
         };
         let mut y_out_3 = unsafe { y.partition_full_mut(const_shape![1, TILE]) };
         let row: i32 = get_tile_block_id().0;
-        let p: Tile<E, { [1, TILE] }> = load_view_tko(
+        let p: Tile<ET, { [1, TILE] }> = load_view_tko(
             &x_view_1,
             [row, 0i32],
             ordering::Weak,

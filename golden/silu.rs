@@ -10,16 +10,16 @@ pub mod silu {
     use cutile::core::*;
 
     /// Flat 1-D SiLU; dtype-generic (float32 / float16 / bfloat16).
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE_SIZE: i32 <- const(TILE_SIZE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"silu_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"silu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"silu_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_SIZE","params":["TILE_SIZE"],"source":"const(TILE_SIZE)"}],"kernel":"silu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":1,"written":false},{"element":"EY","kind":"array","name":"y","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE_SIZE"}],"version":1}
     #[cutile::entry()]
-    fn silu_kernel<E: ElementType, EY: ElementType, const TILE_SIZE: i32>(
-        x: &Tensor<E, { [-1] }>,
+    fn silu_kernel<ET: ElementType, EY: ElementType, const TILE_SIZE: i32>(
+        x: &Tensor<ET, { [-1] }>,
         y: &Tensor<EY, { [-1] }>,
     ) {
-        let x_view_1: Partition<E, { [TILE_SIZE] }> = unsafe {
+        let x_view_1: Partition<ET, { [TILE_SIZE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TILE_SIZE],
@@ -30,7 +30,7 @@ pub mod silu {
         };
         let mut y_out_3 = unsafe { y.partition_full_mut(const_shape![TILE_SIZE]) };
         let pid: i32 = get_tile_block_id().0;
-        let xt: Tile<E, { [TILE_SIZE] }> = load_view_tko(
+        let xt: Tile<ET, { [TILE_SIZE] }> = load_view_tko(
             &x_view_1,
             [pid],
             ordering::Weak,

@@ -10,16 +10,16 @@ pub mod softmax_rows {
     use cutile::core::*;
 
     /// y[row, :] = softmax(x[row, :]); math in float32, result cast back to y's dtype.
-    // generic E: ElementType <- dtype(x)
+    // generic ET: ElementType <- dtype(x)
     // generic EY: ElementType <- dtype(y)
     // generic TILE_N: i32 <- const(TILE_N)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_row_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"softmax_row_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_row_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EY","params":["y"],"source":"dtype(y)"},{"kind":"i32","name":"TILE_N","params":["TILE_N"],"source":"const(TILE_N)"}],"kernel":"softmax_row_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EY","kind":"array","name":"y","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE_N"}],"version":1}
     #[cutile::entry(optimization_hints = (default = (occupancy = 4,),))]
-    fn softmax_row_kernel<E: ElementType, EY: ElementType, const TILE_N: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
+    fn softmax_row_kernel<ET: ElementType, EY: ElementType, const TILE_N: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
         y: &Tensor<EY, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [1, TILE_N] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE_N] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE_N],
@@ -30,7 +30,7 @@ pub mod softmax_rows {
         };
         let mut y_out_4 = unsafe { y.partition_full_mut(const_shape![1, TILE_N]) };
         let row: i32 = get_tile_block_id().0;
-        let logits: Tile<E, { [1, TILE_N] }> = load_view_tko(
+        let logits: Tile<ET, { [1, TILE_N] }> = load_view_tko(
             &x_view_1,
             [row, 0i32],
             ordering::Weak,

@@ -9,21 +9,21 @@
 pub mod split_halves {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x), dtype(out), dtype(checksum)
+    // generic ET: ElementType <- dtype(x), dtype(out), dtype(checksum)
     // generic D: i32 <- const(D)
     // generic TM: i32 <- const(TM)
     // generic TD: i32 <- const(TD)
     // note: `out` is written and accessed through 2 tensors (`left`, `right`): cuTile Rust orders accesses per tensor, cuTile Python across them (overlapping slices would race)
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"split_halves_kernel","generics":[{"kind":"type","name":"E","params":["x","out","checksum"],"source":"dtype(x), dtype(out), dtype(checksum)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"split_halves_kernel","notes":["`out` is written and accessed through 2 tensors (`left`, `right`): cuTile Rust orders accesses per tensor, cuTile Python across them (overlapping slices would race)","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"element":"E","kind":"array","name":"checksum","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"D"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TD"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"split_halves_kernel","generics":[{"kind":"type","name":"ET","params":["x","out","checksum"],"source":"dtype(x), dtype(out), dtype(checksum)"},{"kind":"i32","name":"D","params":["D"],"source":"const(D)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TD","params":["TD"],"source":"const(TD)"}],"kernel":"split_halves_kernel","notes":["`out` is written and accessed through 2 tensors (`left`, `right`): cuTile Rust orders accesses per tensor, cuTile Python across them (overlapping slices would race)","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"ET","kind":"array","name":"out","ndim":2,"written":true},{"element":"ET","kind":"array","name":"checksum","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"D"},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TD"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn split_halves_kernel<E: ElementType, const D: i32, const TM: i32, const TD: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<E, { [-1, -1] }>,
-        checksum: &Tensor<E, { [-1, -1] }>,
+    fn split_halves_kernel<ET: ElementType, const D: i32, const TM: i32, const TD: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<ET, { [-1, -1] }>,
+        checksum: &Tensor<ET, { [-1, -1] }>,
         out_stride_0: i32,
     ) {
-        let x_view_1: Partition<E, { [TM, TD] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TD] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TD],
@@ -35,7 +35,7 @@ pub mod split_halves {
         let mut checksum_out_25 = unsafe { checksum.partition_full_mut(const_shape![TM, TD]) };
         let bm: i32 = get_tile_block_id().0;
         let bd: i32 = get_tile_block_id().1;
-        let t: Tile<E, { [TM, TD] }> = load_view_tko(
+        let t: Tile<ET, { [TM, TD] }> = load_view_tko(
             &x_view_1,
             [bm, bd],
             ordering::Weak,
@@ -46,7 +46,7 @@ pub mod split_halves {
         let left_offset_2: i32 = 0i32 * 1i32;
         let left_offset_3: Tile<i32, { [] }> = scalar_to_tile(left_offset_2);
         let left_offset_4: Tile<i64, { [] }> = exti(left_offset_3);
-        let left_base_5: PointerTile<*mut E, { [] }> =
+        let left_base_5: PointerTile<*mut ET, { [] }> =
             get_tensor_base(out).offset_tile(left_offset_4);
         let left_shape_6: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
             dims: &[get_shape_dim(out.shape(), 0i32)],
@@ -54,7 +54,7 @@ pub mod split_halves {
         let left_strides_7: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[out_stride_0],
         };
-        let left: Tensor<E, { [-1, D] }> = unsafe {
+        let left: Tensor<ET, { [-1, D] }> = unsafe {
             make_tensor_view(
                 left_base_5,
                 left_shape_6,
@@ -63,7 +63,7 @@ pub mod split_halves {
             )
         };
         let mut left_out_14 = unsafe { left.partition_full_mut(const_shape![TM, TD]) };
-        let left_view_23: Partition<E, { [TM, TD] }> = unsafe {
+        let left_view_23: Partition<ET, { [TM, TD] }> = unsafe {
             make_partition_view(
                 &left,
                 const_shape![TM, TD],
@@ -75,7 +75,7 @@ pub mod split_halves {
         let right_offset_8: i32 = D * 1i32;
         let right_offset_9: Tile<i32, { [] }> = scalar_to_tile(right_offset_8);
         let right_offset_10: Tile<i64, { [] }> = exti(right_offset_9);
-        let right_base_11: PointerTile<*mut E, { [] }> =
+        let right_base_11: PointerTile<*mut ET, { [] }> =
             get_tensor_base(out).offset_tile(right_offset_10);
         let right_shape_12: Shape<{ [-1, D] }> = Shape::<{ [-1, D] }> {
             dims: &[get_shape_dim(out.shape(), 0i32)],
@@ -83,7 +83,7 @@ pub mod split_halves {
         let right_strides_13: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> {
             dims: &[out_stride_0],
         };
-        let right: Tensor<E, { [-1, D] }> = unsafe {
+        let right: Tensor<ET, { [-1, D] }> = unsafe {
             make_tensor_view(
                 right_base_11,
                 right_shape_12,
@@ -93,11 +93,11 @@ pub mod split_halves {
         };
         let mut right_out_20 = unsafe { right.partition_full_mut(const_shape![TM, TD]) };
         let f32_const_15: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
-        let value_16: Tile<E, { [] }> = convert_tile(f32_const_15);
-        let t_17: Tile<E, { [TM, TD] }> = value_16
+        let value_16: Tile<ET, { [] }> = convert_tile(f32_const_15);
+        let t_17: Tile<ET, { [TM, TD] }> = value_16
             .reshape(const_shape![1, 1])
             .broadcast(const_shape![TM, TD]);
-        let out_18: Tile<E, { [TM, TD] }> = t * t_17;
+        let out_18: Tile<ET, { [TM, TD] }> = t * t_17;
         unsafe {
             store_view_tko_mut(
                 &mut left_out_14,
@@ -110,7 +110,7 @@ pub mod split_halves {
             )
         };
         let token_19: Token = get_partition_token_mut(&left_out_14);
-        let out_21: Tile<E, { [TM, TD] }> = t * t;
+        let out_21: Tile<ET, { [TM, TD] }> = t * t;
         let token_22: Token = unsafe {
             store_view_raw(
                 &right_out_20,
@@ -124,7 +124,7 @@ pub mod split_halves {
                 [false, false],
             )
         };
-        let (loaded_24, _): (Tile<E, { [TM, TD] }>, Token) = unsafe {
+        let (loaded_24, _): (Tile<ET, { [TM, TD] }>, Token) = unsafe {
             load_view_raw(
                 &left_view_23,
                 [bm, bd],
@@ -137,8 +137,8 @@ pub mod split_halves {
                 const_shape![TM, TD],
             )
         };
-        let back: Tile<E, { [TM, TD] }> = loaded_24;
-        let out_26: Tile<E, { [TM, TD] }> = back - t;
+        let back: Tile<ET, { [TM, TD] }> = loaded_24;
+        let out_26: Tile<ET, { [TM, TD] }> = back - t;
         unsafe {
             store_view_tko_mut(
                 &mut checksum_out_25,

@@ -33,24 +33,24 @@ pub mod split_heads {
     }
 
     /// Grid: (seq_blocks, batch * heads, 3).
-    // generic E: ElementType <- dtype(qkv), dtype(q), dtype(k), dtype(v)
+    // generic ET: ElementType <- dtype(qkv), dtype(q), dtype(k), dtype(v)
     // generic HEADS: i32 <- const(HEADS)
     // generic BLOCK_S: i32 <- const(BLOCK_S)
     // generic HEAD_DIM: i32 <- const(HEAD_DIM)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"split_heads_kernel","generics":[{"kind":"type","name":"E","params":["qkv","q","k","v"],"source":"dtype(qkv), dtype(q), dtype(k), dtype(v)"},{"kind":"i32","name":"HEADS","params":["HEADS"],"source":"const(HEADS)"},{"kind":"i32","name":"BLOCK_S","params":["BLOCK_S"],"source":"const(BLOCK_S)"},{"kind":"i32","name":"HEAD_DIM","params":["HEAD_DIM"],"source":"const(HEAD_DIM)"}],"kernel":"split_heads_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"qkv","ndim":3,"written":false},{"element":"E","kind":"array","name":"q","ndim":4,"written":true},{"element":"E","kind":"array","name":"k","ndim":4,"written":true},{"element":"E","kind":"array","name":"v","ndim":4,"written":true},{"const_kind":"int","kind":"const","name":"HEADS"},{"const_kind":"int","kind":"const","name":"BLOCK_S"},{"const_kind":"int","kind":"const","name":"HEAD_DIM"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"split_heads_kernel","generics":[{"kind":"type","name":"ET","params":["qkv","q","k","v"],"source":"dtype(qkv), dtype(q), dtype(k), dtype(v)"},{"kind":"i32","name":"HEADS","params":["HEADS"],"source":"const(HEADS)"},{"kind":"i32","name":"BLOCK_S","params":["BLOCK_S"],"source":"const(BLOCK_S)"},{"kind":"i32","name":"HEAD_DIM","params":["HEAD_DIM"],"source":"const(HEAD_DIM)"}],"kernel":"split_heads_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"qkv","ndim":3,"written":false},{"element":"ET","kind":"array","name":"q","ndim":4,"written":true},{"element":"ET","kind":"array","name":"k","ndim":4,"written":true},{"element":"ET","kind":"array","name":"v","ndim":4,"written":true},{"const_kind":"int","kind":"const","name":"HEADS"},{"const_kind":"int","kind":"const","name":"BLOCK_S"},{"const_kind":"int","kind":"const","name":"HEAD_DIM"}],"version":1}
     #[cutile::entry()]
     fn split_heads_kernel<
-        E: ElementType,
+        ET: ElementType,
         const HEADS: i32,
         const BLOCK_S: i32,
         const HEAD_DIM: i32,
     >(
-        qkv: &Tensor<E, { [-1, -1, -1] }>,
-        q: &Tensor<E, { [-1, -1, -1, -1] }>,
-        k: &Tensor<E, { [-1, -1, -1, -1] }>,
-        v: &Tensor<E, { [-1, -1, -1, -1] }>,
+        qkv: &Tensor<ET, { [-1, -1, -1] }>,
+        q: &Tensor<ET, { [-1, -1, -1, -1] }>,
+        k: &Tensor<ET, { [-1, -1, -1, -1] }>,
+        v: &Tensor<ET, { [-1, -1, -1, -1] }>,
     ) {
-        let qkv_view_1: Partition<E, { [1, BLOCK_S, HEAD_DIM] }> = unsafe {
+        let qkv_view_1: Partition<ET, { [1, BLOCK_S, HEAD_DIM] }> = unsafe {
             make_partition_view(
                 qkv,
                 const_shape![1, BLOCK_S, HEAD_DIM],
@@ -68,7 +68,7 @@ pub mod split_heads {
         let b: i32 = py_floordiv_i32(bh, HEADS);
         let h: i32 = py_mod_i32(bh, HEADS);
         let col_tile: i32 = which * HEADS + h;
-        let t: Tile<E, { [1, BLOCK_S, HEAD_DIM] }> = load_view_tko(
+        let t: Tile<ET, { [1, BLOCK_S, HEAD_DIM] }> = load_view_tko(
             &qkv_view_1,
             [b, sb, col_tile],
             ordering::Weak,
@@ -76,9 +76,9 @@ pub mod split_heads {
             None,
             tma::Enabled,
         );
-        let t4: Tile<E, { [1, BLOCK_S, 1, HEAD_DIM] }> =
+        let t4: Tile<ET, { [1, BLOCK_S, 1, HEAD_DIM] }> =
             t.reshape(const_shape![1, BLOCK_S, 1, HEAD_DIM]);
-        let t4: Tile<E, { [1, 1, BLOCK_S, HEAD_DIM] }> = permute(t4, const_array![0, 2, 1, 3]);
+        let t4: Tile<ET, { [1, 1, BLOCK_S, HEAD_DIM] }> = permute(t4, const_array![0, 2, 1, 3]);
         if which == 0i32 {
             unsafe {
                 store_view_tko_mut(

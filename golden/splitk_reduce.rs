@@ -10,25 +10,25 @@ pub mod splitk_reduce {
     use cutile::core::*;
 
     /// out[tile] = sum_s partials[s, tile], written in out's dtype.
-    // generic E: ElementType <- dtype(partials)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(partials)
+    // generic EOutT: ElementType <- dtype(out)
     // generic SPLITS: i32 <- const(SPLITS)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // note: a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"splitk_reduce_kernel","generics":[{"kind":"type","name":"E","params":["partials"],"source":"dtype(partials)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"SPLITS","params":["SPLITS"],"source":"const(SPLITS)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"splitk_reduce_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"partials","ndim":3,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"SPLITS"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"splitk_reduce_kernel","generics":[{"kind":"type","name":"ET","params":["partials"],"source":"dtype(partials)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"SPLITS","params":["SPLITS"],"source":"const(SPLITS)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"splitk_reduce_kernel","notes":["a launch-time element type meets `float32`: the translation converts it to `float32`, which is cuTile Python's promotion for 16-bit floats and the identity for the same type"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"partials","ndim":3,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"SPLITS"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
     #[cutile::entry()]
     fn splitk_reduce_kernel<
-        E: ElementType,
-        EOut: ElementType,
+        ET: ElementType,
+        EOutT: ElementType,
         const SPLITS: i32,
         const BM: i32,
         const BN: i32,
     >(
-        partials: &Tensor<E, { [-1, -1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        partials: &Tensor<ET, { [-1, -1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
-        let partials_view_1: Partition<E, { [1, BM, BN] }> = unsafe {
+        let partials_view_1: Partition<ET, { [1, BM, BN] }> = unsafe {
             make_partition_view(
                 partials,
                 const_shape![1, BM, BN],
@@ -42,7 +42,7 @@ pub mod splitk_reduce {
         let bn: i32 = get_tile_block_id().1;
         let mut total: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
         for s in 0i32..SPLITS {
-            let part: Tile<E, { [1, BM, BN] }> = load_view_tko(
+            let part: Tile<ET, { [1, BM, BN] }> = load_view_tko(
                 &partials_view_1,
                 [s, bm, bn],
                 ordering::Weak,
@@ -53,7 +53,7 @@ pub mod splitk_reduce {
             let conv_2: Tile<f32, { [BM, BN] }> = convert_tile(part.reshape(const_shape![BM, BN]));
             total = total + conv_2;
         }
-        let conv_4: Tile<EOut, { [BM, BN] }> = convert_tile(total);
+        let conv_4: Tile<EOutT, { [BM, BN] }> = convert_tile(total);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_3,

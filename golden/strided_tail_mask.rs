@@ -15,23 +15,23 @@ pub mod strided_tail_mask {
         tile_to_scalar(divi(a_tile, b_tile, rounding::NegativeInf))
     }
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE: i32 <- const(TILE)
     // generic EVEN: bool <- const(EVEN)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"strided_row_max_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"strided_row_max_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"strided_row_max_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"strided_row_max_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"TILE"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     fn strided_row_max_kernel<
-        E: ElementType,
-        EOut: ElementType,
+        ET: ElementType,
+        EOutT: ElementType,
         const TILE: i32,
         const EVEN: bool,
     >(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         n_cols: i32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -46,7 +46,7 @@ pub mod strided_tail_mask {
         let offs: Tile<i32, { [TILE] }> = iota(const_shape![TILE]);
         let mut best: Tile<f32, { [1, TILE] }> = constant(-1e+30f32, const_shape![1, TILE]);
         for off in (0i32..n_cols).step_by(TILE as usize) {
-            let t_2: Tile<E, { [1, TILE] }> = load_view_tko(
+            let t_2: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_1,
                 [row, py_floordiv_i32(off, TILE)],
                 ordering::Weak,
@@ -75,7 +75,7 @@ pub mod strided_tail_mask {
             best = maxf(best, t, nan::Disabled, ftz::Disabled);
         }
         let red_6: Tile<f32, { [1] }> = reduce_max(best, 1i32);
-        let conv_7: Tile<EOut, { [1, 1] }> = convert_tile(red_6.reshape(const_shape![1, 1]));
+        let conv_7: Tile<EOutT, { [1, 1] }> = convert_tile(red_6.reshape(const_shape![1, 1]));
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,

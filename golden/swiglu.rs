@@ -10,17 +10,17 @@ pub mod swiglu {
     use cutile::core::*;
 
     /// Block (row, j) handles columns [j*BLOCK_H, (j+1)*BLOCK_H) of one token.
-    // generic E: ElementType <- dtype(gate_up)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(gate_up)
+    // generic EOutT: ElementType <- dtype(out)
     // generic BLOCK_H: i32 <- const(BLOCK_H)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"swiglu_kernel","generics":[{"kind":"type","name":"E","params":["gate_up"],"source":"dtype(gate_up)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_H","params":["BLOCK_H"],"source":"const(BLOCK_H)"}],"kernel":"swiglu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"gate_up","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"hidden"},{"const_kind":"int","kind":"const","name":"BLOCK_H"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"swiglu_kernel","generics":[{"kind":"type","name":"ET","params":["gate_up"],"source":"dtype(gate_up)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"BLOCK_H","params":["BLOCK_H"],"source":"const(BLOCK_H)"}],"kernel":"swiglu_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"gate_up","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"hidden"},{"const_kind":"int","kind":"const","name":"BLOCK_H"}],"version":1}
     #[cutile::entry(optimization_hints = (default = (occupancy = 2,),))]
-    fn swiglu_kernel<E: ElementType, EOut: ElementType, const BLOCK_H: i32>(
-        gate_up: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+    fn swiglu_kernel<ET: ElementType, EOutT: ElementType, const BLOCK_H: i32>(
+        gate_up: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         hidden: i32,
     ) {
-        let gate_up_view_1: Partition<E, { [1, BLOCK_H] }> = unsafe {
+        let gate_up_view_1: Partition<ET, { [1, BLOCK_H] }> = unsafe {
             make_partition_view(
                 gate_up,
                 const_shape![1, BLOCK_H],
@@ -29,7 +29,7 @@ pub mod swiglu {
                 get_tensor_token(gate_up),
             )
         };
-        let gate_up_view_2: Partition<E, { [1, BLOCK_H] }> = unsafe {
+        let gate_up_view_2: Partition<ET, { [1, BLOCK_H] }> = unsafe {
             make_partition_view(
                 gate_up,
                 const_shape![1, BLOCK_H],
@@ -42,7 +42,7 @@ pub mod swiglu {
         let row: i32 = get_tile_block_id().0;
         let col_block: i32 = get_tile_block_id().1;
         let n_col_blocks: i32 = ceil_div(hidden, BLOCK_H);
-        let gate: Tile<E, { [1, BLOCK_H] }> = load_view_tko(
+        let gate: Tile<ET, { [1, BLOCK_H] }> = load_view_tko(
             &gate_up_view_1,
             [row, col_block],
             ordering::Weak,
@@ -50,7 +50,7 @@ pub mod swiglu {
             Some(2),
             tma::Enabled,
         );
-        let up: Tile<E, { [1, BLOCK_H] }> = load_view_tko(
+        let up: Tile<ET, { [1, BLOCK_H] }> = load_view_tko(
             &gate_up_view_2,
             [row, col_block + n_col_blocks],
             ordering::Weak,
@@ -65,7 +65,7 @@ pub mod swiglu {
             g * divf(t_3, t_4 + exp(negf(g)), rounding::Approx, ftz::Enabled);
         let conv_5: Tile<f32, { [1, BLOCK_H] }> = convert_tile(up);
         let act: Tile<f32, { [1, BLOCK_H] }> = arg_6 * conv_5;
-        let conv_8: Tile<EOut, { [1, BLOCK_H] }> = convert_tile(act);
+        let conv_8: Tile<EOutT, { [1, BLOCK_H] }> = convert_tile(act);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_7,

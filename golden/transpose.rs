@@ -9,16 +9,16 @@ pub mod transpose {
     use cutile::core::*;
 
     /// Tile-level transpose with ct.transpose; works for any element type.
-    // generic E: ElementType <- dtype(x), dtype(out)
+    // generic ET: ElementType <- dtype(x), dtype(out)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_kernel","generics":[{"kind":"type","name":"E","params":["x","out"],"source":"dtype(x), dtype(out)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"transpose_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_kernel","generics":[{"kind":"type","name":"ET","params":["x","out"],"source":"dtype(x), dtype(out)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"transpose_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"ET","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[cutile::entry()]
-    fn transpose_kernel<E: ElementType, const TM: i32, const TN: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<E, { [-1, -1] }>,
+    fn transpose_kernel<ET: ElementType, const TM: i32, const TN: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<ET, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TM, TN] }> = unsafe {
+        let x_view_1: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TM, TN],
@@ -30,7 +30,7 @@ pub mod transpose {
         let mut out_out_2 = unsafe { out.partition_full_mut(const_shape![TN, TM]) };
         let bi: i32 = get_tile_block_id().0;
         let bj: i32 = get_tile_block_id().1;
-        let t: Tile<E, { [TM, TN] }> = load_view_tko(
+        let t: Tile<ET, { [TM, TN] }> = load_view_tko(
             &x_view_1,
             [bi, bj],
             ordering::Weak,
@@ -38,7 +38,7 @@ pub mod transpose {
             None,
             tma::Enabled,
         );
-        let perm_3: Tile<E, { [TN, TM] }> = permute(t, const_array![1, 0]);
+        let perm_3: Tile<ET, { [TN, TM] }> = permute(t, const_array![1, 0]);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_2,
@@ -53,16 +53,16 @@ pub mod transpose {
     }
 
     /// Same result, but the transposition is folded into the load with order=(1, 0).
-    // generic E: ElementType <- dtype(x), dtype(out)
+    // generic ET: ElementType <- dtype(x), dtype(out)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_order_kernel","generics":[{"kind":"type","name":"E","params":["x","out"],"source":"dtype(x), dtype(out)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"transpose_order_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"E","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_order_kernel","generics":[{"kind":"type","name":"ET","params":["x","out"],"source":"dtype(x), dtype(out)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"transpose_order_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"ET","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"}],"version":1}
     #[cutile::entry()]
-    fn transpose_order_kernel<E: ElementType, const TM: i32, const TN: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<E, { [-1, -1] }>,
+    fn transpose_order_kernel<ET: ElementType, const TM: i32, const TN: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<ET, { [-1, -1] }>,
     ) {
-        let x_view_1: Partition<E, { [TN, TM] }> = unsafe {
+        let x_view_1: Partition<ET, { [TN, TM] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![TN, TM],
@@ -74,7 +74,7 @@ pub mod transpose {
         let mut out_out_2 = unsafe { out.partition_full_mut(const_shape![TN, TM]) };
         let bi: i32 = get_tile_block_id().0;
         let bj: i32 = get_tile_block_id().1;
-        let t: Tile<E, { [TN, TM] }> = load_view_tko(
+        let t: Tile<ET, { [TN, TM] }> = load_view_tko(
             &x_view_1,
             [bj, bi],
             ordering::Weak,

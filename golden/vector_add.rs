@@ -10,16 +10,16 @@ pub mod vector_add {
     use cutile::core::*;
 
     /// Add two 1-D arrays tile by tile; the element type follows the inputs.
-    // generic E: ElementType <- dtype(a), dtype(b), dtype(c)
+    // generic ET: ElementType <- dtype(a), dtype(b), dtype(c)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"vector_add_kernel","generics":[{"kind":"type","name":"E","params":["a","b","c"],"source":"dtype(a), dtype(b), dtype(c)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"vector_add_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"a","ndim":1,"written":false},{"element":"E","kind":"array","name":"b","ndim":1,"written":false},{"element":"E","kind":"array","name":"c","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"vector_add_kernel","generics":[{"kind":"type","name":"ET","params":["a","b","c"],"source":"dtype(a), dtype(b), dtype(c)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"vector_add_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"a","ndim":1,"written":false},{"element":"ET","kind":"array","name":"b","ndim":1,"written":false},{"element":"ET","kind":"array","name":"c","ndim":1,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
-    fn vector_add_kernel<E: ElementType, const TILE: i32>(
-        a: &Tensor<E, { [-1] }>,
-        b: &Tensor<E, { [-1] }>,
-        c: &Tensor<E, { [-1] }>,
+    fn vector_add_kernel<ET: ElementType, const TILE: i32>(
+        a: &Tensor<ET, { [-1] }>,
+        b: &Tensor<ET, { [-1] }>,
+        c: &Tensor<ET, { [-1] }>,
     ) {
-        let a_view_1: Partition<E, { [TILE] }> = unsafe {
+        let a_view_1: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 a,
                 const_shape![TILE],
@@ -28,7 +28,7 @@ pub mod vector_add {
                 get_tensor_token(a),
             )
         };
-        let b_view_2: Partition<E, { [TILE] }> = unsafe {
+        let b_view_2: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 b,
                 const_shape![TILE],
@@ -39,7 +39,7 @@ pub mod vector_add {
         };
         let mut c_out_3 = unsafe { c.partition_full_mut(const_shape![TILE]) };
         let pid: i32 = get_tile_block_id().0;
-        let ta: Tile<E, { [TILE] }> = load_view_tko(
+        let ta: Tile<ET, { [TILE] }> = load_view_tko(
             &a_view_1,
             [pid],
             ordering::Weak,
@@ -47,7 +47,7 @@ pub mod vector_add {
             None,
             tma::Enabled,
         );
-        let tb: Tile<E, { [TILE] }> = load_view_tko(
+        let tb: Tile<ET, { [TILE] }> = load_view_tko(
             &b_view_2,
             [pid],
             ordering::Weak,
@@ -55,7 +55,7 @@ pub mod vector_add {
             None,
             tma::Enabled,
         );
-        let out_4: Tile<E, { [TILE] }> = ta + tb;
+        let out_4: Tile<ET, { [TILE] }> = ta + tb;
         unsafe {
             store_view_tko_mut(
                 &mut c_out_3,

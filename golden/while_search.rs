@@ -11,18 +11,18 @@
 pub mod while_search {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(x)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"while_search_kernel","generics":[{"kind":"type","name":"E","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"while_search_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_tiles"},{"element":"f32","kind":"scalar","name":"limit"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"while_search_kernel","generics":[{"kind":"type","name":"ET","params":["x"],"source":"dtype(x)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"while_search_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"x","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"element":"i32","kind":"scalar","name":"n_tiles"},{"element":"f32","kind":"scalar","name":"limit"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
-    fn while_search_kernel<E: ElementType, EOut: ElementType, const TILE: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+    fn while_search_kernel<ET: ElementType, EOutT: ElementType, const TILE: i32>(
+        x: &Tensor<ET, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         n_tiles: i32,
         limit: f32,
     ) {
-        let x_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let x_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 x,
                 const_shape![1, TILE],
@@ -36,7 +36,7 @@ pub mod while_search {
         let mut acc: Tile<f32, { [1, TILE] }> = constant(0.0f32, const_shape![1, TILE]);
         let mut k: i32 = 0i32;
         while k < n_tiles {
-            let t: Tile<E, { [1, TILE] }> = load_view_tko(
+            let t: Tile<ET, { [1, TILE] }> = load_view_tko(
                 &x_view_1,
                 [row, k],
                 ordering::Weak,
@@ -57,7 +57,7 @@ pub mod while_search {
                 break;
             }
         }
-        let conv_7: Tile<EOut, { [1, TILE] }> = convert_tile(acc);
+        let conv_7: Tile<EOutT, { [1, TILE] }> = convert_tile(acc);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_6,

@@ -8,20 +8,25 @@
 pub mod wrapped_scatter {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(values)
-    // generic EOut: ElementType <- dtype(out)
+    // generic ET: ElementType <- dtype(values)
+    // generic EOutT: ElementType <- dtype(out)
     // generic N: i32 <- const(N)
     // generic TILE: i32 <- const(TILE)
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"wrapped_scatter_kernel","generics":[{"kind":"type","name":"E","params":["values"],"source":"dtype(values)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"wrapped_scatter_kernel","notes":["`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"values","ndim":1,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"wrapped_scatter_kernel","generics":[{"kind":"type","name":"ET","params":["values"],"source":"dtype(values)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"N","params":["N"],"source":"const(N)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"wrapped_scatter_kernel","notes":["`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"values","ndim":1,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"N"},{"const_kind":"int","kind":"const","name":"TILE"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[allow(unused_assignments)]
     #[cutile::entry()]
-    fn wrapped_scatter_kernel<E: ElementType, EOut: ElementType, const N: i32, const TILE: i32>(
-        values: &Tensor<E, { [-1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+    fn wrapped_scatter_kernel<
+        ET: ElementType,
+        EOutT: ElementType,
+        const N: i32,
+        const TILE: i32,
+    >(
+        values: &Tensor<ET, { [-1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
         out_stride_0: i32,
     ) {
-        let values_view_7: Partition<E, { [TILE] }> = unsafe {
+        let values_view_7: Partition<ET, { [TILE] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TILE],
@@ -46,7 +51,7 @@ pub mod wrapped_scatter {
             broadcast_scalar(N, const_shape![TILE]),
             rounding::NegativeInf,
         );
-        let v: Tile<E, { [TILE] }> = load_view_tko(
+        let v: Tile<ET, { [TILE] }> = load_view_tko(
             &values_view_7,
             [block],
             ordering::Weak,
@@ -84,11 +89,11 @@ pub mod wrapped_scatter {
         let offsets_29: Tile<i64, { [TILE] }> = index64_20 * unit_stride_28;
         let offsets_30: Tile<i64, { [TILE] }> = offsets_19 + offsets_29;
         let mask_31: Tile<bool, { [TILE] }> = in_bounds_15 & in_bounds_27;
-        let base_32: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
-        let base_33: PointerTile<*mut EOut, { [1] }> = base_32.reshape(const_shape![1]);
-        let base_34: PointerTile<*mut EOut, { [TILE] }> = base_33.broadcast(const_shape![TILE]);
-        let pointers_35: PointerTile<*mut EOut, { [TILE] }> = base_34.offset_tile(offsets_30);
-        let conv_36: Tile<EOut, { [TILE] }> = convert_tile(v);
+        let base_32: PointerTile<*mut EOutT, { [] }> = get_tensor_base(out);
+        let base_33: PointerTile<*mut EOutT, { [1] }> = base_32.reshape(const_shape![1]);
+        let base_34: PointerTile<*mut EOutT, { [TILE] }> = base_33.broadcast(const_shape![TILE]);
+        let pointers_35: PointerTile<*mut EOutT, { [TILE] }> = base_34.offset_tile(offsets_30);
+        let conv_36: Tile<EOutT, { [TILE] }> = convert_tile(v);
         out_token = unsafe {
             store_ptr_tko(
                 pointers_35,
@@ -130,16 +135,16 @@ pub mod wrapped_scatter {
         let offsets_58: Tile<i64, { [TILE] }> = index64_49 * unit_stride_57;
         let offsets_59: Tile<i64, { [TILE] }> = offsets_48 + offsets_58;
         let mask_60: Tile<bool, { [TILE] }> = in_bounds_44 & in_bounds_56;
-        let base_61: PointerTile<*mut EOut, { [] }> = get_tensor_base(out);
-        let base_62: PointerTile<*mut EOut, { [1] }> = base_61.reshape(const_shape![1]);
-        let base_63: PointerTile<*mut EOut, { [TILE] }> = base_62.broadcast(const_shape![TILE]);
-        let pointers_64: PointerTile<*mut EOut, { [TILE] }> = base_63.offset_tile(offsets_59);
+        let base_61: PointerTile<*mut EOutT, { [] }> = get_tensor_base(out);
+        let base_62: PointerTile<*mut EOutT, { [1] }> = base_61.reshape(const_shape![1]);
+        let base_63: PointerTile<*mut EOutT, { [TILE] }> = base_62.broadcast(const_shape![TILE]);
+        let pointers_64: PointerTile<*mut EOutT, { [TILE] }> = base_63.offset_tile(offsets_59);
         let f32_const_65: Tile<f32, { [] }> = constant(0.5f32, const_shape![]);
-        let value_66: Tile<E, { [] }> = convert_tile(f32_const_65);
-        let t_67: Tile<E, { [TILE] }> = value_66
+        let value_66: Tile<ET, { [] }> = convert_tile(f32_const_65);
+        let t_67: Tile<ET, { [TILE] }> = value_66
             .reshape(const_shape![1])
             .broadcast(const_shape![TILE]);
-        let conv_68: Tile<EOut, { [TILE] }> = convert_tile(v * t_67);
+        let conv_68: Tile<EOutT, { [TILE] }> = convert_tile(v * t_67);
         out_token = unsafe {
             store_ptr_tko(
                 pointers_64,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from specialization.generic_names import DSL_TYPE_PARAMETERS
 from specialization.manifest import (
     CONST_GENERIC_TYPES as CONST_GENERIC_TYPES,  # re-exported
 )
@@ -174,7 +175,7 @@ def _dtype_generics(model: KernelModel) -> tuple[dict[int, str], list[Generic]]:
     taken = {p.name for p in model.params}
     for index, (key, members) in enumerate(classes.items()):
         name = "E" if index == 0 else "E" + _camel(members[0])
-        while name in taken:
+        while name in taken or name in DSL_TYPE_PARAMETERS:
             name += "T"
         taken.add(name)
         names[key] = name

@@ -83,7 +83,7 @@ def test_json_report(tmp_path: Path) -> None:
     report = json.loads(proc.stdout)
     kernel = report["files"][0]["kernels"][0]
     assert kernel["name"] == "vector_add_kernel" and kernel["status"] == "translated"
-    assert kernel["manifest"]["generics"][0]["name"] == "E"
+    assert kernel["manifest"]["generics"][0]["name"] == "ET"
 
 
 def test_folder_mirrors_tree(tmp_path: Path) -> None:

@@ -59,15 +59,15 @@ def test_vector_add_grid_and_generics() -> None:
     assert launch.symbol == "tl_vector_add__vector_add__vector_add_kernel"
     assert launch.grid == ("cdiv(a.numel(), i64::from(TILE))?", "1i64", "1i64")
     assert {k: v.mode for k, v in launch.generics["vector_add_kernel"].items()} == {
-        "E": "dispatch"}
+        "ET": "dispatch"}
 
 
 def test_softmax_output_dtype_is_tied_to_input() -> None:
     (launch,) = _plan("softmax_rows").launches
     assert launch.grid == ("x.dim(0)", "1i64", "1i64")
     plans = launch.generics["softmax_row_kernel"]
-    assert plans["E"].mode == "dispatch"
-    assert (plans["EY"].mode, plans["EY"].other) == ("same", "E")
+    assert plans["ET"].mode == "dispatch"
+    assert (plans["EY"].mode, plans["EY"].other) == ("same", "ET")
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -147,8 +147,8 @@ def test_slice_strides_are_passed_from_the_sliced_arrays() -> None:
 def test_layer_norm_launcher_fixes_stats_dtype_and_dispatches_the_rest() -> None:
     text = emit_rust_launchers(*_translate(GOLDEN / "layer_norm.py"))
     assert 'expect_dtype("Mean", Mean, DT_F32' in text
-    assert 'expect_dtype("Y", Y, g_E,' in text
-    assert text.count("=> unsafe {") == 27  # E x EW x EB over three element types
+    assert 'expect_dtype("Y", Y, g_ET,' in text
+    assert text.count("=> unsafe {") == 27  # ET x EW x EB over three element types
     # The float constant reaches the entry as the f32 bits of its value, a const generic.
     assert "((eps as f32).to_bits() as i32).to_string()" in text
 

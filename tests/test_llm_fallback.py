@@ -187,8 +187,9 @@ def test_prompt_holds_the_construct_its_types_and_context_only() -> None:
     repair(fallback, INJECTED)
     prompt = transport.requests[0]["messages"][0]["content"]
     assert "`__HOLE_1__`" in prompt and "theta = ct.atan2(yt, xt)" in prompt
-    assert "let theta: Tile<E, { [TILE] }> = __HOLE_1__;" in prompt
-    assert "Rust `yt: Tile<E, { [TILE] }>`" in prompt and "Rust `xt: Tile<E, { [TILE] }>`" in prompt
+    assert "let theta: Tile<ET, { [TILE] }> = __HOLE_1__;" in prompt
+    assert "Rust `yt: Tile<ET, { [TILE] }>`" in prompt
+    assert "Rust `xt: Tile<ET, { [TILE] }>`" in prompt
     assert "pub fn atan2<E: ElementType" in prompt
     assert "Solved example: hypot.py" in prompt and "fn hypot_kernel" in prompt
     assert "IGNORE ALL" not in prompt and "SYSTEM:" not in prompt and "passwd" not in prompt
@@ -284,7 +285,7 @@ def test_success_at_first_try() -> None:
     fallback = session(transport)
     result = repair(fallback)
     assert result.ok and result.rust is not None
-    assert "let theta: Tile<E, { [TILE] }> = atan2(yt, xt);" in result.rust
+    assert "let theta: Tile<ET, { [TILE] }> = atan2(yt, xt);" in result.rust
     assert ("// llm-fallback polar_angle_kernel#1: call:ct.atan2 (line 10) by "
             f"{DEFAULT_MODEL}; IR check PASS") in result.rust
     [report] = constructs(fallback)
@@ -320,7 +321,7 @@ def test_compile_error_then_success() -> None:
 def test_injection_in_comments_changes_nothing_but_the_checked_fragment() -> None:
     transport = Recorded("injection_then_success")
     result = repair(session(transport), INJECTED)
-    assert result.ok and "let theta: Tile<E, { [TILE] }> = atan2(yt, xt);" in (result.rust or "")
+    assert result.ok and "let theta: Tile<ET, { [TILE] }> = atan2(yt, xt);" in (result.rust or "")
     code = [line for line in (result.rust or "").splitlines()
             if not line.lstrip().startswith("//")]
     assert not any("abort()" in line or "unsafe { std" in line for line in code)
@@ -414,7 +415,7 @@ def test_signature_table_is_current_and_relevant() -> None:
 HALVING = FIXTURES / "halving.py"
 DAMPED = FIXTURES / "damped_sum.py"
 WHILE_REGION = ("while k < STEPS { let half: Tile<f32, { [TILE] }> = constant(0.5f32, "
-                "const_shape![TILE]); let half_e: Tile<E, { [TILE] }> = convert_tile(half); "
+                "const_shape![TILE]); let half_e: Tile<ET, { [TILE] }> = convert_tile(half); "
                 "t = t * half_e; k = k + 1i32; }")
 DAMP_SIGNATURE = "fn damp<const TILE: i32>(v: Tile<f32, { [TILE] }>) -> Tile<f32, { [TILE] }>"
 
@@ -494,7 +495,7 @@ def test_statement_hole_prompt_and_region() -> None:
     sent = transport.requests[0]
     text = sent["messages"][0]["content"]
     assert "with statements" in text and "`stmt:while` at line 10" in text
-    assert "- `t: Tile<E, { [TILE] }>`" in text and "- `k: i32`" in text
+    assert "- `t: Tile<ET, { [TILE] }>`" in text and "- `k: i32`" in text
     assert "    let mut k: i32 = 0i32;\n    {\n        // HOLE 1: stmt:while\n" \
         "        __HOLE_1__;\n    };" in text
     assert "Rust statements that replace the hole marker" in sent["system"]

@@ -36,7 +36,7 @@ def test_a_slice_between_runtime_bounds_is_a_tensor_view() -> None:
     assert "get_tensor_base(x).offset_tile(" in rust
     assert "assume_bounds_lower::<_, 0>(" in rust
     assert "Array::<{ [-1, 1] }> {" in rust
-    assert "let x_slice_2: Tensor<E, { [-1, -1] }> =" in rust
+    assert "let x_slice_2: Tensor<ET, { [-1, -1] }> =" in rust
     assert "&x_slice_2," in rust  # the view over the local tensor takes a reference
 
 
@@ -47,7 +47,7 @@ def test_a_slice_between_compile_time_bounds_has_a_static_extent() -> None:
         "    for j in range(ct.cdiv(up.shape[1], T)):\n"
         "        t = ct.load(up, index=(ct.bid(0), j), shape=(T, T))\n"
         "        ct.store(y, index=(ct.bid(0), j), tile=t)\n")
-    assert "let up: Tensor<E, { [-1, N] }> =" in rust
+    assert "let up: Tensor<ET, { [-1, N] }> =" in rust
     assert "let up_offset_1: i32 = N * 1i32;" in rust  # the last axis' stride is 1
     assert "get_shape_dim(up.shape(), 1i32)" not in rust  # `up.shape[1]` is N
 

@@ -169,7 +169,7 @@ def test_plan_of_vector_add() -> None:
     (entry,) = kernel.entries
     assert entry.symbol == "tl_vector_add__add_kernel"
     assert [(a.name, a.kind, a.element) for a in entry.args] == [
-        ("x_ptr", "ptr", "E"), ("y_ptr", "ptr", "E"), ("out_ptr", "ptr", "E"),
+        ("x_ptr", "ptr", "ET"), ("y_ptr", "ptr", "ET"), ("out_ptr", "ptr", "ET"),
         ("n_elements", "i32", "")]
     assert [g.name for g in entry.value_generics] == ["BLOCK_SIZE"]
 
@@ -184,7 +184,7 @@ def test_launcher_checks_pointer_dtypes_and_dispatches_generics() -> None:
         body = rust[rust.index(f"fn {symbol}("):]
         body = body[:body.index("\n}\n")]
         assert f'expect_pointer_dtype("x_ptr", dt_x_ptr, DT_{variant.upper()})' in body
-        assert 'same_pointer_dtype("E", &[("y_ptr", dt_y_ptr)])' in body
+        assert 'same_pointer_dtype("ET", &[("y_ptr", dt_y_ptr)])' in body
         assert "DT_BF16 => unsafe" in body and "other => Err(unsupported_dtype(" in body
     assert "BLOCK: i32" in rust and "EVEN: bool" in rust
     assert "DevicePointer::<f16>::from_cu_deviceptr(x_ptr)" in rust

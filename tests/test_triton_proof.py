@@ -309,3 +309,41 @@ def test_a_descriptor_load_padded_with_nonzero_breaks_the_ttir_facts(tmp_path: P
     assert half and all(o.facts is not None and o.facts.status == "FAIL" for o in half)
     assert all(any(d.what == "descriptor padding (zero)" for d in o.facts.differences)
                for o in half)
+
+
+# ---- the element types the launches use ------------------------------------------------------
+
+
+def _as_float16(spec: dict) -> dict | None:
+    """The spec's launches with every float32 pointer made float16 (None when it has none):
+    Triton kernels are launched with half-precision tensors as often as with float32 ones,
+    and cutile's compiler types some generic code differently then."""
+    changed = False
+    out = {}
+    for kernel, launches in spec.items():
+        out[kernel] = []
+        for launch in launches:
+            copy = dict(launch)
+            for name, value in launch.items():
+                if isinstance(value, dict) and value.get("dtype") == "float32" \
+                        and "ndim" in value:
+                    copy[name] = {**value, "dtype": "float16"}
+                    changed = True
+            out[kernel].append(copy)
+    return out if changed else None
+
+
+HALF_SOURCES = [s for s in SOURCES if _as_float16(
+    json.loads((SPECS / f"{s.stem}.json").read_text(encoding="utf-8"))) is not None]
+
+
+@pytest.mark.parametrize("source", HALF_SOURCES, ids=lambda p: p.stem)
+def test_golden_triton_translation_is_proved_in_float16(tmp_path: Path, source: Path) -> None:
+    half = _as_float16(json.loads((SPECS / f"{source.stem}.json").read_text(encoding="utf-8")))
+    spec = tmp_path / f"{source.stem}.json"
+    spec.write_text(json.dumps(half), encoding="utf-8")
+    outcomes = [o for o in prove_triton(source, GOLDEN / f"{source.stem}.rs", [str(spec)],
+                                        facts=False) if isinstance(o, TritonOutcome)]
+    bad = [o.line() + ("\n" + o.text if o.text else "") for o in outcomes
+           if o.verdict not in PASSING]
+    assert outcomes and not bad, "\n".join(bad)

@@ -116,8 +116,8 @@ def test_accumulator_type_change_fails(tmp_path: Path) -> None:
     _require_harness()
     old = ("let mut acc: Tile<f32, { [TILE_M, TILE_N] }> =\n"
            "            constant(0.0f32, const_shape![TILE_M, TILE_N]);")
-    new = ("let mut acc: Tile<E, { [TILE_M, TILE_N] }> = "
-           "constant(E::ZERO, const_shape![TILE_M, TILE_N]);")
+    new = ("let mut acc: Tile<ET, { [TILE_M, TILE_N] }> = "
+           "constant(ET::ZERO, const_shape![TILE_M, TILE_N]);")
     rust = _edited(tmp_path, "matmul", old, new)
     code, report = _verify(GOLDEN / "matmul.py", rust, _spec_file(tmp_path, "matmul", "float16"))
     assert code == 1, report

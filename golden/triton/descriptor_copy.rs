@@ -7,17 +7,17 @@
 pub mod descriptor_copy {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`
     // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scaled_copy_2d_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scaled_copy_2d_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scaled_copy_2d_f16<E: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
+    unsafe fn scaled_copy_2d_f16<ET: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
         x_ptr: *mut f16,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         M: i32,
         N: i32,
         scale: f32,
@@ -91,31 +91,31 @@ pub mod descriptor_copy {
             constant(f16::ZERO, const_shape![BLOCK_M, BLOCK_N]);
         let selected_31: Tile<f16, { [BLOCK_M, BLOCK_N] }> = select(mask_28, loaded_29, t_30);
         let tile: Tile<f16, { [BLOCK_M, BLOCK_N] }> = selected_31;
-        let pointers_34: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_35: PointerTile<*mut E, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
-        let arg_39: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_34: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
+        let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_35.broadcast(const_shape![BLOCK_M, 1]);
-        let pointers_36: PointerTile<*mut E, { [BLOCK_M, 1] }> = arg_39;
+        let pointers_36: PointerTile<*mut ET, { [BLOCK_M, 1] }> = arg_39;
         let iota_37: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let offsets_38: Tile<i32, { [BLOCK_M, 1] }> = (iota_37.reshape(const_shape![BLOCK_M, 1])
             + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
             * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
-        let pointers_40: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_40: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_36.offset_tile(offsets_38);
-        let arg_46: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_46: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_46;
+        let pointers_41: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_46;
         let iota_42: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
         let arg_44: Tile<i32, { [1, BLOCK_N] }> = iota_42.reshape(const_shape![1, BLOCK_N])
             + broadcast_scalar(col, const_shape![1, BLOCK_N]);
         let t_43: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
         let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
             (arg_44 * t_43).broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let arg_62: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_62: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_41.offset_tile(offsets_45);
-        let pointers_47: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_62;
+        let pointers_47: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_62;
         let conv_48: Tile<f32, { [BLOCK_M, BLOCK_N] }> = convert_tile(tile);
-        let conv_49: Tile<E, { [BLOCK_M, BLOCK_N] }> =
+        let conv_49: Tile<ET, { [BLOCK_M, BLOCK_N] }> =
             convert_tile(conv_48 * broadcast_scalar(scale, const_shape![BLOCK_M, BLOCK_N]));
         let iota_50: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let arg_52: Tile<i32, { [BLOCK_M, 1] }> = iota_50.reshape(const_shape![BLOCK_M, 1])
@@ -157,17 +157,17 @@ pub mod descriptor_copy {
         };
     }
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`
     // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scaled_copy_2d_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scaled_copy_2d_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scaled_copy_2d_bf16<E: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
+    unsafe fn scaled_copy_2d_bf16<ET: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
         x_ptr: *mut bf16,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         M: i32,
         N: i32,
         scale: f32,
@@ -242,31 +242,31 @@ pub mod descriptor_copy {
             constant(bf16::ZERO, const_shape![BLOCK_M, BLOCK_N]);
         let selected_31: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = select(mask_28, loaded_29, t_30);
         let tile: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = selected_31;
-        let pointers_34: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_35: PointerTile<*mut E, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
-        let arg_39: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_34: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
+        let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_35.broadcast(const_shape![BLOCK_M, 1]);
-        let pointers_36: PointerTile<*mut E, { [BLOCK_M, 1] }> = arg_39;
+        let pointers_36: PointerTile<*mut ET, { [BLOCK_M, 1] }> = arg_39;
         let iota_37: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let offsets_38: Tile<i32, { [BLOCK_M, 1] }> = (iota_37.reshape(const_shape![BLOCK_M, 1])
             + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
             * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
-        let pointers_40: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_40: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_36.offset_tile(offsets_38);
-        let arg_46: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_46: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_46;
+        let pointers_41: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_46;
         let iota_42: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
         let arg_44: Tile<i32, { [1, BLOCK_N] }> = iota_42.reshape(const_shape![1, BLOCK_N])
             + broadcast_scalar(col, const_shape![1, BLOCK_N]);
         let t_43: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
         let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
             (arg_44 * t_43).broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let arg_62: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_62: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_41.offset_tile(offsets_45);
-        let pointers_47: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_62;
+        let pointers_47: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_62;
         let conv_48: Tile<f32, { [BLOCK_M, BLOCK_N] }> = convert_tile(tile);
-        let conv_49: Tile<E, { [BLOCK_M, BLOCK_N] }> =
+        let conv_49: Tile<ET, { [BLOCK_M, BLOCK_N] }> =
             convert_tile(conv_48 * broadcast_scalar(scale, const_shape![BLOCK_M, BLOCK_N]));
         let iota_50: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let arg_52: Tile<i32, { [BLOCK_M, 1] }> = iota_50.reshape(const_shape![BLOCK_M, 1])
@@ -308,23 +308,23 @@ pub mod descriptor_copy {
         };
     }
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_M_TIMES_BLOCK_N: i32 <- derived((BLOCK_M * BLOCK_N))
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`
     // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scaled_copy_2d_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_N","params":["BLOCK_M","BLOCK_N"],"source":"derived((BLOCK_M * BLOCK_N))","tree":["*",["param","BLOCK_M"],["param","BLOCK_N"]]}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scaled_copy_2d_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_N","params":["BLOCK_M","BLOCK_N"],"source":"derived((BLOCK_M * BLOCK_N))","tree":["*",["param","BLOCK_M"],["param","BLOCK_N"]]}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: a mask computed by `compare`"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
     unsafe fn scaled_copy_2d_f32<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_M_TIMES_BLOCK_N: i32,
     >(
         x_ptr: *mut f32,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         M: i32,
         N: i32,
         scale: f32,
@@ -400,30 +400,30 @@ pub mod descriptor_copy {
         };
         let tile: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             loaded_30.reshape(const_shape![BLOCK_M, BLOCK_N]);
-        let pointers_34: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_35: PointerTile<*mut E, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
-        let arg_39: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_34: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
+        let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_35.broadcast(const_shape![BLOCK_M, 1]);
-        let pointers_36: PointerTile<*mut E, { [BLOCK_M, 1] }> = arg_39;
+        let pointers_36: PointerTile<*mut ET, { [BLOCK_M, 1] }> = arg_39;
         let iota_37: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let offsets_38: Tile<i32, { [BLOCK_M, 1] }> = (iota_37.reshape(const_shape![BLOCK_M, 1])
             + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
             * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
-        let pointers_40: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_40: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_36.offset_tile(offsets_38);
-        let arg_46: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_46: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_46;
+        let pointers_41: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_46;
         let iota_42: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
         let arg_44: Tile<i32, { [1, BLOCK_N] }> = iota_42.reshape(const_shape![1, BLOCK_N])
             + broadcast_scalar(col, const_shape![1, BLOCK_N]);
         let t_43: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
         let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
             (arg_44 * t_43).broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let arg_61: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_61: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_41.offset_tile(offsets_45);
-        let pointers_47: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_61;
-        let conv_48: Tile<E, { [BLOCK_M, BLOCK_N] }> =
+        let pointers_47: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_61;
+        let conv_48: Tile<ET, { [BLOCK_M, BLOCK_N] }> =
             convert_tile(tile * broadcast_scalar(scale, const_shape![BLOCK_M, BLOCK_N]));
         let iota_49: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let arg_51: Tile<i32, { [BLOCK_M, 1] }> = iota_49.reshape(const_shape![BLOCK_M, 1])
