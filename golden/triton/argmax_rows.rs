@@ -10,9 +10,9 @@ pub mod argmax_rows {
     // generic EOutPtr: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf, no tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"argmax_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"argmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf)","`tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"argmax_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"argmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn argmax_kernel<E: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -44,7 +44,7 @@ pub mod argmax_rows {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],

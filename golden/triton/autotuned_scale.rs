@@ -13,11 +13,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
-    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
-    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f16,
@@ -51,7 +51,7 @@ pub mod autotuned_scale {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK],
@@ -86,7 +86,7 @@ pub mod autotuned_scale {
                     Some(y_ptr_accessed),
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                 )
@@ -167,11 +167,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
-    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
-    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_bf16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut bf16,
@@ -205,7 +205,7 @@ pub mod autotuned_scale {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK],
@@ -240,7 +240,7 @@ pub mod autotuned_scale {
                     Some(y_ptr_accessed),
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                 )
@@ -321,11 +321,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
-    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)
-    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f32<E: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f32,
@@ -359,7 +359,7 @@ pub mod autotuned_scale {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK],
@@ -393,7 +393,7 @@ pub mod autotuned_scale {
                     Some(y_ptr_accessed),
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                 )

@@ -10,11 +10,11 @@ pub mod barrier_roundtrip {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none)
-    // note: `tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none)","`tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn shift_kernel<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -52,7 +52,7 @@ pub mod barrier_roundtrip {
                 Some(all_written),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
@@ -93,7 +93,7 @@ pub mod barrier_roundtrip {
                 Some(all_accessed),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )
@@ -150,7 +150,7 @@ pub mod barrier_roundtrip {
                 Some(all_accessed),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )

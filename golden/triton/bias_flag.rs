@@ -12,10 +12,10 @@ pub mod bias_flag {
     // generic HAS_BIAS: bool <- const(HAS_BIAS)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero)
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn linear_bias_kernel<
         E: ElementType,
@@ -53,7 +53,7 @@ pub mod bias_flag {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
@@ -120,7 +120,7 @@ pub mod bias_flag {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )

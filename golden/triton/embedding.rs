@@ -10,9 +10,9 @@ pub mod embedding {
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
-    // note: `tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // note: `tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i32<E: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i32,
@@ -59,7 +59,7 @@ pub mod embedding {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK_D],
@@ -90,7 +90,7 @@ pub mod embedding {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )
@@ -102,8 +102,8 @@ pub mod embedding {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
     // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i64<E: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i64,
@@ -177,7 +177,7 @@ pub mod embedding {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )

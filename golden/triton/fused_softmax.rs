@@ -10,9 +10,9 @@ pub mod fused_softmax {
     // generic EInPtr: ElementType <- dtype(in_ptr)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf)
-    // note: `tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf)","`tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn softmax_kernel<E: ElementType, EInPtr: ElementType, const BLOCK_SIZE: i32>(
         out_ptr: *mut E,
@@ -45,7 +45,7 @@ pub mod fused_softmax {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK_SIZE],
@@ -90,7 +90,7 @@ pub mod fused_softmax {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )

@@ -10,10 +10,10 @@ pub mod inplace_accumulate {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)
-    // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn accumulate_kernel<E: ElementType, const BLOCK: i32>(
         acc_ptr: *mut E,
@@ -80,7 +80,7 @@ pub mod inplace_accumulate {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK],

@@ -13,15 +13,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
-    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
     // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
-    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
-    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
-    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
-    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f16<
         E: ElementType,
@@ -69,7 +69,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -112,7 +112,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -249,7 +249,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -291,7 +291,7 @@ pub mod layer_norm {
                     Some(y_accessed),
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                 )
@@ -308,15 +308,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
-    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
     // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
-    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
-    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
-    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
-    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
         E: ElementType,
@@ -364,7 +364,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -407,7 +407,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -544,7 +544,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -586,7 +586,7 @@ pub mod layer_norm {
                     Some(y_accessed),
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                 )
@@ -603,15 +603,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero)
-    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero)
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
     // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
-    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero)
-    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero)
-    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero)
-    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
         E: ElementType,
@@ -659,7 +659,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -702,7 +702,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -839,7 +839,7 @@ pub mod layer_norm {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK_SIZE],
@@ -878,7 +878,7 @@ pub mod layer_norm {
                     Some(y_accessed),
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                 )

@@ -13,10 +13,10 @@ pub mod matmul_ieee {
     // generic BN: i32 <- const(BN)
     // generic BK: i32 <- const(BK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none)
-    // note: `tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none)
-    // note: `tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none)","`tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none)","`tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_ieee_kernel<
         E: ElementType,
@@ -61,7 +61,7 @@ pub mod matmul_ieee {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false, false],
                     const_shape![BM, BK],
@@ -99,7 +99,7 @@ pub mod matmul_ieee {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false, false],
                     const_shape![BK, BN],
@@ -144,7 +144,7 @@ pub mod matmul_ieee {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false, false],
             )

@@ -11,10 +11,10 @@ pub mod online_softmax {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf)
-    // note: `tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero)
-    // note: `tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"online_softmax_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf)","`tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"online_softmax_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn online_softmax_kernel<E: ElementType, EYPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -52,7 +52,7 @@ pub mod online_softmax {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK],
@@ -96,7 +96,7 @@ pub mod online_softmax {
                     None,
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                     const_shape![BLOCK],
@@ -135,7 +135,7 @@ pub mod online_softmax {
                     Some(y_ptr_accessed),
                     ordering::Weak,
                     scope::TileBlock,
-                    tma::Enabled,
+                    tma::Disabled,
                     None,
                     [false],
                 )

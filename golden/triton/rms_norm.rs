@@ -11,10 +11,10 @@ pub mod rms_norm {
     // generic EW: ElementType <- dtype(W)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 13 raised to a tensor view (padding zero)
-    // note: `tl.load` of `W` at line 16 raised to a tensor view (padding zero)
-    // note: `tl.store` of `Y` at line 18 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 raised to a tensor view (padding zero)","`tl.load` of `W` at line 16 raised to a tensor view (padding zero)","`tl.store` of `Y` at line 18 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn rms_norm_fwd<
         E: ElementType,
@@ -53,7 +53,7 @@ pub mod rms_norm {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK_SIZE],
@@ -123,7 +123,7 @@ pub mod rms_norm {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )

@@ -10,9 +10,9 @@ pub mod seeded_dropout {
     // generic E: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_f16<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut f16,
@@ -200,9 +200,9 @@ pub mod seeded_dropout {
     // generic E: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_bf16<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut bf16,
@@ -390,9 +390,9 @@ pub mod seeded_dropout {
     // generic E: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_f32<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut f32,
@@ -579,10 +579,10 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none)
-    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none)
-    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_f16<E: ElementType, const BLOCK: i32>(
         bits_ptr: *mut E,
@@ -688,7 +688,7 @@ pub mod seeded_dropout {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )
@@ -839,7 +839,7 @@ pub mod seeded_dropout {
                 Some(normal_ptr_written),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
@@ -877,7 +877,7 @@ pub mod seeded_dropout {
                 Some(normal_ptr_accessed),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )
@@ -890,10 +890,10 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none)
-    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none)
-    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_bf16<E: ElementType, const BLOCK: i32>(
         bits_ptr: *mut E,
@@ -999,7 +999,7 @@ pub mod seeded_dropout {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )
@@ -1150,7 +1150,7 @@ pub mod seeded_dropout {
                 Some(normal_ptr_written),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
@@ -1188,7 +1188,7 @@ pub mod seeded_dropout {
                 Some(normal_ptr_accessed),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )
@@ -1201,10 +1201,10 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none)
-    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none)
-    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_f32<E: ElementType, const BLOCK: i32>(
         bits_ptr: *mut E,
@@ -1310,7 +1310,7 @@ pub mod seeded_dropout {
                 None,
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )
@@ -1461,7 +1461,7 @@ pub mod seeded_dropout {
                 Some(normal_ptr_written),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
@@ -1497,7 +1497,7 @@ pub mod seeded_dropout {
                 Some(normal_ptr_accessed),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
             )

@@ -11,10 +11,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)
-    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i32<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -49,7 +49,7 @@ pub mod spin_lock {
                 Some(all_written),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
@@ -166,10 +166,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)
-    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_f32<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -204,7 +204,7 @@ pub mod spin_lock {
                 Some(all_written),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
@@ -321,10 +321,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)
-    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)
-    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i64<E: ElementType, const BLOCK: i32>(
         x_ptr: *mut E,
@@ -359,7 +359,7 @@ pub mod spin_lock {
                 Some(all_written),
                 ordering::Weak,
                 scope::TileBlock,
-                tma::Enabled,
+                tma::Disabled,
                 None,
                 [false],
                 const_shape![BLOCK],
