@@ -12,6 +12,7 @@
 #   launcher/stage_triton_bench.sh [OP ...]   # default: every golden op with a bench host
 #                                             # function + the tutorials that translate
 #   TUTORIALS="01-vector-add 02-fused-softmax" launcher/stage_triton_bench.sh
+#   TRANSPILE_FLAGS=--no-raise launcher/stage_triton_bench.sh OP ...   # the pointer-tile path
 # Then see launcher/NOTES.md, "Triton GPU bench", for the device calls.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +28,7 @@ if [ "${#ops[@]}" -eq 0 ]; then
   mapfile -t ops < <("$py" -c 'from bench.triton_hosts import HOSTS; print("\n".join(HOSTS))')
 fi
 tutorials=(${TUTORIALS-01-vector-add 02-fused-softmax})
+flags="${TRANSPILE_FLAGS:-}"
 
 stage="$repo/.tlbench_triton"
 rm -rf "$stage" && mkdir -p "$stage/src"
@@ -51,9 +53,12 @@ PY
 }
 stage_one() {  # $1 staged name, $2 source stem
   write_original "$1" "$2"
-  if "$py" -m transpiler "$stage/$1.py" -q -o "$stage/src/$1.rs" 2>"$stage/src/$1.err" \
-      && "$py" -m transpiler "$stage/$1.py" -q --emit launcher -o "$stage/src/$1_launcher.rs" \
-      && "$py" -m transpiler "$stage/$1.py" -q --emit pywrapper -o "$stage/$1_wrapper.py"; then
+  # shellcheck disable=SC2086 # TRANSPILE_FLAGS is a word list (`--no-raise`)
+  if "$py" -m transpiler "$stage/$1.py" -q $flags -o "$stage/src/$1.rs" 2>"$stage/src/$1.err" \
+      && "$py" -m transpiler "$stage/$1.py" -q $flags --emit launcher \
+           -o "$stage/src/$1_launcher.rs" \
+      && "$py" -m transpiler "$stage/$1.py" -q $flags --emit pywrapper \
+           -o "$stage/$1_wrapper.py"; then
     pairs+=("$stage/src/$1.rs" "$stage/src/$1_launcher.rs")
     staged+=("$1")
   else
@@ -74,11 +79,12 @@ xz -T0 -f "$stage/libtl_triton.so"
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$repo" status --porcelain 2>/dev/null | wc -l)
 "$py" - "$stage/stage.json" "$commit" "$dirty" "${staged[@]}" <<'PY'
-import json, sys, time
+import json, os, sys, time
 from transpiler import __version__
 path, commit, dirty, *ops = sys.argv[1:]
 json.dump({"transpiler": __version__, "commit": f"{commit} ({dirty} files changed)",
-           "staged": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "ops": ops},
+           "staged": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "ops": ops,
+           "transpile_flags": os.environ.get("TRANSPILE_FLAGS", "")},
           open(path, "w"), indent=1)
 PY
 mkdir -p .gpu

@@ -17,6 +17,7 @@ a loop the sizes do not fit) is reported as not run, never as agreeing.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,7 +77,8 @@ def _element(manifest: dict[str, object], name: str) -> str:
     return name
 
 
-def _inputs(manifest: dict[str, object], seed: int) -> list[tuple[str, object]]:
+def _inputs(manifest: dict[str, object], seed: int,
+            scalars: Mapping[str, int] | None = None) -> list[tuple[str, object]]:
     rng = np.random.default_rng(seed)
     out: list[tuple[str, object]] = []
     for param in manifest["params"]:  # type: ignore[union-attr]
@@ -94,7 +96,8 @@ def _inputs(manifest: dict[str, object], seed: int) -> list[tuple[str, object]]:
                 data = rng.standard_normal(BUFFER).astype(np.float32).astype(dtype)
             out.append((str(param["name"]), data))
         else:
-            out.append((str(param["name"]), FLOAT_SCALAR if element.startswith("f") else SIZE))
+            default = FLOAT_SCALAR if element.startswith("f") else SIZE
+            out.append((str(param["name"]), (scalars or {}).get(str(param["name"]), default)))
     return out
 
 
@@ -123,8 +126,10 @@ def compare_paths(source: Path, work: Path, seed: int = 0) -> list[EntryOutcome]
     return compare_rust(raised.rust or "", pointer.rust or "", work / source.stem, seed)
 
 
-def compare_rust(raised: str, pointer: str, stem: Path, seed: int = 0) -> list[EntryOutcome]:
-    """Two Rust translations of the same kernels (`raised` checked against `pointer`)."""
+def compare_rust(raised: str, pointer: str, stem: Path, seed: int = 0,
+                 scalars: Mapping[str, int] | None = None) -> list[EntryOutcome]:
+    """Two Rust translations of the same kernels (`raised` checked against `pointer`);
+    `scalars`: runtime integers other than `SIZE` (values a specialized entry assumes)."""
     paths, requests = [], []
     for name, rust in (("raised", raised), ("pointer", pointer)):
         path = stem.with_name(f"{stem.name}_{name}.rs")
@@ -143,7 +148,7 @@ def compare_rust(raised: str, pointer: str, stem: Path, seed: int = 0) -> list[E
         if raised_ir is None or pointer_ir is None:
             outcomes.append(EntryOutcome(entry, generics, "different", "does not compile"))
             continue
-        inputs = _inputs(manifests[entry], seed)
+        inputs = _inputs(manifests[entry], seed, scalars)
         try:
             expected = _run(pointer_ir, inputs)
         except InterpError as err:

@@ -20,7 +20,7 @@ from raise_numeric import compare_paths, compare_rust, generic_values
 from transpiler.diagnostics import render
 from transpiler.driver import read_manifests, translate_bytes, translate_text
 from transpiler.ircheck import generated
-from transpiler.lowering.raise_pointers import POINTER, RAISED
+from transpiler.lowering.raise_pointers import POINTER, RAISED, ParamFacts
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden" / "triton"
@@ -261,3 +261,74 @@ def test_a_reshape_that_moves_elements_stays_a_pointer_tile() -> None:
 """)
     assert RAISED in notes[0]
     assert POINTER in notes[1] and "moves elements" in notes[1]
+
+
+# ---- the tensor memory accelerator and Triton's JIT facts ---------------------------------
+
+
+def test_only_views_of_parameters_alone_take_the_tensor_memory_accelerator() -> None:
+    # A view over the parameter with parameter extents and strides: its descriptor can be
+    # built once before the launch. A row offset in the base, or an extent that depends on
+    # the block (`offs_m < M` is a mask, the unmasked axis' extent is `k * BK + BK`), would
+    # make each block build its own.
+    assert all(n.endswith(", tensor memory accelerator)") for n in _matmul())
+    row = _paths("""def k(x_ptr, y_ptr, stride, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + cols, mask=cols < n, other=0.0)
+    tl.store(y_ptr + cols, x, mask=cols < n)
+""")
+    assert "no tensor memory accelerator" in row[0]
+    assert "(padding none, tensor memory accelerator)" in row[1]
+    unmasked = _vector(mask="None")
+    assert all("no tensor memory accelerator" in n for n in unmasked)
+
+
+MATMUL_FACTS = ParamFacts(frozenset({"stride_ak"}),
+                          frozenset({"a_ptr", "c_ptr", "M", "K", "stride_am"}))
+# Launch values that hold MATMUL_FACTS (the facts Triton's JIT keys these arguments by).
+FACT_VALUES = {"M": 48, "K": 48, "stride_am": 48, "stride_ak": 1}
+
+
+def _with_facts(tmp_path: Path, facts: ParamFacts) -> tuple[str, str]:
+    source = tmp_path / "facts.py"
+    source.write_text(HEADER + _MATMUL_SOURCE, encoding="utf-8")
+    raised = translate_bytes(source.read_bytes(), str(source), param_facts={"k": facts})
+    pointer = translate_bytes(source.read_bytes(), str(source), raise_pointers=False)
+    assert raised.ok and pointer.ok
+    return raised.rust or "", pointer.rust or ""
+
+
+_MATMUL_SOURCE = MATMUL_LOOP.format(before="", bound="K - k * BK",
+                                    advance="a_ptrs += BK * stride_ak")
+
+
+def test_jit_facts_give_unit_strides_and_divisibility(tmp_path: Path) -> None:
+    rust, _ = _with_facts(tmp_path, MATMUL_FACTS)
+    # `stride_ak == 1` makes the inner stride static (contiguous rows: vector loads, TMA).
+    assert "Array<{ [-1, 1] }>" in rust
+    assert "unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) }" in rust
+    assert "unsafe { assume_div_by::<_, 16>(stride_am) }" in rust
+    assert "assume_div_by::<_, 16>(stride_ak)" not in rust
+    assert "assumes Triton's JIT specialization: stride_ak == 1; " in rust
+    plain = translate_text(HEADER + _MATMUL_SOURCE, "k.py").rust or ""
+    assert "assume_div_by" not in plain and "Array<{ [-1, -1] }>" in plain
+
+
+def test_a_facts_translation_agrees_where_the_facts_hold(tmp_path: Path) -> None:
+    raised, pointer = _with_facts(tmp_path, MATMUL_FACTS)
+    outcomes = compare_rust(raised, pointer, tmp_path / "facts", scalars=FACT_VALUES)
+    assert outcomes and all(o.verdict == "same" for o in outcomes), outcomes
+    # The facts are used: where `stride_ak` is not 1 the two translations part.
+    wrong = {**FACT_VALUES, "stride_ak": 2}
+    outcomes = compare_rust(raised, pointer, tmp_path / "wrong", scalars=wrong)
+    assert outcomes and all(o.verdict == "different" for o in outcomes), outcomes
+
+
+def test_no_facts_no_note_and_no_raise_ignores_facts(tmp_path: Path) -> None:
+    source = tmp_path / "facts.py"
+    source.write_text(HEADER + _MATMUL_SOURCE, encoding="utf-8")
+    off = translate_bytes(source.read_bytes(), str(source), raise_pointers=False,
+                          param_facts={"k": MATMUL_FACTS})
+    assert off.ok and "assume_div_by" not in (off.rust or "")
+    assert "JIT specialization" not in (off.rust or "")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -34,7 +34,7 @@ from transpiler.frontend.triton import TritonFrontEnd
 from transpiler.lowering import bit_ops, c_integer_ops, pointer_ops
 from transpiler.lowering.hoist import hoist_loop_invariants
 from transpiler.lowering.lower import lower_kernel
-from transpiler.lowering.raise_pointers import raise_pointer_accesses
+from transpiler.lowering.raise_pointers import NO_FACTS, ParamFacts, raise_pointer_accesses
 from transpiler.lowering.region_holes import helper_items
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
 from transpiler.lowering.support import support_function
@@ -90,7 +90,8 @@ class TranslationResult:
 
 def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
                     language: str | None = None,
-                    raise_pointers: bool = True) -> TranslationResult:
+                    raise_pointers: bool = True,
+                    param_facts: Mapping[str, ParamFacts] | None = None) -> TranslationResult:
     if len(data) > MAX_SOURCE_BYTES:
         diag = Diagnostic("E0004", f"the file is {len(data)} bytes; the limit is "
                           f"{MAX_SOURCE_BYTES}", path, None)
@@ -106,7 +107,7 @@ def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
                           path, None)
         return TranslationResult(path, text, None, diagnostics=[diag])
     return translate_text(text, path, hashlib.sha256(data).hexdigest(), hole_hook, language,
-                          raise_pointers)
+                          raise_pointers, param_facts)
 
 
 def front_ends_for(text: str, language: str | None = None) -> list[FrontEnd]:
@@ -122,7 +123,11 @@ def front_ends_for(text: str, language: str | None = None) -> list[FrontEnd]:
 def translate_text(text: str, path: str, digest: str | None = None,
                    hole_hook: HoleHook | None = None,
                    language: str | None = None,
-                   raise_pointers: bool = True) -> TranslationResult:
+                   raise_pointers: bool = True,
+                   param_facts: Mapping[str, ParamFacts] | None = None) -> TranslationResult:
+    """`param_facts`: per kernel name, what its raised views may assume of its arguments
+    (`raise_pointers.ParamFacts`; the translation is then only for arguments that hold
+    them: the benchmarks' view of a specialized entry). None: entries for every argument."""
     digest = digest or hashlib.sha256(text.encode("utf-8")).hexdigest()
     result = TranslationResult(path, text, None)
     fronts = front_ends_for(text, language)
@@ -142,8 +147,9 @@ def translate_text(text: str, path: str, digest: str | None = None,
     for front, source in sources:
         state = front.analysis_state(source)
         for kernel in source.kernels:
+            facts = (param_facts or {}).get(kernel.name, NO_FACTS)
             report = _translate_kernel(front, source, state, kernel, path, hole_hook,
-                                       functions, support, result, raise_pointers)
+                                       functions, support, result, raise_pointers, facts)
             result.kernels.append(report)
     if any(k.status == "failed" for k in result.kernels):
         return result
@@ -156,7 +162,8 @@ def translate_text(text: str, path: str, digest: str | None = None,
 def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
                       kernel: KernelSource, path: str, hole_hook: HoleHook | None,
                       functions: list[t.Function], support: set[str],
-                      result: TranslationResult, raise_pointers: bool = True) -> KernelReport:
+                      result: TranslationResult, raise_pointers: bool = True,
+                      facts: ParamFacts = NO_FACTS) -> KernelReport:
     """One kernel through the passes its front end's profile selects (`state`: what the
     front end keeps of the file between its kernels); its Rust entries go to `functions`,
     the support functions they call to `support`. `raise_pointers`: affine pointer
@@ -166,7 +173,7 @@ def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
         for model in front.analyze(source, kernel, allow_holes=hole_hook is not None,
                                    state=state):
             model.split_loops = front.profile.split_loops
-            model.notes.extend(raise_pointer_accesses(model.body, raise_pointers))
+            model.notes.extend(raise_pointer_accesses(model.body, raise_pointers, facts))
             if hole_hook is not None:
                 hole_hook(model)
             spec = specialize(model)

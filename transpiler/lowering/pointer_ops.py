@@ -313,6 +313,11 @@ def _no_inbounds_promise(rank: int) -> t.ArrayExpr:
     return t.ArrayExpr(tuple(t.Lit("false") for _ in range(rank)))
 
 
+def _tma(e: TExpr) -> t.Path:
+    # Whether the raising pass found the view's descriptor buildable once, before the launch.
+    return t.Path("tma::Enabled" if e.attrs.get("tma", True) else "tma::Disabled")
+
+
 @rule("load_ptr_view")
 def lower_load_ptr_view(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
     """`let (v, tok) = load_view_raw(&view, [index], token, Weak, .., [false; R], tile)`."""
@@ -320,7 +325,7 @@ def lower_load_ptr_view(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
     rank = int(e.attrs["rank"])
     call = t.Call("load_view_raw", (
         t.Ref(view), idx, _token_arg(e), t.Path("ordering::Weak"), t.Path("scope::TileBlock"),
-        t.Path("tma::Enabled"), t.Path("None"), _no_inbounds_promise(rank),
+        _tma(e), t.Path("None"), _no_inbounds_promise(rank),
         lw.const_shape(tuple(e.attrs["tile"]), e.span)))
     name = lw.temp("loaded")
     token = _token_name(lw, e)
@@ -339,7 +344,7 @@ def lower_store_ptr_view(lw: KernelLowerer, e: TExpr, ctx: object) -> t.Expr:
     rank = int(e.attrs["rank"])
     call = t.BlockExpr((), t.Call("store_view_raw", (
         t.Ref(view), value, idx, _token_arg(e), t.Path("ordering::Weak"),
-        t.Path("scope::TileBlock"), t.Path("tma::Enabled"), t.Path("None"),
+        t.Path("scope::TileBlock"), _tma(e), t.Path("None"),
         _no_inbounds_promise(rank))), unsafe=True)
     if not e.attrs.get("record"):
         ctx.stmts.append(t.ExprStmt(call, semicolon=True))

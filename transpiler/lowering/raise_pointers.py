@@ -37,6 +37,23 @@ Under these conditions the view's load reads exactly the lanes the mask keeps, a
 exactly the lanes it drops; a store through the view drops exactly those. One difference is
 accepted: a lane at a negative coordinate with a true mask (an address before the
 parameter's memory, undefined behaviour in Triton) is padded by the view instead of read.
+
+Each raised access also says whether it goes through the tensor memory accelerator
+(`tma`): only when its view is built from kernel parameters alone (the parameter itself as
+base, extents and strides that are parameters or constants), so that tileiras builds the
+descriptor once on the host side; a view whose base, extent or stride depends on the block
+(a row offset, an extent `pid * BLOCK + BLOCK`) would make every block build a descriptor
+in global memory (`ATOMG`, `UTMACCTL.IV`, 255 registers: `bench/results/triton_sass.md`),
+and takes plain loads and stores instead.
+
+`ParamFacts` are what an entry may assume of its runtime arguments: Triton's JIT
+specializations (`frontend/triton/jit_keys`): an int equal to 1 (a stride of a contiguous
+axis), an int divisible by 16, a pointer aligned to 16 bytes. With facts, the raised views
+read a 1 parameter as the constant 1 (a unit stride, static in the view's type) and state
+`assume_div_by 16` on the parameters and pointers they use; without them tileiras cannot
+vectorize (`LDG.E.U16` per element instead of `LDG.E.128`) nor use the tensor memory
+accelerator. Such a translation is correct only for arguments that hold the facts: its
+caller selects it by them, as Triton's launcher selects its compiled specialization.
 """
 
 from __future__ import annotations
@@ -73,6 +90,26 @@ Poly = dict[Monomial, int]
 PADDING_NAMES = ("Zero", "NegZero", "PosInf", "NegInf", "Nan")
 RAISED = "raised to a tensor view"
 POINTER = "kept as a pointer tile"
+#: Triton's JIT divisibility (`tt.divisibility = 16`): elements for ints, bytes for pointers.
+JIT_DIVISOR = 16
+
+
+@dataclass(frozen=True)
+class ParamFacts:
+    """Facts an entry may assume of its runtime parameters (Triton's JIT keys)."""
+
+    ones: frozenset[str] = frozenset()  # ints equal to 1
+    aligned: frozenset[str] = frozenset()  # ints divisible by 16, pointers aligned to 16 bytes
+
+    def text(self) -> str:
+        """The facts as a note (`stride_ak == 1; a_ptr, M aligned to 16`), empty when none."""
+        parts = [f"{name} == 1" for name in sorted(self.ones)]
+        if self.aligned:
+            parts.append(", ".join(sorted(self.aligned)) + f" divisible by {JIT_DIVISOR}")
+        return "; ".join(parts)
+
+
+NO_FACTS = ParamFacts()
 
 
 class NotAffine(Exception):
@@ -223,8 +260,9 @@ def _frozen(p: Poly) -> tuple[tuple[Monomial, int], ...]:
 class Affine:
     """Affine forms of a kernel body's integer and pointer expressions (module docstring)."""
 
-    def __init__(self, defs: Definitions) -> None:
+    def __init__(self, defs: Definitions, facts: ParamFacts = NO_FACTS) -> None:
         self.defs = defs
+        self.facts = facts
         self.atoms: dict[str, TExpr] = {}
 
     # -- scalars --
@@ -254,9 +292,21 @@ class Affine:
         self.atoms.setdefault(key, e)
         return _poly_atom(key)
 
+    def is_parameter(self, key: str) -> bool:
+        """Whether an atom is a runtime scalar parameter (never reassigned) or a compile-time
+        size: a value every block sees the same, known before the launch."""
+        if key.startswith("dim:"):
+            return True
+        atom = self.atoms[key]
+        name = str(atom.attrs.get("name"))
+        return key.startswith("var:") and "param" in atom.attrs and \
+            name not in self.defs.assigns
+
     def scalar_var(self, e: TExpr, at: Where) -> Poly:
         name = str(e.attrs["name"])
         if "param" in e.attrs and name not in self.defs.assigns:
+            if name in self.facts.ones:
+                return _poly_const(1)
             return self.atom(f"var:{name}", e)
         if name in self.defs.loop_vars:
             return self.loop_var(self.defs.loops[self.defs.loop_vars[name]], e, at)
@@ -477,6 +527,7 @@ class ViewAccess:
     index: list[Poly]
     base: Poly
     padding: str
+    tma: bool = False
 
 
 def plan_access(e: TExpr, affine: Affine, at: Where) -> ViewAccess:
@@ -521,7 +572,9 @@ def plan_access(e: TExpr, affine: Affine, at: Where) -> ViewAccess:
     final = [x if x is not None else _add(starts[d], _size_poly(shape[d], affine))
              for d, x in enumerate(extents)]
     padding = _padding(e) if e.op == "load_ptr" else "None"
-    return ViewAccess(form.param, final, strides, shape, index, base, padding)
+    tma = not base and all(affine.is_parameter(key) for p in (*final, *strides)
+                           for mono in p for key in mono)
+    return ViewAccess(form.param, final, strides, shape, index, base, padding, tma)
 
 
 def _size_poly(size: object, affine: Affine) -> Poly:
@@ -614,15 +667,20 @@ def _accesses(stmts: list[TStmt]) -> Iterator[tuple[TExpr, TStmt]]:
             stack.extend(node.args)
 
 
-def raise_pointer_accesses(body: list[TStmt], enabled: bool = True) -> list[str]:
+def raise_pointer_accesses(body: list[TStmt], enabled: bool = True,
+                           facts: ParamFacts = NO_FACTS) -> list[str]:
     """Rewrite each provable access of `body` in place (none when not `enabled`, the
     `--no-raise` translation); one note per access, in program order (`RAISED`, or
-    `POINTER` with the reason)."""
+    `POINTER` with the reason). `facts`: what the raised views may assume of the
+    parameters (module docstring); a note names them when there are any."""
     defs = collect_definitions(body)
     found = sorted(_accesses(body), key=lambda pair: _position(pair[0]))
     notes = []
+    if enabled and facts != NO_FACTS:
+        notes.append(f"assumes Triton's JIT specialization: {facts.text()} (correct only "
+                     "for arguments that hold it)")
     for access, stmt in found:
-        affine = Affine(defs)
+        affine = Affine(defs, facts)
         what = "`tl.load`" if access.op == "load_ptr" else "`tl.store`"
         place = _place(access)
         if not enabled:
@@ -635,8 +693,9 @@ def raise_pointer_accesses(body: list[TStmt], enabled: bool = True) -> list[str]
             notes.append(f"{what} of `{access.attrs.get('param')}`{place} {POINTER}: {why}")
             continue
         _rewrite(access, plan, affine)
+        memory = "tensor memory accelerator" if plan.tma else "no tensor memory accelerator"
         notes.append(f"{what} of `{plan.param}`{place} {RAISED} (padding "
-                     f"{plan.padding.lower()})")
+                     f"{plan.padding.lower()}, {memory})")
     if any(RAISED in note for note in notes):
         drop_dead_assignments(body)
     return notes
@@ -715,7 +774,8 @@ def _rewrite(access: TExpr, plan: ViewAccess, affine: Affine) -> None:
     pointer = access.args[0]
     assert isinstance(pointer.type, PointerType)
     ptype = PointerType(pointer.type.dtype, (), pointer.type.param)
-    base = TExpr("ptr_param", [], ptype, pointer.span, {"name": plan.param})
+    base = _assumed(TExpr("ptr_param", [], ptype, pointer.span, {"name": plan.param}),
+                    plan.param, affine.facts)
     if plan.base:
         offset = TExpr("scalar_to_tile", [_scalar_expr(plan.base, affine)],
                        TileType(I32, ()), pointer.span)
@@ -728,7 +788,7 @@ def _rewrite(access: TExpr, plan: ViewAccess, affine: Affine) -> None:
     if access.op == "store_ptr":
         args.append(access.args[1])
     access.attrs.update({"rank": rank, "tile": plan.tile, "view_padding": plan.padding,
-                         "unit_strides": unit})
+                         "unit_strides": unit, "tma": plan.tma})
     access.op = "load_ptr_view" if access.op == "load_ptr" else "store_ptr_view"
     access.args = args
 
@@ -742,6 +802,8 @@ def _scalar_expr(p: Poly, affine: Affine) -> TExpr:
         for key in mono:
             atom = copy.copy(affine.atoms[key])
             atom.attrs = dict(atom.attrs)
+            if affine.is_parameter(key) and atom.op == "var":
+                atom = _assumed(atom, str(atom.attrs["name"]), affine.facts)
             term = atom if term is None else TExpr("binary", [term, atom], i32, None,
                                                    {"op": "*"})
         magnitude = abs(coeff)
@@ -757,3 +819,10 @@ def _scalar_expr(p: Poly, affine: Affine) -> TExpr:
             total = TExpr("binary", [total, term], i32, None,
                           {"op": "+" if coeff > 0 else "-"})
     return total if total is not None else TExpr("literal", [], i32, None, {"value": 0})
+
+
+def _assumed(e: TExpr, name: str, facts: ParamFacts) -> TExpr:
+    """`e` (parameter `name`) with `assume_div_by 16` when the facts hold it aligned."""
+    if name not in facts.aligned:
+        return e
+    return TExpr("assume_div", [e], e.type, e.span, {"divisor": JIT_DIVISOR})
