@@ -405,11 +405,40 @@ def _check_reduce(fact: ReduceFact, op: Operation, verdict: FactVerdict) -> None
 # ---- entry signature -------------------------------------------------------------------------
 
 
+#: A host-made tensor descriptor parameter in TTIR: `!tt.tensordesc<4x64xf32>`, followed by
+#: its shape (i32) and strides (i64), one per dimension, as Triton's JIT flattens it. It is
+#: the translation's pointer of that element type; the fields are the translation's extent
+#: and stride parameters (extra scalars there: the last stride, always 1, is not passed).
+DESCRIPTOR_TYPE = "!tt.tensordesc<"
+
+
+def _without_descriptor_fields(params: tuple[tuple[str, object], ...] | list
+                               ) -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    skip = 0
+    for text, divisible in params:
+        if skip:
+            skip -= 1
+            continue
+        out.append((text, divisible))
+        if text.startswith(DESCRIPTOR_TYPE):
+            skip = 2 * len(text[len(DESCRIPTOR_TYPE):-1].split("x")[:-1])
+    return out
+
+
+def _pointee(text: str) -> str:
+    """The element type of `!tt.ptr<f32>` or `!tt.tensordesc<4x64xf32>`."""
+    if text.startswith(DESCRIPTOR_TYPE):
+        return text[len(DESCRIPTOR_TYPE):-1].split("x")[-1]
+    return text.removeprefix("!tt.ptr<").removesuffix(">")
+
+
 def _check_signature(facts: TritonFacts, entry: TileIrEntry, ops: list[Operation],
                      verdict: FactVerdict) -> None:
-    triton_ptrs = [(_element(t.removeprefix("!tt.ptr<").removesuffix(">")), d)
-                   for t, d in facts.params if t.startswith("!tt.ptr<")]
-    triton_scalars = [(_element(t), d) for t, d in facts.params if not t.startswith("!tt.")]
+    params = _without_descriptor_fields(facts.params)
+    triton_ptrs = [(_element(_pointee(t)), d) for t, d in params
+                   if t.startswith(("!tt.ptr<", DESCRIPTOR_TYPE))]
+    triton_scalars = [(_element(t), d) for t, d in params if not t.startswith("!tt.")]
     tile_args = [(a.name, _tile(a.type)[1] if a.type else "", bool(
         a.type and (a.type.element or "").startswith("ptr<"))) for a in entry.args]
     ptrs = [(n, e) for n, e, is_ptr in tile_args if is_ptr]

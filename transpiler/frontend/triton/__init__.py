@@ -65,8 +65,8 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
         try:
             model = analyzer.run()
         except NeedsKind as need:
-            (decisions.pointers if need.kind == "pointer" else decisions.floats).add(
-                need.param)
+            {"pointer": decisions.pointers, "float": decisions.floats,
+             "descriptor": decisions.descriptors}[need.kind].add(need.param)
             continue
         except NeedsChoice as need:
             yield from _choice_variants(source, kernel, decisions, need, attempts)
