@@ -69,6 +69,10 @@ RULES: dict[str, str] = {
     "access over the descriptor's block (a load padded with zero, as a descriptor load is): "
     "the same elements where the mask is on. That the mask is the descriptor's bounds is not "
     "visible in the types; the numeric check on ragged shapes establishes it.",
+    "descriptor-unit-dims": "Triton's canonicalizer folds a reshape that only adds or "
+    "drops unit dimensions into a descriptor access (`tensordesc<1x1x1x8>` read as "
+    "`tensor<1x8>`); the translation accesses the block's own shape and reshapes apart: the "
+    "same elements in the same order (unit dimensions do not reorder).",
     "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
     "compare and select): the numeric check covers it.",
 }
@@ -216,6 +220,9 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
             verdict.note("flattened-gather", where)
         elif fact.shape == () and shape == (1,) and op.name.startswith("atomic"):
             verdict.note("scalar-as-rank-1", where)
+        elif fact.kind.startswith("descriptor") and _without_units(shape) == _without_units(
+                fact.shape):
+            verdict.note("descriptor-unit-dims", where)
         else:
             verdict.differ("shape", f"{fact.shape}: {fact.text}", f"{shape}: {op.text}")
     if op.name.startswith("atomic"):
@@ -249,6 +256,10 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
     elif padding is None or not _same_constant(fact.other, padding):
         verdict.differ("padding (Triton's `other`)", f"{fact.other}: {fact.text}",
                        f"{padding}: {op.text}")
+
+
+def _without_units(shape: tuple) -> tuple:
+    return tuple(d for d in shape if d != 1)
 
 
 def _check_descriptor(fact: MemoryFact, op: Operation, ops: list[Operation], view: bool,

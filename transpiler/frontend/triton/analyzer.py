@@ -736,9 +736,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
             cond = self.expr(node.test)
             if is_const(cond) and not isinstance(cond.type.value, _SYMBOLIC):
                 return self.expr(node.body if cond.type.value else node.orelse)
-            body, orelse = self.expr(node.body), self.expr(node.orelse)
-            if is_const(cond) and is_const(body) and is_const(orelse):
+            if is_const(cond):
+                # A test over constexprs: Triton's compiler folds it (one entry per
+                # outcome).
                 return self.expr(node.body if self.choose(cond.type.value) else node.orelse)
+            body, orelse = self.expr(node.body), self.expr(node.orelse)
             return self.where(cond, body, orelse, node)
         raise self.error("E0104", f"`{type(node).__name__}` is not supported in a kernel",
                          node)
@@ -1139,6 +1141,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
                      {"root": pointer.type.param})
 
     def where(self, cond: TExpr, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
+        if is_const(cond) and isinstance(cond.type.value, _SYMBOLIC):
+            # A test over constexprs: its outcome per entry, as Triton's compiler folds it.
+            cond = const(self.choose(cond.type.value), cond.span)
         ex, ey = self.elem(x), self.elem(y)
         if isinstance(ex, DTypeVar) and isinstance(ey, DTypeVar) and ex != ey:
             self.unify(ex, ey)
