@@ -854,6 +854,14 @@ class Analyzer(PhiloxRules, DescriptorRules):
                              "instead", node)
         if isinstance(op, cst.Not):
             return TExpr("not", [self.truth(x, node)], ScalarType(BOOL), self.span(node))
+        if isinstance(x.type, TileType):
+            # Triton's `~` is a xor with all ones (`true` for a bool tile); cuTile Rust
+            # 0.5.0 declares `noti`, but its compiler has no `cuda_tile.noti` op.
+            if dtypes.is_float(self.elem(x)) and not isinstance(self.find(self.elem(x)),
+                                                                 DTypeVar):
+                raise self.error("E0107", "`~` of a float tensor", node)
+            ones: object = True if self.elem(x) == BOOL else -1
+            return self.binary("^", x, const(ones, x.span), node)
         return TExpr("not", [x], x.type, self.span(node))
 
     def comparison(self, node: cst.Comparison) -> TExpr:
@@ -1054,6 +1062,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 raise self.error("E0121", f"`{op}` of floats is not translated yet", node)
             return self.element_op("div_trunc" if op == "//" else "rem_trunc", {}, dtype,
                                    dtype, [a, b], shape, node)
+        if op in ("&", "|", "^", "<<", ">>") and isinstance(self.find(dtype), DTypeVar):
+            # Bit operations on a launch-time element type: one entry per integer type.
+            raise DtypeDependent(self.find(dtype), (dtypes.INDEX_VARIANTS,))
         if op in ("&", "|", "^", "<<", ">>") and not (dtypes.is_int(dtype) or dtype == BOOL):
             raise self.error("E0108", f"`{op}` needs integer or bool operands", node)
         if op == "**":
