@@ -324,3 +324,12 @@ def test_bitwise_not_of_a_float_tile_is_a_diagnostic() -> None:
                    "tl.store(y_ptr + o, ~x)")
     result = translate_text(text, "k.py")
     assert not result.ok
+
+
+def test_a_pointer_from_an_integer_is_a_diagnostic_naming_why() -> None:
+    text = _kernel("p = tl.load(x_ptr).to(tl.pointer_type(tl.float16))\n"
+                   "tl.store(p + tl.arange(0, BLOCK), 1.0)")
+    result = translate_text(text, "k.py")
+    assert not result.ok
+    (diag,) = result.all_diagnostics()
+    assert diag.code == "E0121" and "int_to_ptr" in diag.message and "alias" in diag.message
