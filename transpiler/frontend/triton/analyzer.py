@@ -121,6 +121,9 @@ class Decisions:
     floats: set[str] = field(default_factory=set)
     descriptors: set[str] = field(default_factory=set)
     fixed: dict[str, DType] = field(default_factory=dict)
+    # The parameters of `fixed` whose type was chosen among float types (arithmetic), not
+    # among the types an atomic or an index allows.
+    float_chosen: set[str] = field(default_factory=set)
     # `tl.constexpr` parameter -> the launch value this entry is translated for.
     values: dict[str, object] = field(default_factory=dict)
     # Condition over constexprs (text) -> its outcome in this entry.
@@ -129,7 +132,8 @@ class Decisions:
     def copy(self, **changes: object) -> Decisions:
         fields = {"pointers": set(self.pointers), "floats": set(self.floats),
                   "descriptors": set(self.descriptors),
-                  "fixed": dict(self.fixed), "values": dict(self.values),
+                  "fixed": dict(self.fixed), "float_chosen": set(self.float_chosen),
+                  "values": dict(self.values),
                   "outcomes": dict(self.outcomes)}
         fields.update(changes)
         return Decisions(**fields)  # type: ignore[arg-type]
@@ -141,6 +145,11 @@ def const(value: object, span: Span | None = None) -> TExpr:
 
 def is_const(e: TExpr) -> bool:
     return isinstance(e.type, ConstType)
+
+
+def _has_runtime_form(e: TExpr) -> bool:
+    """A runtime value, or a compile-time number (which has a runtime form)."""
+    return not is_const(e) or _is_number(e.type.value)
 
 
 def _is_number(value: object) -> bool:
@@ -667,8 +676,12 @@ class Analyzer(PhiloxRules, DescriptorRules):
             if is_const(t_val) and is_const(e_val) and t_val.type == e_val.type:
                 self.scope.names[name] = t_val
                 continue
+            if static and not (_has_runtime_form(t_val) and _has_runtime_form(e_val)):
+                # A compile-time value in one arm (None, a dtype, a tuple) that no runtime
+                # merge can carry: one entry per outcome, as Triton's compiler folds it.
+                self.choose(cond.attrs["value"])
             target = t_val.type if not is_const(t_val) else e_val.type
-            if is_const(target if isinstance(target, ConstType) else t_val) and is_const(e_val):
+            if isinstance(target, ConstType) and is_const(e_val):
                 raise self.error("E0108", f"`{name}` gets a different compile-time value in "
                                  "each branch of a runtime `if`", node)
             t_name = self.arm_value(name, t_val, target, then_body, node)
