@@ -321,4 +321,9 @@ def flat_expr(expr: t.Expr, min_prec: int = 0) -> str:
         if expr.stmts or expr.tail is None:
             raise ValueError("multi-statement block in a flat position")
         return f"{opener}{flat_expr(expr.tail)} }}"
+    if isinstance(expr, t.IfExpr) and isinstance(expr.orelse, t.BlockExpr):
+        # A value `if` inside an expression (a scalar select in an offset).
+        text = (f"if {flat_expr(expr.cond)} {flat_expr(expr.then)} else "
+                f"{flat_expr(expr.orelse)}")
+        return f"({text})" if min_prec > 0 else text
     raise TypeError(f"cannot print {expr!r}")

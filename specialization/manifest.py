@@ -19,9 +19,10 @@ MANIFEST_VERSION = 1
 
 #: Parameter kinds: the kernel's own (`array`, `scalar`, `const`), and the runtime
 #: parameters the translation adds (`derived`: an f32 folded from float constants;
-#: `stride`: an i32 carrying an array's stride).
-PARAM_KINDS = ("array", "scalar", "const", "derived", "stride")
-ADDED_KINDS = ("derived", "stride")
+#: `stride`: an i32 carrying an array's stride; `extent`: an i32 carrying a tensor's extent,
+#: as a host-made Triton tensor descriptor holds it).
+PARAM_KINDS = ("array", "scalar", "const", "derived", "stride", "extent")
+ADDED_KINDS = ("derived", "stride", "extent")
 
 #: The generic kind of a `ct.Constant[float]`: an `i32` const generic holding the constant's
 #: f32 bit pattern (stable Rust has no float const generics). Python folds such a constant
@@ -56,7 +57,9 @@ class ManifestParam:
     """One parameter of the Rust entry. Which fields are set depends on `kind`: arrays have
     `ndim`, `element`, `written`; pointers `element`, `written`; scalars `element`;
     constants `const_kind` and, when every launch passes one value, `fixed`; derived params
-    `element` and `expr` (an expression tree); strides `element`, `array` and `dim`."""
+    `element` and `expr` (an expression tree); strides and extents `element`, `array` and
+    `dim`. A pointer that a host-made tensor descriptor carries has `block`, the
+    descriptor's block shape (one condition tree over the constants per dimension)."""
 
     name: str
     kind: str
@@ -69,6 +72,7 @@ class ManifestParam:
     array: str | None = None
     dim: int | None = None
     jit: tuple[JitSpecialization, ...] = ()
+    block: tuple[object, ...] | None = None
 
     @property
     def is_added(self) -> bool:
@@ -81,11 +85,13 @@ class ManifestParam:
             out.update(ndim=self.ndim, element=self.element, written=self.written)
         elif self.kind == "pointer":
             out.update(element=self.element, written=self.written)
+            if self.block is not None:
+                out["block"] = list(self.block)
         elif self.kind == "scalar":
             out["element"] = self.element
         elif self.kind == "derived":
             out.update(element=self.element, expr=self.expr)
-        elif self.kind == "stride":
+        elif self.kind in ("stride", "extent"):
             out.update(element=self.element, array=self.array, dim=self.dim)
         else:
             out["const_kind"] = self.const_kind
@@ -97,7 +103,7 @@ class ManifestParam:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> ManifestParam:
-        ndim, dim = data.get("ndim"), data.get("dim")
+        ndim, dim, block = data.get("ndim"), data.get("dim"), data.get("block")
         return cls(str(data["name"]), str(data["kind"]),
                    ndim=int(ndim) if isinstance(ndim, int) else None,
                    element=_text(data.get("element")), written=bool(data.get("written")),
@@ -105,7 +111,8 @@ class ManifestParam:
                    expr=data.get("expr"), array=_text(data.get("array")),
                    dim=int(dim) if isinstance(dim, int) else None,
                    jit=tuple(JitSpecialization.from_json(j) for j in _list(data.get("jit"))
-                             if isinstance(j, dict)))
+                             if isinstance(j, dict)),
+                   block=tuple(block) if isinstance(block, list) else None)
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,7 @@ class SpecializedKernel:
             elif isinstance(p.type, PointerType):
                 params.append(ManifestParam(p.name, p.kind,
                                             element=self.rust_elem(p.type.dtype),
-                                            written=p.written, jit=_jit(p)))
+                                            written=p.written, jit=_jit(p), block=p.block))
             elif isinstance(p.type, ScalarType):
                 params.append(ManifestParam(p.name, p.kind, element=self.rust_elem(p.type.dtype),
                                             jit=_jit(p)))
@@ -107,6 +107,8 @@ class SpecializedKernel:
             params.append(ManifestParam(name, "derived", element="f32", expr=tree))
         for name, array, dim in self.model.stride_params:
             params.append(ManifestParam(name, "stride", element="i32", array=array, dim=dim))
+        for name, tensor, dim in self.model.extent_params:
+            params.append(ManifestParam(name, "extent", element="i32", array=tensor, dim=dim))
         return Manifest(
             kernel=self.model.name,
             entry=self.entry_name,
@@ -150,6 +152,10 @@ def specialize(model: KernelModel) -> SpecializedKernel:
         runtime.append(name)
         notes.append(f"`{name}` is the stride of `{array}` along dim {dim}, which a cuTile "
                      "Rust kernel cannot read from the tensor: the launcher passes it")
+    for name, tensor, dim in model.extent_params:
+        runtime.append(name)
+        notes.append(f"`{name}` is the extent of `{tensor}` along dim {dim}: the launcher "
+                     "passes it")
     for name, _tree in model.derived_params:
         runtime.append(name)
         notes.append(f"`{name}` is a float expression over `ct.Constant[float]` parameters "
@@ -160,7 +166,7 @@ def specialize(model: KernelModel) -> SpecializedKernel:
         spec.param_types[p.name] = _param_type(spec, p.type, p.kind)
     for name, _tree in model.derived_params:
         spec.param_types[name] = "f32"
-    for name, _array, _dim in model.stride_params:
+    for name, _array, _dim in model.stride_params + model.extent_params:
         spec.param_types[name] = "i32"
     return spec
 

@@ -306,3 +306,30 @@ tl.store(y_ptr + o, tl.load(x_ptr + o) * INV_LOG_2 + m)
     assert result.ok, [d.message for d in result.all_diagnostics()]
     assert "1.442695" in (result.rust or "")  # 1 / ln 2, folded
     assert "broadcast_scalar" in (result.rust or "")  # a runtime fill value is splat
+
+
+def test_bitwise_not_of_a_tile_is_a_xor_with_all_ones() -> None:
+    # cuTile Rust 0.5.0's compiler has no `cuda_tile.noti`: Triton's own `x ^ ~0`.
+    text = _kernel("o = tl.arange(0, BLOCK)\nx = tl.load(x_ptr + o)\n"
+                   "tl.store(y_ptr + o, ~x)\ntl.store(y_ptr + o, tl.where(~(x < 0), x, 0))")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    rust = result.rust or ""
+    assert "noti" not in rust and "constant(-1i32" in rust and "constant(true" in rust
+    assert "unsafe fn k_i32<" in rust and "unsafe fn k_i64<" in rust
+
+
+def test_bitwise_not_of_a_float_tile_is_a_diagnostic() -> None:
+    text = _kernel("o = tl.arange(0, BLOCK)\nx = tl.load(x_ptr + o).to(tl.float32)\n"
+                   "tl.store(y_ptr + o, ~x)")
+    result = translate_text(text, "k.py")
+    assert not result.ok
+
+
+def test_a_pointer_from_an_integer_is_a_diagnostic_naming_why() -> None:
+    text = _kernel("p = tl.load(x_ptr).to(tl.pointer_type(tl.float16))\n"
+                   "tl.store(p + tl.arange(0, BLOCK), 1.0)")
+    result = translate_text(text, "k.py")
+    assert not result.ok
+    (diag,) = result.all_diagnostics()
+    assert diag.code == "E0121" and "int_to_ptr" in diag.message and "alias" in diag.message

@@ -76,6 +76,16 @@ MUTANTS: list[tuple[str, str, str, str]] = [
      "philox_k0_9 + philox_key_b;"),
     ("split_join", "split half", "extract(pairs, [index_tile_12, index_tile_13])",
      "extract(pairs, [index_tile_12, index_tile_12])"),
+    ("bit_invert", "all-ones xor", "constant(-1i32, const_shape![BLOCK])",
+     "constant(-2i32, const_shape![BLOCK])"),
+    ("bit_invert", "bool not", "let keep: Tile<bool, { [BLOCK] }> = arg_12 ^ t_11;",
+     "let keep: Tile<bool, { [BLOCK] }> = arg_12;"),
+    ("host_descriptor_norm", "descriptor extent",
+     "broadcast_scalar(w_desc_shape_0, const_shape![BLOCK_N])",
+     "broadcast_scalar(w_desc_shape_0 - 1i32, const_shape![BLOCK_N])"),
+    ("host_descriptor_norm", "descriptor row stride",
+     "broadcast_scalar(x_desc_stride_0, const_shape![BLOCK_M, 1])",
+     "broadcast_scalar(x_desc_stride_0 + 1i32, const_shape![BLOCK_M, 1])"),
 ]
 
 
@@ -309,6 +319,16 @@ def test_a_descriptor_load_padded_with_nonzero_breaks_the_ttir_facts(tmp_path: P
     assert half and all(o.facts is not None and o.facts.status == "FAIL" for o in half)
     assert all(any(d.what == "descriptor padding (zero)" for d in o.facts.differences)
                for o in half)
+
+
+def test_a_descriptor_block_shape_other_than_the_entrys_is_not_proved(tmp_path: Path) -> None:
+    # The manifest's block shape builds the reference's descriptor: one that differs from
+    # the tiles the entry computes with must not pass.
+    out = _mutate(tmp_path, "host_descriptor_norm", '{"block":[["param","BLOCK_N"]]',
+                  '{"block":[16]')
+    outcomes = _prove("host_descriptor_norm", out, facts=False)
+    assert outcomes and all(o.verdict not in PASSING for o in outcomes), [
+        o.line() for o in outcomes]
 
 
 # ---- the element types the launches use ------------------------------------------------------

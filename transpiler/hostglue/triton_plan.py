@@ -129,6 +129,12 @@ def _without(plan: TritonKernelPlan, why: str) -> TritonKernelPlan:
 def _entry(manifest: Manifest, module: str) -> TritonEntry | str:
     args: list[TritonArg] = []
     folded: list[tuple[str, object]] = []
+    described = [p.name for p in manifest.kernel_params if p.block is not None]
+    if described:
+        # The entry takes the descriptor's base, extents and strides as separate arguments;
+        # the launcher ABI has no form for a descriptor argument yet.
+        return (f"the Rust entry `{manifest.entry}` takes the host-made tensor descriptor "
+                f"`{described[0]}`, which the launcher does not pass")
     for param in manifest.kernel_params:
         if param.kind == "pointer":
             element = str(param.element or "")

@@ -250,6 +250,8 @@ class TritonLaunch:
     grid: tuple[int, int, int]
     buffers: dict[str, np.ndarray]
     buffer_dtypes: Mapping[str, str] = field(default_factory=dict)
+    # Buffer -> block shape: passed as a host-made `TensorDescriptor` over the whole buffer.
+    descriptors: Mapping[str, list[int]] = field(default_factory=dict)
 
 
 def run_launches(source_path: Path, launches: list[TritonLaunch],
@@ -271,6 +273,7 @@ def run_launches(source_path: Path, launches: list[TritonLaunch],
                          "scalars": {k: _plain(v) for k, v in launch.scalars.items()},
                          "constexprs": {k: _plain(v) for k, v in launch.constexprs.items()},
                          "grid": list(launch.grid),
+                         "descriptors": {k: list(v) for k, v in launch.descriptors.items()},
                          "dtypes": {name: launch.buffer_dtypes.get(name) or _triton_dtype(a)
                                     for name, a in launch.buffers.items()},
                          "inputs": str(work / f"in{number}.npz"),
@@ -396,6 +399,7 @@ jobs = json.load(open(sys.argv[1]))
 try:
     import triton
     from triton.runtime import interpreter
+    from triton.tools.tensor_descriptor import TensorDescriptor
 except ImportError as err:
     sys.exit(f"triton-reference: Triton is not installed ({err}); see requirements.lock")
 
@@ -423,6 +427,16 @@ for job in jobs:
     kernel = kernels[job["kernel"]]
     arrays = dict(np.load(job["inputs"]))
     args = {name: HostBuffer(array, job["dtypes"][name]) for name, array in arrays.items()}
+    for name, block in job.get("descriptors", {}).items():
+        # A host-made descriptor over the whole buffer; built without its checks, which
+        # read a torch dtype (the interpreter reads only these fields).
+        array = arrays[name]
+        desc = object.__new__(TensorDescriptor)
+        desc.base, desc.block_shape = args[name], list(block)
+        desc.shape = list(array.shape)
+        desc.strides = [s // array.itemsize for s in array.strides]
+        desc.padding, desc.round_f32_to_tf32 = "zero", False
+        args[name] = desc
     args.update(job["scalars"])
     args.update(job["constexprs"])
     missing = [n for n in kernel.arg_names if n not in args]

@@ -69,6 +69,10 @@ RULES: dict[str, str] = {
     "access over the descriptor's block (a load padded with zero, as a descriptor load is): "
     "the same elements where the mask is on. That the mask is the descriptor's bounds is not "
     "visible in the types; the numeric check on ragged shapes establishes it.",
+    "descriptor-unit-dims": "Triton's canonicalizer folds a reshape that only adds or "
+    "drops unit dimensions into a descriptor access (`tensordesc<1x1x1x8>` read as "
+    "`tensor<1x8>`); the translation accesses the block's own shape and reshapes apart: the "
+    "same elements in the same order (unit dimensions do not reorder).",
     "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
     "compare and select): the numeric check covers it.",
 }
@@ -216,6 +220,9 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
             verdict.note("flattened-gather", where)
         elif fact.shape == () and shape == (1,) and op.name.startswith("atomic"):
             verdict.note("scalar-as-rank-1", where)
+        elif fact.kind.startswith("descriptor") and _without_units(shape) == _without_units(
+                fact.shape):
+            verdict.note("descriptor-unit-dims", where)
         else:
             verdict.differ("shape", f"{fact.shape}: {fact.text}", f"{shape}: {op.text}")
     if op.name.startswith("atomic"):
@@ -249,6 +256,10 @@ def _check_memory(fact: MemoryFact, op: Operation, ops: list[Operation],
     elif padding is None or not _same_constant(fact.other, padding):
         verdict.differ("padding (Triton's `other`)", f"{fact.other}: {fact.text}",
                        f"{padding}: {op.text}")
+
+
+def _without_units(shape: tuple) -> tuple:
+    return tuple(d for d in shape if d != 1)
 
 
 def _check_descriptor(fact: MemoryFact, op: Operation, ops: list[Operation], view: bool,
@@ -405,11 +416,40 @@ def _check_reduce(fact: ReduceFact, op: Operation, verdict: FactVerdict) -> None
 # ---- entry signature -------------------------------------------------------------------------
 
 
+#: A host-made tensor descriptor parameter in TTIR: `!tt.tensordesc<4x64xf32>`, followed by
+#: its shape (i32) and strides (i64), one per dimension, as Triton's JIT flattens it. It is
+#: the translation's pointer of that element type; the fields are the translation's extent
+#: and stride parameters (extra scalars there: the last stride, always 1, is not passed).
+DESCRIPTOR_TYPE = "!tt.tensordesc<"
+
+
+def _without_descriptor_fields(params: tuple[tuple[str, object], ...] | list
+                               ) -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    skip = 0
+    for text, divisible in params:
+        if skip:
+            skip -= 1
+            continue
+        out.append((text, divisible))
+        if text.startswith(DESCRIPTOR_TYPE):
+            skip = 2 * len(text[len(DESCRIPTOR_TYPE):-1].split("x")[:-1])
+    return out
+
+
+def _pointee(text: str) -> str:
+    """The element type of `!tt.ptr<f32>` or `!tt.tensordesc<4x64xf32>`."""
+    if text.startswith(DESCRIPTOR_TYPE):
+        return text[len(DESCRIPTOR_TYPE):-1].split("x")[-1]
+    return text.removeprefix("!tt.ptr<").removesuffix(">")
+
+
 def _check_signature(facts: TritonFacts, entry: TileIrEntry, ops: list[Operation],
                      verdict: FactVerdict) -> None:
-    triton_ptrs = [(_element(t.removeprefix("!tt.ptr<").removesuffix(">")), d)
-                   for t, d in facts.params if t.startswith("!tt.ptr<")]
-    triton_scalars = [(_element(t), d) for t, d in facts.params if not t.startswith("!tt.")]
+    params = _without_descriptor_fields(facts.params)
+    triton_ptrs = [(_element(_pointee(t)), d) for t, d in params
+                   if t.startswith(("!tt.ptr<", DESCRIPTOR_TYPE))]
+    triton_scalars = [(_element(t), d) for t, d in params if not t.startswith("!tt.")]
     tile_args = [(a.name, _tile(a.type)[1] if a.type else "", bool(
         a.type and (a.type.element or "").startswith("ptr<"))) for a in entry.args]
     ptrs = [(n, e) for n, e, is_ptr in tile_args if is_ptr]

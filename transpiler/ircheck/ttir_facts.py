@@ -57,16 +57,23 @@ class TtirRequest:
 
 def request_for(params: tuple[str, ...], constexprs: dict[str, object],
                 pointer_dtypes: dict[str, str], scalars: dict[str, int | float],
-                aligned: bool = True) -> TtirRequest:
+                aligned: bool = True, descriptors: dict[str, list[int]] | None = None
+                ) -> TtirRequest:
     """The request Triton's JIT builds for concrete launch arguments: an int equal to 1
     becomes the constexpr 1, an int divisible by 16 and (when `aligned`) every pointer get
-    `tt.divisibility = 16`, a float is `fp32`, an int is `i32` or `i64` by its range."""
+    `tt.divisibility = 16`, a float is `fp32`, an int is `i32` or `i64` by its range; a
+    buffer in `descriptors` is a host-made tensor descriptor of that block shape."""
+    descriptors = descriptors or {}
     signature: list[tuple[str, str]] = []
     consts = dict(constexprs)
     divisible: list[str] = []
     for name in params:
         if name in constexprs:
             signature.append((name, "constexpr"))
+        elif name in descriptors:
+            block = ",".join(str(b) for b in descriptors[name])
+            signature.append((name, f"tensordesc<{POINTER_TYPES[pointer_dtypes[name]][1:]}"
+                                    f"[{block}]>"))
         elif name in pointer_dtypes:
             signature.append((name, POINTER_TYPES[pointer_dtypes[name]]))
             if aligned:

@@ -229,6 +229,7 @@ class KernelLowerer:
                        self.spec.runtime_params)
         params += tuple(t.Param(name, t.RType("f32")) for name, _ in model.derived_params)
         params += tuple(t.Param(name, t.RType("i32")) for name, _, _ in model.stride_params)
+        params += tuple(t.Param(name, t.RType("i32")) for name, _, _ in model.extent_params)
         return t.Function(
             name=self.spec.entry_name,
             params=params,

@@ -387,6 +387,9 @@ class KernelParam:
     # Specializations the source language's JIT makes on this runtime argument:
     # (key, condition tree over ["arg"], fact) (Triton: `frontend/triton/jit_keys.py`).
     jit: tuple[tuple[str, object, str], ...] = ()
+    # A pointer that a host-made tensor descriptor carries (Triton): the descriptor's block
+    # shape, one condition tree (`consts.condition_tree`) per dimension.
+    block: tuple[object, ...] | None = None
 
 
 @dataclass
@@ -406,6 +409,8 @@ class KernelModel:
     derived_params: list[tuple[str, object]] = field(default_factory=list)
     # Extra runtime i32 parameters carrying array strides: (name, array, dim).
     stride_params: list[tuple[str, str, int]] = field(default_factory=list)
+    # Extra runtime i32 parameters carrying a tensor's extent: (name, tensor, dim).
+    extent_params: list[tuple[str, str, int]] = field(default_factory=list)
     # Constant parameter -> the value this variant is translated for.
     const_variant: dict[str, object] = field(default_factory=dict)
     # Condition over constants (Rust text) -> {"tree": JSON condition, "value": outcome}.

@@ -77,6 +77,7 @@ from transpiler.ircheck.ttir_facts import (
     read_facts,
     request_for,
 )
+from transpiler.model.consts import evaluate_condition
 from transpiler.numeric_check.binding import BindingError, BindingPlan, LogicalArrays, Slot
 from transpiler.numeric_check.compare import (
     ELEMENT_TOLERANCES,
@@ -95,6 +96,9 @@ SCALAR_DTYPES: dict[str, str] = {"i32": "int32", "i64": "int64", "fp32": "float3
                                  "fp64": "float64", "i1": "bool_"}
 #: Manifest parameter kinds -> the entry slot each takes (const generics take none).
 POINTER_ENTRY_SLOTS: dict[str, str] = {"pointer": "base", "scalar": "scalar"}
+#: Parameters a host-made tensor descriptor adds: its tensor's extent or stride along `dim`
+#: (the reference's descriptor is built over the same tensor with the same shape and strides).
+DESCRIPTOR_ENTRY_SLOTS: dict[str, str] = {"extent": "shape", "stride": "stride"}
 
 
 @dataclass
@@ -331,9 +335,19 @@ def _compile(rust_path: Path, jobs: list[_Job]) -> None:
 def pointer_plan(manifest: dict[str, Any]) -> BindingPlan:
     """The entry parameters of a pointer-convention translation: per manifest parameter in
     order, a pointer's base address or a runtime scalar (constexprs are const generics)."""
-    slots = [Slot(POINTER_ENTRY_SLOTS[p["kind"]], p["name"])
-             for p in manifest.get("params", []) if p["kind"] in POINTER_ENTRY_SLOTS]
-    return BindingPlan("cuTile Rust", tuple(slots))
+    slots = [Slot(POINTER_ENTRY_SLOTS[p["kind"]], p["name"]) if p["kind"] in
+             POINTER_ENTRY_SLOTS else Slot(DESCRIPTOR_ENTRY_SLOTS[p["kind"]], str(p["array"]),
+                                           int(p["dim"]))
+             for p in manifest.get("params", []) if p["kind"] in POINTER_ENTRY_SLOTS
+             or p["kind"] in DESCRIPTOR_ENTRY_SLOTS]
+    return BindingPlan("cuTile Rust", tuple(slots), keep_rank=True)
+
+
+def descriptor_blocks(manifest: dict[str, Any], consts: dict[str, object]
+                      ) -> dict[str, list[int]]:
+    """Per host-made descriptor parameter, its block shape for these constexprs."""
+    return {str(p["name"]): [int(evaluate_condition(b, consts)) for b in p["block"]]
+            for p in manifest.get("params", []) if p.get("block") is not None}
 
 
 # ---- the numeric check -----------------------------------------------------------------------
@@ -345,8 +359,11 @@ def _run_numeric(source_path: Path, jobs: list[_Job], seed: int) -> None:
     launches: list[TritonLaunch] = []
     for job in runnable:
         consts = {n: p.value for n, p in job.outcome.spec.params if isinstance(p, ConstSpec)}
+        assert job.manifest is not None
+        blocks = descriptor_blocks(job.manifest, consts)
         launches += [TritonLaunch(job.outcome.kernel, consts, dict(case.scalars), case.grid,
-                                  {k: v.copy() for k, v in case.arrays.items()})
+                                  {k: v.copy() for k, v in case.arrays.items()},
+                                  descriptors=blocks)
                      for case in job.cases]
     try:
         results: Iterable[dict[str, np.ndarray] | str] = iter(run_launches(source_path,
@@ -483,7 +500,8 @@ def _ttir_request(job: _Job) -> Any:
     for name, p in spec.params:
         if isinstance(p, ScalarSpec) and name not in scalars:
             scalars[name] = 0.5 if p.dtype.startswith("float") else 3
-    return request_for(job.signature.params, consts, pointers, scalars)
+    blocks = descriptor_blocks(job.manifest, consts) if job.manifest is not None else {}
+    return request_for(job.signature.params, consts, pointers, scalars, descriptors=blocks)
 
 
 def _settle(job: _Job) -> TritonOutcome:

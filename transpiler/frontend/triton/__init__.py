@@ -65,8 +65,8 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
         try:
             model = analyzer.run()
         except NeedsKind as need:
-            (decisions.pointers if need.kind == "pointer" else decisions.floats).add(
-                need.param)
+            {"pointer": decisions.pointers, "float": decisions.floats,
+             "descriptor": decisions.descriptors}[need.kind].add(need.param)
             continue
         except NeedsChoice as need:
             yield from _choice_variants(source, kernel, decisions, need, attempts)
@@ -132,21 +132,26 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
     """The variants for the first family of element types the kernel translates with (the
     types of the family it does not translate for are listed in each entry's notes)."""
     first_error: TranslationError | None = None
-    chosen = sorted({d.name for d in decisions.fixed.values() if d.is_float})
+    # Types chosen for arithmetic only: a lock's float32 entry (an atomic's types) does not
+    # make its float family a second one.
+    chosen = sorted({d.name for m, d in decisions.fixed.items()
+                     if d.is_float and m in decisions.float_chosen})
     families = dep.candidates
     if len(chosen) == 1:
         # Another class already fixed to a float type: this one takes the same (one entry
         # per float type, not per combination; entry names are per set of types).
-        families = tuple((chosen[0],) if set(f) & {chosen[0]} or f == FLOAT_VARIANTS else f
-                         for f in families)
+        families = tuple((chosen[0],) if set(f) <= set(FLOAT_VARIANTS) and (
+            chosen[0] in f or f == FLOAT_VARIANTS) else f for f in families)
     for family in families:
         models: list[KernelModel] = []
         refused: list[str] = []
         for dtype in family:
             fixed = dict(decisions.fixed, **{m: DType(dtype) for m in members})
+            float_chosen = decisions.float_chosen | (
+                set(members) if set(family) <= set(FLOAT_VARIANTS) else set())
             try:
-                models.extend(_variants(source, kernel, decisions.copy(fixed=fixed),
-                                        attempts))
+                models.extend(_variants(source, kernel, decisions.copy(
+                    fixed=fixed, float_chosen=float_chosen), attempts))
             except TranslationError as err:
                 # The family that got furthest into the kernel says best what is missing.
                 if first_error is None or _position(err) > _position(first_error):

@@ -32,7 +32,7 @@ from transpiler.frontend.triton.choices import (
     Outcome,
     condition_text,
 )
-from transpiler.frontend.triton.descriptors import Descriptor, DescriptorRules
+from transpiler.frontend.triton.descriptors import Descriptor, DescriptorRules, DescriptorType
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
 from transpiler.frontend.triton.jit_keys import jit_keys
 from transpiler.frontend.triton.philox import PhiloxRules
@@ -67,7 +67,8 @@ from transpiler.model import (
 
 
 class NeedsKind(Exception):
-    """A parameter is not what the variant loop assumed: `kind` is "pointer" or "float"."""
+    """A parameter is not what the variant loop assumed: `kind` is "pointer", "float" or
+    "descriptor" (a host-made tensor descriptor)."""
 
     def __init__(self, param: str, kind: str) -> None:
         super().__init__(f"{param}: {kind}")
@@ -118,7 +119,11 @@ class Decisions:
 
     pointers: set[str] = field(default_factory=set)
     floats: set[str] = field(default_factory=set)
+    descriptors: set[str] = field(default_factory=set)
     fixed: dict[str, DType] = field(default_factory=dict)
+    # The parameters of `fixed` whose type was chosen among float types (arithmetic), not
+    # among the types an atomic or an index allows.
+    float_chosen: set[str] = field(default_factory=set)
     # `tl.constexpr` parameter -> the launch value this entry is translated for.
     values: dict[str, object] = field(default_factory=dict)
     # Condition over constexprs (text) -> its outcome in this entry.
@@ -126,7 +131,9 @@ class Decisions:
 
     def copy(self, **changes: object) -> Decisions:
         fields = {"pointers": set(self.pointers), "floats": set(self.floats),
-                  "fixed": dict(self.fixed), "values": dict(self.values),
+                  "descriptors": set(self.descriptors),
+                  "fixed": dict(self.fixed), "float_chosen": set(self.float_chosen),
+                  "values": dict(self.values),
                   "outcomes": dict(self.outcomes)}
         fields.update(changes)
         return Decisions(**fields)  # type: ignore[arg-type]
@@ -138,6 +145,11 @@ def const(value: object, span: Span | None = None) -> TExpr:
 
 def is_const(e: TExpr) -> bool:
     return isinstance(e.type, ConstType)
+
+
+def _has_runtime_form(e: TExpr) -> bool:
+    """A runtime value, or a compile-time number (which has a runtime form)."""
+    return not is_const(e) or _is_number(e.type.value)
 
 
 def _is_number(value: object) -> bool:
@@ -166,6 +178,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.int_uses: set[str] = set()
         # The kinds ("for", "while") of the loops around the statement being analyzed.
         self.loop_kinds: list[str] = []
+        # Host-made descriptor parameters, bound once every parameter is (their block
+        # shapes read the constexprs); the runtime extents and strides they add.
+        self.pending_descriptors: list[tuple[str, KernelParam]] = []
+        self.extent_params: list[tuple[str, str, int]] = []
+        self.stride_params: list[tuple[str, str, int]] = []
 
     # ---- diagnostics -------------------------------------------------------------------
 
@@ -202,6 +219,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
             self.bind_param(index, param)
             # A local rebinding a parameter's name (`X += row * stride`) gets its own name.
             self.used[rust_ident(param.name.value)] = 1
+        for name, param in self.pending_descriptors:
+            self.bind_host_descriptor(name, param)
         for name, expr in self.kernel.heuristics.items():
             if name not in self.scope.names:
                 raise self.error("E0123", f"`@triton.heuristics` sets `{name}`, which is not a "
@@ -219,6 +238,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
         model = KernelModel(self.kernel.name, self.params, self.out, _docstring(fn),
                             self.span(fn.name), notes=self.notes)
         model.split_loops = False
+        model.extent_params = self.extent_params
+        model.stride_params = self.stride_params
         model.dtype_variant = {p: d.name for p, d in sorted(self.decisions.fixed.items())}
         model.const_variant = dict(sorted(self.decisions.values.items()))
         model.cond_variant = {o.text: {"tree": o.tree, "value": o.value}
@@ -246,6 +267,12 @@ class Analyzer(PhiloxRules, DescriptorRules):
             value: object = BoolSym(name) if kind == "bool" else DimSym(name)
             self.params.append(KernelParam(name, "const", ConstType(value), kind, span))
             self.scope.names[name] = const(value, span)
+            return
+        if name in self.decisions.descriptors:
+            dtype = self.decisions.fixed.get(name) or DTypeVar(index)
+            described = KernelParam(name, "pointer", PointerType(dtype, (), name), None, span)
+            self.params.append(described)
+            self.pending_descriptors.append((name, described))
             return
         if name in self.decisions.pointers:
             dtype: ElemType = self.decisions.fixed.get(name) or DTypeVar(index)
@@ -401,7 +428,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.out.append(stmt)
         self.scope.names[name] = TExpr("var", [], value.type, span,
                                        {"name": rust, "binding": stmt,
-                                        "root": value.attrs.get("root")})
+                                        "root": value.attrs.get("root") or (
+                                            value.attrs.get("param") if value.op == "var"
+                                            else None)})
 
     def let_value(self, hint: str, value: TExpr) -> TExpr:
         """`value` bound to a fresh local, as the variable that names it."""
@@ -636,13 +665,23 @@ class Analyzer(PhiloxRules, DescriptorRules):
         carried = self.carried_stack[-1] if self.carried_stack else set()
         for name in sorted(assigned):
             t_val, e_val = then_names.get(name), else_names.get(name)
+            if (t_val is None) != (e_val is None) and static:
+                # Defined on one outcome of a constexpr test only: a later read needs the
+                # outcome fixed (one entry per value), as Triton's compiler folds the test.
+                self.scope.names[name] = TExpr("one_arm", [], ConstType(None), cond.span,
+                                               {"cond": cond.attrs["value"]})
+                continue
             if t_val is None or e_val is None:
                 continue
             if is_const(t_val) and is_const(e_val) and t_val.type == e_val.type:
                 self.scope.names[name] = t_val
                 continue
+            if static and not (_has_runtime_form(t_val) and _has_runtime_form(e_val)):
+                # A compile-time value in one arm (None, a dtype, a tuple) that no runtime
+                # merge can carry: one entry per outcome, as Triton's compiler folds it.
+                self.choose(cond.attrs["value"])
             target = t_val.type if not is_const(t_val) else e_val.type
-            if is_const(target if isinstance(target, ConstType) else t_val) and is_const(e_val):
+            if isinstance(target, ConstType) and is_const(e_val):
                 raise self.error("E0108", f"`{name}` gets a different compile-time value in "
                                  "each branch of a runtime `if`", node)
             t_name = self.arm_value(name, t_val, target, then_body, node)
@@ -710,9 +749,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
             cond = self.expr(node.test)
             if is_const(cond) and not isinstance(cond.type.value, _SYMBOLIC):
                 return self.expr(node.body if cond.type.value else node.orelse)
-            body, orelse = self.expr(node.body), self.expr(node.orelse)
-            if is_const(cond) and is_const(body) and is_const(orelse):
+            if is_const(cond):
+                # A test over constexprs: Triton's compiler folds it (one entry per
+                # outcome).
                 return self.expr(node.body if self.choose(cond.type.value) else node.orelse)
+            body, orelse = self.expr(node.body), self.expr(node.orelse)
             return self.where(cond, body, orelse, node)
         raise self.error("E0104", f"`{type(node).__name__}` is not supported in a kernel",
                          node)
@@ -729,6 +770,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
 
     def name(self, node: cst.Name) -> TExpr:
         value = self.scope.names.get(node.value)
+        if value is not None and value.op == "one_arm":
+            self.choose(value.attrs["cond"])
+            raise self.error("E0109", f"`{node.value}` is defined on one outcome of a "
+                             "compile-time test only", node)
         if value is not None:
             return value
         if node.value in ("True", "False", "None"):
@@ -760,8 +805,18 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 return const(_PROPAGATE_NAN[member], self.span(node))
             raise self.error("E0122", f"`triton.language.{member}` is not a value the "
                              "translator knows", node)
+        if node.attr.value == "block_type" and isinstance(node.value, cst.Attribute) and \
+                node.value.attr.value == "type":
+            # `X.type.block_type`: only a tensor descriptor's type has a block type.
+            described = self.expr(node.value.value)
+            param = described.attrs.get("param") or described.attrs.get("root")
+            if isinstance(described.type, ScalarType) and param is not None and \
+                    param not in self.decisions.descriptors:
+                raise NeedsKind(str(param), "descriptor")
         base = self.expr(node.value)
         attr = node.attr.value
+        if is_const(base) and isinstance(base.type.value, Descriptor | DescriptorType):
+            return self.descriptor_attribute(base.type.value, attr, node)
         if attr == "dtype" and not is_const(base):
             if isinstance(base.type, PointerType):
                 return const(("pointer", self.find(base.type.dtype)), self.span(node))
@@ -812,6 +867,14 @@ class Analyzer(PhiloxRules, DescriptorRules):
                              "instead", node)
         if isinstance(op, cst.Not):
             return TExpr("not", [self.truth(x, node)], ScalarType(BOOL), self.span(node))
+        if isinstance(x.type, TileType):
+            # Triton's `~` is a xor with all ones (`true` for a bool tile); cuTile Rust
+            # 0.5.0 declares `noti`, but its compiler has no `cuda_tile.noti` op.
+            if dtypes.is_float(self.elem(x)) and not isinstance(self.find(self.elem(x)),
+                                                                 DTypeVar):
+                raise self.error("E0107", "`~` of a float tensor", node)
+            ones: object = True if self.elem(x) == BOOL else -1
+            return self.binary("^", x, const(ones, x.span), node)
         return TExpr("not", [x], x.type, self.span(node))
 
     def comparison(self, node: cst.Comparison) -> TExpr:
@@ -1012,6 +1075,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 raise self.error("E0121", f"`{op}` of floats is not translated yet", node)
             return self.element_op("div_trunc" if op == "//" else "rem_trunc", {}, dtype,
                                    dtype, [a, b], shape, node)
+        if op in ("&", "|", "^", "<<", ">>") and isinstance(self.find(dtype), DTypeVar):
+            # Bit operations on a launch-time element type: one entry per integer type.
+            raise DtypeDependent(self.find(dtype), (dtypes.INDEX_VARIANTS,))
         if op in ("&", "|", "^", "<<", ">>") and not (dtypes.is_int(dtype) or dtype == BOOL):
             raise self.error("E0108", f"`{op}` needs integer or bool operands", node)
         if op == "**":
@@ -1099,6 +1165,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
                      {"root": pointer.type.param})
 
     def where(self, cond: TExpr, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
+        if is_const(cond) and isinstance(cond.type.value, _SYMBOLIC):
+            # A test over constexprs: its outcome per entry, as Triton's compiler folds it.
+            cond = const(self.choose(cond.type.value), cond.span)
         ex, ey = self.elem(x), self.elem(y)
         if isinstance(ex, DTypeVar) and isinstance(ey, DTypeVar) and ex != ey:
             self.unify(ex, ey)
@@ -1223,6 +1292,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return self.convert(receiver, args, node)
         if is_const(receiver) and isinstance(receiver.type.value, Descriptor):
             return self.descriptor_method(receiver.type.value, method, node)
+        described = receiver.attrs.get("param") or receiver.attrs.get("root")
+        if receiver.op == "ptr_param" and isinstance(receiver.type, PointerType):
+            # Taken for a pointer by `X.dtype` under `isinstance(X, tl.tensor_descriptor)`.
+            described = receiver.type.param
+        if method in ("load", "store") and described is not None and isinstance(
+                receiver.type, ScalarType | PointerType) and \
+                described not in self.decisions.descriptors:
+            # Only a tensor descriptor has `.load` / `.store`: a host-made one.
+            raise NeedsKind(str(described), "descriptor")
         name = METHODS.get(method)
         if name is None or is_const(receiver):
             raise self.error("E0107", f"`.{method}(...)` is not supported on this value", func)
@@ -1309,13 +1387,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
 
     def isinstance_check(self, node: cst.Call) -> TExpr:
         """`isinstance(x, tl.tensor_descriptor)`, decided at compile time as Triton's JIT
-        decides it: false for a pointer or a number (this front end takes no descriptor
-        arguments)."""
+        decides it: true for a descriptor (made in the kernel or by the host), false for a
+        pointer or a number."""
         if len(node.args) != 2 or self.source.language_attr(
                 node.args[1].value) != "tensor_descriptor":
             raise self.error("E0105", "`isinstance` in a kernel is translated only as "
                              "`isinstance(x, tl.tensor_descriptor)`", node)
         value = self.expr(node.args[0].value)
+        if is_const(value) and isinstance(value.type.value, Descriptor):
+            return const(True, self.span(node))
         if isinstance(value.type, PointerType | ScalarType | TileType) or is_const(value):
             return const(False, self.span(node))
         raise self.error("E0107", "`isinstance` of this value cannot be decided", node)

@@ -138,6 +138,11 @@ API: dict[str, ApiEntry] = {
     "split": ApiEntry(_sig("a"), "split", "extract"),
     "cat": _unsupported("E0121", "`tl.cat` is not translated yet"),
     "dot_scaled": _unsupported("E0120", "`tl.dot_scaled` has no cuTile Rust 0.5.0 form"),
+    "pointer_type": _unsupported(
+        "E0121", "a pointer made from an integer (`x.to(tl.pointer_type(...))`) is not "
+        "translated yet: cuTile Rust 0.5.0 has `int_to_ptr`, but an access through such a "
+        "pointer may alias any pointer parameter, and the translation orders memory per "
+        "pointer parameter"),
     "softmax": _unsupported("E0121", "`tl.softmax` is not translated yet"),
     "umulhi": _unsupported("E0121", "`tl.umulhi` is not translated yet"),
     "clamp": _unsupported("E0121", "`tl.clamp` is not translated yet"),
