@@ -10,10 +10,12 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from transpiler.batch import WorkerPool
 from transpiler.cli import main
 from transpiler.diagnostics import CODES, EXPLANATIONS
 from transpiler.ircheck import toolchain
@@ -166,14 +168,56 @@ def test_parallel_folder_translation_is_the_same_as_serial(tmp_path: Path) -> No
     assert b"\r" not in two.stderr  # stderr is a pipe: no progress bar
 
 
-def test_parallel_verify_prints_the_same_lines_as_serial(tmp_path: Path) -> None:
+def test_parallel_verify_is_the_same_as_serial(tmp_path: Path) -> None:
+    """`-j 2` splits each file's checks into (kernel, specialization) units across two
+    processes; verdict lines, JSON and report are byte for byte those of `-j 1`."""
     _verify_tools()
-    args = (str(GOLDEN / "vector_add.py"), "-o", str(tmp_path / "va.rs"), "--verify")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    # embedding: two kernels, a second round and a NOT_CHECKED line; vector_add: one kernel.
+    for name in ("embedding", "vector_add"):
+        shutil.copy(GOLDEN / f"{name}.py", folder / f"{name}.py")
+    out, report = tmp_path / "out", tmp_path / "report.html"
+    runs = []
+    for jobs in ("1", "2"):
+        shutil.rmtree(out, ignore_errors=True)  # the same output paths (the IR names them)
+        proc = run(str(folder), "-o", str(out), "--verify", "--json", "--report", str(report),
+                   "-j", jobs)
+        assert proc.returncode == 0, proc.stderr.decode()
+        runs.append((proc.stdout, proc.stderr, report.read_bytes()))
+    assert runs[0] == runs[1]
+    lines = runs[0][1].decode().splitlines()
+    assert [line.split(":")[0] for line in lines] == sorted(line.split(":")[0]
+                                                             for line in lines)
+    assert sum("embedding_bwd_kernel[" in line for line in lines) == 4
+    assert sum("NOT_CHECKED" in line for line in lines) == 1
+    doc = json.loads(runs[0][0])
+    assert [len(f["verify"]) for f in doc["files"]] == [10, 4]
+
+
+def test_parallel_verify_subcommand_is_the_same_as_serial() -> None:
+    _verify_tools()
+    args = ("verify", str(GOLDEN / "embedding.py"), str(GOLDEN / "embedding.rs"), "--json")
     one, two = run(*args, "-j", "1"), run(*args, "-j", "2")
     assert one.returncode == two.returncode == 0, two.stderr.decode()
-    # The host code's three specializations, and TILE's second value (every entry's int
-    # constants are checked at two values).
-    assert one.stdout == two.stdout and one.stdout.count(b"PASS") == 4
+    assert (one.stdout, one.stderr) == (two.stdout, two.stderr)
+    assert len(json.loads(one.stdout)["verdicts"]) == 10
+    assert run(*args, "-j", "0").returncode == 2
+
+
+def test_worker_pool_gives_results_as_they_finish() -> None:
+    """The pool hands back the first task to finish, not the first submitted: ordering the
+    output is the caller's (`parallel_verify` prints per file in input order)."""
+    with WorkerPool(2) as pool:
+        pool.submit("slow", time.sleep, 1.5)
+        pool.submit("fast", abs, -3)
+        assert pool.next_done() == ("fast", 3)
+        assert pool.next_done() == ("slow", None)
+        assert not pool.busy()
+    with WorkerPool(1) as pool:  # in this process, in submission order
+        pool.submit("a", abs, -1)
+        pool.submit("b", abs, -2)
+        assert [pool.next_done(), pool.next_done()] == [("a", 1), ("b", 2)]
 
 
 def test_progress_line_and_terminal_detection() -> None:

@@ -1,7 +1,8 @@
 """Parallel batches: one function over many inputs in N worker processes, results in order.
 
 Takes a picklable function, its inputs and a worker count (`-j N`); gives the results in the
-inputs' order whatever order the workers finish in, so a batch prints and writes the same
+inputs' order whatever order the workers finish in (`ordered_map`; `WorkerPool` for tasks
+submitted as earlier ones finish), so a batch prints and writes the same
 thing with `-j 1` and `-j 8`. Workers only compute: they never write output files or print,
 the calling process does both, so an interrupted batch leaves no worker writing a file.
 Workers ignore SIGINT (a Ctrl-C reaches the whole process group): the calling process gets
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from types import FrameType
-from typing import TypeVar
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from types import FrameType, TracebackType
+from typing import Any, TypeVar
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -53,6 +55,49 @@ def ordered_map(function: Callable[[In], Out], items: Iterable[In], workers: int
         for future in futures:
             future.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+class WorkerPool:
+    """Tasks submitted at any time, to `workers` processes (in this process, one at a time
+    in submission order, when `workers` is 1), each with a tag the caller chooses;
+    `next_done()` gives the tag and result of a finished one. For work whose next tasks
+    depend on earlier results (the rounds of `--verify`); a `with` block stops the pool,
+    cancelling what has not started, however it is left."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self._pool = (ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+                      if self.workers > 1 else None)
+        self._inline: deque[tuple[Hashable, Callable[[Any], Any], Any]] = deque()
+        self._running: dict[Future[Any], Hashable] = {}
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self._pool is not None:
+            for future in self._running:
+                future.cancel()
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def submit(self, tag: Hashable, function: Callable[[In], Out], item: In) -> None:
+        if self._pool is None:
+            self._inline.append((tag, function, item))
+        else:
+            self._running[self._pool.submit(function, item)] = tag
+
+    def busy(self) -> bool:
+        return bool(self._inline or self._running)
+
+    def next_done(self) -> tuple[Hashable, Any]:
+        """A finished task's tag and result (a worker's exception is raised here)."""
+        if self._pool is None:
+            tag, function, item = self._inline.popleft()
+            return tag, function(item)
+        done, _ = wait(list(self._running), return_when=FIRST_COMPLETED)
+        future = next(f for f in self._running if f in done)  # the earliest submitted
+        return self._running.pop(future), future.result()
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
