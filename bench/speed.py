@@ -18,9 +18,12 @@ child (user + system) are printed beside them, as they vary less on a shared mac
 (`tilegym/ops/cutile`, as a user runs it: `python -m transpiler DIR -o OUT --verify -j N
 --quiet`) with `-j 1` and with `-j 2` (`--jobs 1 2 4` for others), alternating run by run,
 and prints each wall and CPU time, the speed-up over `-j 1`, the cores and the load average
-(`/proc/loadavg`) before and after each run: on a loaded machine the speed-up is smaller
-than the cores allow. `--only NAME...` keeps those op files (and the folder's files without
-kernels, which they import) in a copy of the folder, for a quicker run.
+(`/proc/loadavg`) before and after each run. On a loaded machine the speed-up is smaller
+than the cores allow, and where the kernel shares the CPU per session (autogroup) it can be
+none at all; so the same is first measured on a control (a fixed pure-Python loop, in
+1 and in N processes): the speed-up the machine gives N processes at that moment.
+`--only NAME...` keeps those op files (and the folder's files without kernels, which they
+import) in a copy of the folder, for a quicker run.
 
 Usage: python bench/speed.py [--runs N] [--file golden/X.py] [--corpus] [--baseline REV]
        python bench/speed.py --batch [--jobs 1 2] [--runs N] [--only rms_norm.py ...]
@@ -38,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -191,6 +195,29 @@ def time_batches(folder: Path, jobs: list[int], runs: int, out: Path) -> list[Ba
     return done
 
 
+CONTROL_LOOP = 6_000_000
+
+
+def spin(count: int) -> int:
+    """CPU work without I/O or memory traffic: the control's task."""
+    total = 0
+    for i in range(count):
+        total ^= i * i
+    return total
+
+
+def control_speedup(workers: int, tasks: int = 4) -> float:
+    """How much faster `workers` processes run `tasks` equal CPU-bound tasks than one."""
+    start = time.perf_counter()
+    for _ in range(tasks):
+        spin(CONTROL_LOOP)
+    alone = time.perf_counter() - start
+    start = time.perf_counter()
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(spin, [CONTROL_LOOP] * tasks))
+    return alone / (time.perf_counter() - start)
+
+
 def print_batches(folder: Path, runs: list[BatchRun]) -> None:
     files = sum(1 for path in folder.rglob("*.py") if kernel_names(path))
     print(f"--verify of {folder} ({files} files with kernels), {default_workers()} cores:")
@@ -242,8 +269,12 @@ def main() -> None:
                 folder = batch_folder(args.only, Path(tmp))
             except CorpusUnavailable as err:
                 raise SystemExit(f"corpus not timed: {err}") from None
+            control = {n: control_speedup(n) for n in args.jobs if n > 1}
             runs = time_batches(folder, args.jobs, args.runs or 1, Path(tmp) / "out")
             print_batches(folder, runs)
+            for count, speedup in control.items():
+                print(f"  control: {count} processes run a CPU-bound loop {speedup:.2f}x "
+                      f"as fast as 1 on this machine now (the ceiling of -j {count} here)")
         return
     args.runs = args.runs or 7
     golden = ROOT / "golden"
