@@ -260,3 +260,50 @@ def test_report_holds_each_part(tmp_path: Path) -> None:
                  'class="ln noted"'):
         assert part in page, part
     assert "http://" not in page and "https://" not in page  # self-contained
+
+
+# ---- generated Rust builds without warnings ------------------------------------------------
+
+LOWER_CASE_CONSTEXPRS = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, block_size: tl.constexpr, num_stages: tl.constexpr):
+    offs = tl.program_id(0) * block_size + tl.arange(0, block_size)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x * num_stages, mask=offs < n)
+
+
+def scale(x, y):
+    n = x.numel()
+    scale_kernel[(triton.cdiv(n, 1024),)](x, y, n, block_size=1024, num_stages=2)
+    return y
+"""
+
+
+def test_triton_launcher_builds_without_warnings(tmp_path: Path) -> None:
+    """Constexprs named in lower case (`num_stages`) keep their names in the Rust (the
+    launcher's arguments, the manifest); rustc's upper-case lint for const parameters is
+    allowed on the entry, so the kernels and their launchers build without a warning."""
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not installed")
+    try:
+        toolchain.build_env()
+    except toolchain.ToolchainError as err:
+        pytest.skip(str(err))
+    source = tmp_path / "lower_case.py"
+    source.write_text(LOWER_CASE_CONSTEXPRS)
+    kernels, launcher = tmp_path / "lower_case.rs", tmp_path / "lower_case_launcher.rs"
+    assert main([str(source), "-o", str(kernels), "-q", "--no-llm"]) == 0
+    assert main([str(source), "--emit", "launcher", "-o", str(launcher), "-q",
+                 "--no-llm"]) == 0
+    assert "const num_stages: i32" in kernels.read_text()
+    assert "num_stages: i32," in launcher.read_text()
+    build = subprocess.run(["bash", str(ROOT / "launcher" / "build.sh"), str(kernels),
+                            str(launcher), str(tmp_path / "out")],
+                           capture_output=True, text=True, timeout=1800, check=False)
+    assert build.returncode == 0, build.stderr[-4000:]
+    assert "warning" not in build.stderr, build.stderr[-4000:]
+    assert (tmp_path / "out" / "libtl_lower_case.so").is_file()
