@@ -58,6 +58,19 @@ class Job:
     source: Path | None  # None: stdin
     output: Path | None  # None: stdout
     display: str
+    # A file of a folder: skipped when it defines no kernel (a helper module, `__init__.py`),
+    # as the pre-commit hooks skip it; asked for by name, it is error E0003.
+    in_folder: bool = False
+
+
+#: The diagnostic of a file that defines no kernel.
+NO_KERNEL = "E0003"
+
+
+def defines_no_kernel(result: TranslationResult) -> bool:
+    """Whether a translation failed only because the file defines no kernel."""
+    codes = {d.code for d in result.all_diagnostics()}
+    return not result.ok and codes == {NO_KERNEL}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,7 +207,8 @@ def plan_jobs(args: argparse.Namespace) -> list[Job]:
         if out_dir.exists() and not out_dir.is_dir():
             raise UsageError(f"`{out_dir}` exists and is not a folder")
         files = sorted(p for p in src.rglob("*.py") if p.is_file())
-        return [Job(p, emit_path(out_dir / p.relative_to(src), args.emit), str(p)) for p in files]
+        return [Job(p, emit_path(out_dir / p.relative_to(src), args.emit), str(p), in_folder=True)
+                for p in files]
     if not src.exists():
         raise UsageError(f"`{src}` does not exist")
     if args.output in (None, "-"):
@@ -236,6 +250,11 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
             "unhandled": [unhandled_json(u) for u in result.unhandled],
         }
         _attach_unhandled(entry, result.unhandled)
+        if job.in_folder and defines_no_kernel(result):
+            entry.update(status="skipped", output=None, diagnostics=[])
+            entry["reason"] = "defines no kernel (a helper module): nothing to translate"
+            report.append(entry)
+            continue
         for diag in result.all_diagnostics():
             progress.print(render(diag, result.source, job.display), sys.stderr)
         if not result.ok:
@@ -258,8 +277,11 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     if summary and not args.quiet:
         print(summary, file=sys.stderr)
     if args.report:
+        kept = [(job.display, data, result) for (job, data, _l, _r), result
+                in zip(inputs, results, strict=True)
+                if not (job.in_folder and defines_no_kernel(result))]
         write_atomic(Path(args.report), render_report(report_files(
-            [(job.display, data) for job, data, _language, _raise in inputs], results,
+            [(display, data) for display, data, _result in kept], [r for *_, r in kept],
             {job.display: (o, ir) for (job, _r, _e), o, ir in zip(translated, checks, irs,
                                                                     strict=True)})))
     if args.json:
