@@ -214,10 +214,21 @@ def test_worker_pool_gives_results_as_they_finish() -> None:
         assert pool.next_done() == ("fast", 3)
         assert pool.next_done() == ("slow", None)
         assert not pool.busy()
-    with WorkerPool(1) as pool:  # in this process, in submission order
-        pool.submit("a", abs, -1)
-        pool.submit("b", abs, -2)
-        assert [pool.next_done(), pool.next_done()] == [("a", 1), ("b", 2)]
+    with WorkerPool(1) as pool:  # in this process: lowest rank first, then submission order
+        pool.submit("late file", abs, -1, rank=1)
+        pool.submit("a", abs, -2)
+        pool.submit("b", abs, -3)
+        assert [pool.next_done() for _ in range(3)] == [("a", 2), ("b", 3), ("late file", 1)]
+    with WorkerPool(2) as pool:  # only as many tasks as processes leave the queue
+        pool.submit("first", time.sleep, 0.5)
+        pool.submit("second", time.sleep, 3.0)
+        pool.submit("later, rank 1", abs, -1, rank=1)
+        assert pool.next_done() == ("first", None)
+        # "second" still runs; of the two waiting, the lower rank takes the free process.
+        pool.submit("now, rank 0", abs, -2)
+        assert pool.next_done() == ("now, rank 0", 2)
+        assert pool.next_done() == ("later, rank 1", 1)
+        assert pool.next_done() == ("second", None)
 
 
 def test_progress_line_and_terminal_detection() -> None:

@@ -10,8 +10,10 @@ Tile IR texts of each outcome (for `--report`).
 
 Every step but the rounds' bookkeeping runs in a worker: a file's plan (its manifests and
 the specializations derived from its host code), then each round's units, one (kernel,
-specialization) each, all files' units in one pool (`batch.WorkerPool`). When a file's last
-unit of a round is back, its next round is planned here and submitted. A unit's outcome does
+specialization) each, all files' units in one pool (`batch.WorkerPool`, earlier files'
+units first, so that files finish, and print, in order while every process stays busy).
+When a file's last unit of a round is back, its next round is planned here and
+submitted. A unit's outcome does
 not depend on which units run beside it or in what order, so the outcomes, and everything
 printed from them, are the same whatever the number of workers. A Triton file is one unit:
 its proof (`triton_proof`) runs per file.
@@ -205,7 +207,7 @@ def verify_files(checks: list[FileCheck], workers: int,
     with WorkerPool(workers) as pool:
         for index, state in enumerate(states):
             if state.check.planned is None:
-                pool.submit(("plan", index, 0), plan_file, state.check)
+                pool.submit(("plan", index, 0), plan_file, state.check, rank=index)
             else:
                 _start(state, index, state.check.planned, pool, progress)
         while pool.busy():
@@ -247,7 +249,7 @@ def _submit_round(state: _FileState, index: int, pool: WorkerPool,
         progress.update(specs=progress.counts.specs + len(units))
     for position, (kernel, spec) in enumerate(units):
         pool.submit(("unit", index, position), check_unit,
-                    Unit(state.check, state.manifests, kernel, spec))
+                    Unit(state.check, state.manifests, kernel, spec), rank=index)
 
 
 def _unit_back(state: _FileState, index: int, position: int, done: UnitDone,
