@@ -14,7 +14,19 @@ and the sum over all op files (the corpus benchmark's figure), each against its 
 same machine load, and prints new/old ratios. Times are wall seconds; the CPU seconds of the
 child (user + system) are printed beside them, as they vary less on a shared machine.
 
+`--batch` times instead one folder translation with `--verify` of the TileGym op folder
+(`tilegym/ops/cutile`, as a user runs it: `python -m transpiler DIR -o OUT --verify -j N
+--quiet`) with `-j 1` and with `-j 2` (`--jobs 1 2 4` for others), alternating run by run,
+and prints each wall and CPU time, the speed-up over `-j 1`, the cores and the load average
+(`/proc/loadavg`) before and after each run. On a loaded machine the speed-up is smaller
+than the cores allow, and where the kernel shares the CPU per session (autogroup) it can be
+none at all; so the same is first measured on a control (a fixed pure-Python loop, in
+1 and in N processes): the speed-up the machine gives N processes at that moment.
+`--only NAME...` keeps those op files (and the folder's files without kernels, which they
+import) in a copy of the folder, for a quicker run.
+
 Usage: python bench/speed.py [--runs N] [--file golden/X.py] [--corpus] [--baseline REV]
+       python bench/speed.py --batch [--jobs 1 2] [--runs N] [--only rms_norm.py ...]
 """
 
 from __future__ import annotations
@@ -29,10 +41,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.corpus import CorpusUnavailable, fetch_wheel, op_files, unpack
+from bench.corpus import OPS_DIR, CorpusUnavailable, fetch_wheel, kernel_names, op_files, unpack
+from transpiler.batch import default_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -135,6 +149,90 @@ def corpus_files() -> list[Path]:
     return op_files(unpack(fetch_wheel()))
 
 
+@dataclass
+class BatchRun:
+    """One timed batch: its sample and the 1-minute load average before and after."""
+
+    jobs: int
+    sample: Sample
+    load_before: float
+    load_after: float
+
+
+def load_average() -> float:
+    return os.getloadavg()[0]
+
+
+def batch_folder(only: list[str] | None, tmp: Path) -> Path:
+    """The TileGym op folder, or a copy of it holding only the op files `only` names (and
+    every file without kernels: the helpers and `__init__.py`s they import)."""
+    root = unpack(fetch_wheel())
+    ops = root / OPS_DIR
+    if not only:
+        return ops
+    kept = {f for f in op_files(root) if f.name in only}
+    missing = set(only) - {f.name for f in kept}
+    if missing:
+        raise SystemExit(f"not TileGym op files: {', '.join(sorted(missing))}")
+    copy = tmp / OPS_DIR
+    for path in sorted(ops.rglob("*.py")):
+        if path in kept or not kernel_names(path):
+            target = copy / path.relative_to(ops)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    return copy
+
+
+def time_batches(folder: Path, jobs: list[int], runs: int, out: Path) -> list[BatchRun]:
+    """`--verify` of `folder` once per run and per `-j` value, alternating the values."""
+    done: list[BatchRun] = []
+    for _ in range(runs):
+        for count in jobs:
+            before = load_average()
+            sample = run_once([str(folder), "-o", str(out / f"j{count}"), "--verify",
+                               "-j", str(count)])
+            done.append(BatchRun(count, sample, before, load_average()))
+    return done
+
+
+CONTROL_LOOP = 6_000_000
+
+
+def spin(count: int) -> int:
+    """CPU work without I/O or memory traffic: the control's task."""
+    total = 0
+    for i in range(count):
+        total ^= i * i
+    return total
+
+
+def control_speedup(workers: int, tasks: int = 4) -> float:
+    """How much faster `workers` processes run `tasks` equal CPU-bound tasks than one."""
+    start = time.perf_counter()
+    for _ in range(tasks):
+        spin(CONTROL_LOOP)
+    alone = time.perf_counter() - start
+    start = time.perf_counter()
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(spin, [CONTROL_LOOP] * tasks))
+    return alone / (time.perf_counter() - start)
+
+
+def print_batches(folder: Path, runs: list[BatchRun]) -> None:
+    files = sum(1 for path in folder.rglob("*.py") if kernel_names(path))
+    print(f"--verify of {folder} ({files} files with kernels), {default_workers()} cores:")
+    by_jobs: dict[int, list[BatchRun]] = {}
+    for run in runs:
+        by_jobs.setdefault(run.jobs, []).append(run)
+        print(f"  -j {run.jobs}: wall {run.sample.wall:8.1f} s, cpu {run.sample.cpu:8.1f} s, "
+              f"load {run.load_before:.2f} -> {run.load_after:.2f}")
+    base = statistics.median(r.sample.wall for r in by_jobs[min(by_jobs)])
+    for count, mine in sorted(by_jobs.items()):
+        wall = statistics.median(r.sample.wall for r in mine)
+        print(f"  median -j {count}: {wall:8.1f} s, speed-up over -j {min(by_jobs)}: "
+              f"{base / wall:5.2f}x")
+
+
 def _row(name: str, by_tree: dict[str, Series], target: float | None) -> str:
     new = by_tree["new"]
     text = f"{name:<28} new {new.wall:7.3f} s (cpu {new.cpu:6.3f} s)"
@@ -151,13 +249,34 @@ def _row(name: str, by_tree: dict[str, Series], target: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int,
+                        help="runs per measurement (default 7; with --batch 1)")
     parser.add_argument("--file", default=str(ROOT / "golden" / "softmax_rows.py"))
     parser.add_argument("--corpus", action="store_true",
                         help="also time the TileGym 1.5.1 op files")
     parser.add_argument("--baseline", metavar="REV",
                         help="time the code of commit REV too, side by side")
+    parser.add_argument("--batch", action="store_true",
+                        help="time --verify of the TileGym op folder with -j 1 and -j 2")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2],
+                        help="with --batch, the -j values (default 1 2)")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="with --batch, only these op files")
     args = parser.parse_args()
+    if args.batch:
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                folder = batch_folder(args.only, Path(tmp))
+            except CorpusUnavailable as err:
+                raise SystemExit(f"corpus not timed: {err}") from None
+            control = {n: control_speedup(n) for n in args.jobs if n > 1}
+            runs = time_batches(folder, args.jobs, args.runs or 1, Path(tmp) / "out")
+            print_batches(folder, runs)
+            for count, speedup in control.items():
+                print(f"  control: {count} processes run a CPU-bound loop {speedup:.2f}x "
+                      f"as fast as 1 on this machine now (the ceiling of -j {count} here)")
+        return
+    args.runs = args.runs or 7
     golden = ROOT / "golden"
     count = len(list(golden.glob("*.py")))
     with tempfile.TemporaryDirectory() as tmp, baseline_tree(args.baseline) as old:

@@ -97,6 +97,27 @@ def test_folder_mirrors_tree(tmp_path: Path) -> None:
     assert (out / "a.rs").exists() and (out / "nested" / "b.rs").exists()
 
 
+def test_folder_skips_files_without_kernels(tmp_path: Path) -> None:
+    """A package's `__init__.py` and helper modules define no kernel: a folder translation
+    skips them (no output, no error, `skipped` in the JSON); named alone, such a file is
+    error E0003 (`test_bad_input_diagnostic`)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "__init__.py").write_text("")
+    (src / "helpers.py").write_text("import cuda.tile as ct\n\n\ndef twice(x):\n"
+                                    "    return x + x\n")
+    (src / "op.py").write_bytes(GOOD.read_bytes())
+    out = tmp_path / "out"
+    proc = run(str(src), "-o", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"E0003" not in proc.stderr
+    assert sorted(p.name for p in out.rglob("*")) == ["op.rs"]
+    status = {Path(f["path"]).name: f["status"] for f in json.loads(proc.stdout)["files"]}
+    assert status == {"__init__.py": "skipped", "helpers.py": "skipped", "op.py": "ok"}
+    (src / "broken.py").write_text("import cuda.tile as ct\n@ct.kernel\ndef k(:\n")
+    assert run(str(src), "-o", str(out)).returncode == 1  # a real error still fails
+
+
 def test_failed_translation_leaves_existing_output(tmp_path: Path) -> None:
     out = tmp_path / "op.rs"
     out.write_text("// previous output\n")

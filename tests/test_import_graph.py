@@ -43,6 +43,12 @@ ALLOWED_LOCAL: dict[tuple[str, str], str] = {
         "stream and times autotune configs with torch at launch; it imports without torch",
     ("transpiler.cli", "transpiler.numeric_check.translation"): "the Tile IR interpreter "
         "(numpy, ml_dtypes) loads only for `--verify`, never for a plain translation",
+    ("transpiler.parallel_verify", "transpiler.numeric_check.inputs"): "the numeric "
+        "check (numpy, ml_dtypes) loads only for `--numeric`",
+    ("transpiler.parallel_verify", "transpiler.numeric_check.run"): "the numeric check "
+        "(numpy, ml_dtypes) loads only for `--numeric`",
+    ("transpiler.parallel_verify", "transpiler.numeric_check.translation"): "the Triton "
+        "proof (numpy, Triton's interpreter) loads only for a Triton file",
     ("transpiler.verify_cmd", "transpiler.numeric_check.inputs"): "the numeric check "
         "(numpy, ml_dtypes) loads only for `verify --numeric`",
     ("transpiler.verify_cmd", "transpiler.numeric_check.run"): "the numeric check "

@@ -30,12 +30,11 @@ from transpiler.doctor import main as doctor_main
 from transpiler.driver import TranslationResult, translate_bytes
 from transpiler.emit_kinds import EMIT_KINDS, emit_path
 from transpiler.explain import explanation
-from transpiler.frontend.triton_host import read_host
 from transpiler.ircheck.canonicalize import RULE_NAMES
-from transpiler.ircheck.check import CheckOutcome, check_translation, translation_specs
-from transpiler.ircheck.generated import HarnessError
-from transpiler.ircheck.spec import KernelSpec, SpecFileError, load_spec_file
+from transpiler.ircheck.check import CheckOutcome
+from transpiler.ircheck.spec import SpecFileError, load_spec_file
 from transpiler.ircheck.toolchain import ToolchainError, ensure_harness
+from transpiler.parallel_verify import FileCheck, verify_files
 from transpiler.progress import Progress
 from transpiler.report import render_report, report_files
 
@@ -59,6 +58,19 @@ class Job:
     source: Path | None  # None: stdin
     output: Path | None  # None: stdout
     display: str
+    # A file of a folder: skipped when it defines no kernel (a helper module, `__init__.py`),
+    # as the pre-commit hooks skip it; asked for by name, it is error E0003.
+    in_folder: bool = False
+
+
+#: The diagnostic of a file that defines no kernel.
+NO_KERNEL = "E0003"
+
+
+def defines_no_kernel(result: TranslationResult) -> bool:
+    """Whether a translation failed only because the file defines no kernel."""
+    codes = {d.code for d in result.all_diagnostics()}
+    return not result.ok and codes == {NO_KERNEL}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -195,7 +207,8 @@ def plan_jobs(args: argparse.Namespace) -> list[Job]:
         if out_dir.exists() and not out_dir.is_dir():
             raise UsageError(f"`{out_dir}` exists and is not a folder")
         files = sorted(p for p in src.rglob("*.py") if p.is_file())
-        return [Job(p, emit_path(out_dir / p.relative_to(src), args.emit), str(p)) for p in files]
+        return [Job(p, emit_path(out_dir / p.relative_to(src), args.emit), str(p), in_folder=True)
+                for p in files]
     if not src.exists():
         raise UsageError(f"`{src}` does not exist")
     if args.output in (None, "-"):
@@ -237,6 +250,11 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
             "unhandled": [unhandled_json(u) for u in result.unhandled],
         }
         _attach_unhandled(entry, result.unhandled)
+        if job.in_folder and defines_no_kernel(result):
+            entry.update(status="skipped", output=None, diagnostics=[])
+            entry["reason"] = "defines no kernel (a helper module): nothing to translate"
+            report.append(entry)
+            continue
         for diag in result.all_diagnostics():
             progress.print(render(diag, result.source, job.display), sys.stderr)
         if not result.ok:
@@ -259,8 +277,11 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     if summary and not args.quiet:
         print(summary, file=sys.stderr)
     if args.report:
+        kept = [(job.display, data, result) for (job, data, _l, _r), result
+                in zip(inputs, results, strict=True)
+                if not (job.in_folder and defines_no_kernel(result))]
         write_atomic(Path(args.report), render_report(report_files(
-            [(job.display, data) for job, data, _language, _raise in inputs], results,
+            [(display, data) for display, data, _result in kept], [r for *_, r in kept],
             {job.display: (o, ir) for (job, _r, _e), o, ir in zip(translated, checks, irs,
                                                                     strict=True)})))
     if args.json:
@@ -365,100 +386,46 @@ def write_atomic(path: Path, text: str) -> None:
 IrPair = tuple[str, str]  # (cuTile Python's Tile IR, cuTile Rust's)
 
 
-@dataclass
-class VerifyUnit:
-    """Checks of one translated file: the whole file (rounds of specializations until every
-    entry is reached, and `--numeric`), or, for `--report`, one specialization of it."""
-
-    display: str
-    source: str
-    rust: str
-    specs: dict[str, list[KernelSpec]]
-    keep_ir: str | None
-    with_ir: bool  # one specialization, with both IR texts (for --report)
-    spec_files: list[str]
-    numeric: bool = False
-
-
-@dataclass
-class UnitResult:
-    outcomes: list[CheckOutcome]
-    ir: list[IrPair | None]  # per outcome, with --report
-    error: str | None = None
-
-
 def run_verify_all(translated: list[tuple[Job, TranslationResult, dict[str, object]]],
                    args: argparse.Namespace, workers: int, progress: Progress,
                    human: TextIO) -> tuple[list[list[CheckOutcome]], list[list[IrPair | None]]]:
-    """`--verify` of every translated file, its specializations spread over `workers`
-    processes; prints each file's verdict lines in order. Per file: the outcomes, and both
-    IR texts of each (with `--report`)."""
-    units: list[VerifyUnit] = []
-    owners: list[int] = []
-    # A unit per file, which checks it whole; per specialization only for --report, whose
-    # page shows each one's IR (the rounds that reach every entry need the whole file).
-    split = bool(args.report)
-    if translated:
-        try:
-            # Here, not in each worker: a first use builds the harness once, with one line.
-            ensure_harness()
-        except ToolchainError as err:
-            raise VerifyUnavailable(str(err)) from None
-    for index, (job, result, _entry) in enumerate(translated):
-        assert result.rust is not None
-        # A Triton file is proved whole, from its own launches (triton_proof).
-        triton = bool(read_host(result.source or "").kernels)
-        specs = {} if triton else translation_specs(job.display, result, args.spec)
-        whole = not split or triton
-        pieces = [specs] if whole else [{k: [s]} for k, ss in specs.items() for s in ss]
-        for piece in pieces:
-            units.append(VerifyUnit(job.display, result.source, result.rust, piece,
-                                    args.keep_ir, not whole, list(args.spec),
-                                    bool(getattr(args, "numeric", False))))
-            owners.append(index)
-    progress.update(specs=progress.counts.specs + sum(
-        len(ss) for u in units for ss in u.specs.values()))
-    checks: list[list[CheckOutcome]] = [[] for _ in translated]
-    irs: list[list[IrPair | None]] = [[] for _ in translated]
-    for owner, unit, done in zip(owners, units, ordered_map(verify_unit, units, workers),
-                                 strict=True):
+    """`--verify` of every translated file, its (kernel, specialization) checks spread over
+    `workers` processes (`parallel_verify`); prints each file's verdict lines in order. Per
+    file: the outcomes, and both IR texts of each (with `--report`)."""
+    if not translated:
+        return [], []
+    try:
+        # Here, not in each worker: a first use builds the harness once, with one line.
+        ensure_harness()
+    except ToolchainError as err:
+        raise VerifyUnavailable(str(err)) from None
+    numeric = bool(getattr(args, "numeric", False))
+    files = [FileCheck(job.display, result.source, result.rust or "", tuple(args.spec),
+                       args.keep_ir, numeric, want_ir=bool(args.report),
+                       rust_path=str(job.output) if job.output else None)
+             for job, result, _entry in translated]
+    checks: list[list[CheckOutcome]] = []
+    irs: list[list[IrPair | None]] = []
+    for (job, _result, entry), done in zip(translated, verify_files(files, workers, progress),
+                                           strict=True):
         if done.error is not None:
             raise VerifyUnavailable(done.error)
-        checks[owner].extend(done.outcomes)
-        irs[owner].extend(done.ir or [None] * len(done.outcomes))
-        for outcome in done.outcomes:
+        outcomes = joined(job.display, done.outcomes, done.numeric) if numeric else \
+            done.outcomes
+        for outcome in outcomes:
             if not args.quiet:
-                progress.print(f"{unit.display}: {outcome.line()}", human)
+                progress.print(f"{job.display}: {outcome.line()}", human)
                 if outcome.verdict == "FAIL" and getattr(outcome, "text", ""):
                     progress.print(outcome.text, human)
-        progress.advance("specs_done", sum(len(ss) for ss in unit.specs.values()))
-    for (_job, _result, entry), outcomes in zip(translated, checks, strict=True):
         entry["verify"] = [o.to_json() for o in outcomes]
+        checks.append(outcomes)
+        irs.append(done.ir)
     return checks, irs
 
 
-def verify_unit(unit: VerifyUnit) -> UnitResult:
-    """Run one unit's checks (in a worker process with `-j`); a missing tool is an error
-    message, not an exception, so the batch reports it once."""
-    # Imported here: the interpreter behind it loads numpy and ml_dtypes, which a plain
-    # translation never needs.
-    from transpiler.numeric_check.translation import verify_file
+def joined(display: str, outcomes: list[CheckOutcome], numeric: list[object]) -> list[object]:
+    """Each structural outcome with the numeric check of its specialization (`--numeric`)."""
+    # Imported here: the interpreter (numpy, ml_dtypes) loads only for `--numeric`.
+    from transpiler.numeric_check.translation import join_numeric
 
-    try:
-        if not unit.with_ir:
-            return UnitResult(verify_file(unit.display, unit.source, unit.rust,
-                                          unit.spec_files, unit.keep_ir, unit.numeric), [])
-        with tempfile.TemporaryDirectory(prefix="transpiler-report-") as tmp:
-            outcomes = check_translation(unit.display, unit.rust, unit.specs, tmp)
-            pairs = [(p.read_text(encoding="utf-8"),
-                      p.with_name(p.name.replace(".python.tileir", ".rust.tileir")).read_text(
-                          encoding="utf-8"))
-                     for p in sorted(Path(tmp).glob("*.python.tileir"))]
-            # One specialization per unit: its pair, if both sides compiled.
-            ir = [pairs[0] if pairs else None for _ in outcomes]
-            if unit.keep_ir:
-                for path in Path(tmp).iterdir():
-                    write_atomic(Path(unit.keep_ir) / path.name, path.read_text("utf-8"))
-        return UnitResult(outcomes, ir)
-    except (ToolchainError, HarnessError) as err:
-        return UnitResult([], [], str(err))
+    return join_numeric(display, outcomes, numeric)

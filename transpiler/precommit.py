@@ -13,15 +13,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from transpiler.cli import defines_no_kernel
 from transpiler.cli import main as cli_main
 from transpiler.driver import translate_bytes
 
-NO_KERNEL = "E0003"
-
 
 def is_kernel_file(path: Path) -> bool:
-    result = translate_bytes(path.read_bytes(), str(path))
-    return result.ok or any(d.code != NO_KERNEL for d in result.all_diagnostics())
+    return not defines_no_kernel(translate_bytes(path.read_bytes(), str(path)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from typing import Any
 import libcst as cst
 
 from specialization.manifest import Manifest, ManifestGeneric, ManifestParam, parse_manifests
+from transpiler.batch import default_workers
 from transpiler.driver import translate_bytes
 from transpiler.frontend.cutile_py import parse_source
 from transpiler.frontend.triton_host import read_host
@@ -39,6 +40,7 @@ from transpiler.ircheck.pointer_binding import (
 )
 from transpiler.ircheck.pointer_check import check_pointer_entries
 from transpiler.ircheck.spec import SpecFileError, load_spec_file
+from transpiler.parallel_verify import FileCheck, Planned, verify_files
 
 EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -66,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "or a part of an array (`x`, `x.shape[1]`, `x.stride[0]`)")
     parser.add_argument("--ffi", action="append", default=[], metavar="FILE",
                         help="host glue (ffi.rs) that launches the Rust entries")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N",
+                        help="worker processes for the specializations (default: the cores)")
     return parser
 
 
@@ -76,6 +80,9 @@ def main(argv: list[str]) -> int:
     except SystemExit as exit_:
         return EXIT_OK if exit_.code in (0, None) else EXIT_CANNOT_RUN
     source_path, rust_path = Path(args.source), Path(args.rust)
+    if args.jobs is not None and args.jobs < 1:
+        print("error: -j takes a number of processes >= 1", file=sys.stderr)
+        return EXIT_CANNOT_RUN
     for path in (source_path, rust_path):
         if not path.is_file():
             print(f"error: `{path}` does not exist", file=sys.stderr)
@@ -102,7 +109,7 @@ def main(argv: list[str]) -> int:
         pointer = PointerOptions(parse_binds(args.bind), _read_ffi(args.ffi))
         outcomes = run_verify(source_path, rust_path, args.spec, kernel_map, args.keep_ir,
                               pointer, numeric=numeric if args.numeric else None,
-                              seed=args.seed)
+                              seed=args.seed, workers=args.jobs or default_workers())
     except (VerifyError, SpecFileError, BindingError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CANNOT_RUN
@@ -166,10 +173,10 @@ def _read_ffi(paths: list[str]) -> str | None:
 def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
                kernel_map: dict[str, str], keep_ir: str | None,
                pointer: PointerOptions | None = None,
-               numeric: list[Any] | None = None, seed: int = 0) -> list[Any]:
+               numeric: list[Any] | None = None, seed: int = 0, workers: int = 1) -> list[Any]:
     """The structural outcomes; with `numeric` (a list), also the numeric check's, appended
-    to it."""
-    from transpiler.ircheck.check import IrPair, _collect_specs, plan_specs, verify_specs
+    to it. The checks of entries that take tensors run on `workers` processes."""
+    from transpiler.ircheck.check import IrPair, _collect_specs, plain_manifests, plan_specs
 
     rust_text = rust_path.read_text(encoding="utf-8")
     errors = [d for d in cargo_check_files([rust_path]) if d.is_error]
@@ -218,19 +225,25 @@ def run_verify(source_path: Path, rust_path: Path, spec_files: list[str],
                                        if k in paired and k not in pointer_kernels},
                           pools={k: v for k, v in plan.pools.items()
                                  if k in paired and k not in pointer_kernels})
-    compiled: list[IrPair] = []
-    outcomes: list[Any] = verify_specs(
-        source_path, rust_path, manifests, tensor_plan, Path(keep_ir) if keep_ir else None,
-        kernel_map, compiled.extend if numeric is not None else None) \
-        if tensor_plan.given or tensor_plan.pools else []
+    outcomes: list[Any] = []
+    if tensor_plan.given or tensor_plan.pools:
+        # Each (kernel, specialization) a unit, spread over `workers` processes.
+        check = FileCheck(str(source_path), source_text, rust_text, tuple(spec_files), keep_ir,
+                          numeric is not None, seed=seed, rust_path=str(rust_path),
+                          kernel_map=kernel_map,
+                          planned=Planned(plain_manifests(manifests), tensor_plan))
+        done = next(verify_files([check], workers))
+        if done.error is not None:
+            raise VerifyError(done.error)
+        outcomes = done.outcomes
+        if numeric is not None:
+            numeric.extend(done.numeric)
     runner = None
     if numeric is not None:
         from transpiler.numeric_check.inputs import load_numeric_settings
-        from transpiler.numeric_check.run import numeric_check, numeric_with_plan
+        from transpiler.numeric_check.run import numeric_with_plan
 
         settings = load_numeric_settings(spec_files)
-        numeric.extend(numeric_check(source_path, rust_path, manifests, compiled,
-                                     settings, kernel_map, seed))
 
         def runner(pair: IrPair, slots: list[tuple[str, str, int, Any]]) -> Any:
             found = [n for s, n in settings.get(pair.kernel, []) if s == pair.spec]

@@ -607,57 +607,86 @@ def verify_specs(source_path: Path, rust_path: Path, manifests: dict[str, dict[s
                  on_pairs: Callable[[list[IrPair]], None] | None = None
                  ) -> list[CheckOutcome | NotChecked]:
     """Check the plan's specializations in rounds until every entry target is reached or
-    no candidate is left; derived specializations cuTile Python rejects are SKIPPED (no
-    launch the original supports), and what stays unreached is NOT_CHECKED. `on_pairs`
-    sees both sides' IR of every round (the numeric check runs on them)."""
-    manifests = plain_manifests(manifests)
-    kernel_map = kernel_map or {}
-    kernels = list(dict.fromkeys([*plan.given, *plan.pools]))
-    coverage = {k: Coverage(kernel_manifests(manifests, kernel_map.get(k, k)))
-                for k in kernels}
-    tried: dict[str, list[KernelSpec]] = {k: [] for k in kernels}
-    outcomes: list[CheckOutcome] = []
-    specs = _next_round(plan, manifests, coverage, tried, kernel_map, first=True)
-    for _ in range(MAX_ROUNDS):
-        if not specs:
-            break
-        for outcome in _check_each_kernel(source_path, rust_path, manifests, specs, keep_ir,
-                                          kernel_map, on_pairs):
-            given = outcome.spec in plan.given.get(outcome.kernel, [])
+    no candidate is left (`VerifyRounds`), in this process. `on_pairs` sees both sides' IR
+    of every round (the numeric check runs on them)."""
+    rounds = VerifyRounds(manifests, plan, kernel_map)
+    while specs := rounds.pending():
+        rounds.record(check_each_kernel(source_path, rust_path, rounds.manifests, specs,
+                                        keep_ir, rounds.kernel_map, on_pairs))
+    return rounds.result()
+
+
+class VerifyRounds:
+    """The rounds of `verify_specs` as a state machine, so that a caller may run each
+    round's checks where it likes (`parallel_verify` spreads them over processes).
+
+    `pending()` gives the next round's specializations per kernel (empty when the rounds are
+    over); `record(outcomes)` takes their outcomes in that order (kernel by kernel, each
+    kernel's in its specializations' order); `result()` gives every outcome, derived
+    specializations cuTile Python rejects as SKIPPED (no launch the original supports), then
+    a NOT_CHECKED line per target no round reached."""
+
+    def __init__(self, manifests: Mapping[str, Manifest | dict[str, Any]], plan: SpecPlan,
+                 kernel_map: dict[str, str] | None = None) -> None:
+        self.manifests = plain_manifests(manifests)
+        self.plan = plan
+        self.kernel_map = kernel_map or {}
+        self.kernels = list(dict.fromkeys([*plan.given, *plan.pools]))
+        self.coverage = {k: Coverage(kernel_manifests(self.manifests,
+                                                      self.kernel_map.get(k, k)))
+                         for k in self.kernels}
+        self.tried: dict[str, list[KernelSpec]] = {k: [] for k in self.kernels}
+        self.outcomes: list[CheckOutcome] = []
+        self.rounds_done = 0
+        self._specs = _next_round(plan, self.manifests, self.coverage, self.tried,
+                                  self.kernel_map, first=True)
+
+    def pending(self) -> dict[str, list[KernelSpec]]:
+        return self._specs if self.rounds_done < MAX_ROUNDS else {}
+
+    def record(self, outcomes: list[CheckOutcome]) -> None:
+        for outcome in outcomes:
+            given = outcome.spec in self.plan.given.get(outcome.kernel, [])
             if outcome.reference_rejected and not given:
                 outcome.verdict = "SKIPPED"
                 outcome.error = (outcome.error or "").replace(
                     "cuTile Python did not compile it",
                     "cuTile Python rejects this derived specialization", 1)
-            tried[outcome.kernel].append(outcome.spec)
-            outcomes.append(outcome)
-            manifest = _usable_manifest(manifests, kernel_map.get(outcome.kernel,
-                                                                  outcome.kernel),
+            self.tried[outcome.kernel].append(outcome.spec)
+            self.outcomes.append(outcome)
+            manifest = _usable_manifest(self.manifests,
+                                        self.kernel_map.get(outcome.kernel, outcome.kernel),
                                         outcome.spec)
             if manifest is not None and outcome.verdict in COMPARED:
-                coverage[outcome.kernel].add(manifest, outcome.spec)
+                self.coverage[outcome.kernel].add(manifest, outcome.spec)
             elif manifest is not None:
-                coverage[outcome.kernel].failed(manifest, outcome.spec)
-        specs = _next_round(plan, manifests, coverage, tried, kernel_map, first=False)
-    gaps: list[CheckOutcome | NotChecked] = []
-    for kernel in kernels:
-        missing = coverage[kernel].missing()
-        unreached = {t.entry for t in missing if t.generic is None}
-        for target in missing:
-            if target.generic is not None and target.entry in unreached:
-                continue  # the entry's own line says it
-            gaps.append(NotChecked(kernel, target, _why_unreached(
-                target, outcomes, kernel, manifests, kernel_map.get(kernel, kernel))))
-    return [*outcomes, *gaps]
+                self.coverage[outcome.kernel].failed(manifest, outcome.spec)
+        self.rounds_done += 1
+        self._specs = _next_round(self.plan, self.manifests, self.coverage, self.tried,
+                                  self.kernel_map, first=False)
+
+    def result(self) -> list[CheckOutcome | NotChecked]:
+        gaps: list[CheckOutcome | NotChecked] = []
+        for kernel in self.kernels:
+            missing = self.coverage[kernel].missing()
+            unreached = {t.entry for t in missing if t.generic is None}
+            for target in missing:
+                if target.generic is not None and target.entry in unreached:
+                    continue  # the entry's own line says it
+                gaps.append(NotChecked(kernel, target, _why_unreached(
+                    target, self.outcomes, kernel, self.manifests,
+                    self.kernel_map.get(kernel, kernel))))
+        return [*self.outcomes, *gaps]
 
 
-def _check_each_kernel(source_path: Path, rust_path: Path,
-                       manifests: dict[str, dict[str, Any]], specs: dict[str, list[KernelSpec]],
-                       keep_ir: Path | None, kernel_map: dict[str, str],
-                       on_pairs: Callable[[list[IrPair]], None] | None = None
-                       ) -> list[CheckOutcome]:
+def check_each_kernel(source_path: Path, rust_path: Path,
+                      manifests: dict[str, dict[str, Any]], specs: dict[str, list[KernelSpec]],
+                      keep_ir: Path | None, kernel_map: dict[str, str],
+                      on_pairs: Callable[[list[IrPair]], None] | None = None
+                      ) -> list[CheckOutcome]:
     """`check_file` one kernel at a time, so that a kernel whose Rust the harness does not
-    compile in time is an ERROR of its own specializations only."""
+    compile in time is an ERROR of its own specializations only. A specialization's outcome
+    does not depend on the others checked with it, so `specs` may be any part of a round."""
     out: list[CheckOutcome] = []
     for kernel, chosen in specs.items():
         try:
@@ -695,27 +724,3 @@ def _why_unreached(target: Target, outcomes: list[CheckOutcome], kernel: str,
     counts = ", ".join(f"{n} {v}" for v, n in sorted(
         {v: verdicts.count(v) for v in verdicts}.items()))
     return f"the specializations tried for it ended {counts}"
-
-
-# ---- batches (`-j N`): plan the checks of a translation, run any subset of them -----------
-
-
-def translation_specs(display: str, result: Any,
-                  spec_files: list[str]) -> dict[str, list[KernelSpec]]:
-    """The specializations `--verify` checks for one translated file, per kernel."""
-    from transpiler.driver import read_manifests
-
-    source = parse_source(result.source, display)
-    return _collect_specs(source, read_manifests(result.rust), spec_files)
-
-
-def check_translation(display: str, rust_text: str, specs: dict[str, list[KernelSpec]],
-                      keep_ir: str | None) -> list[CheckOutcome]:
-    """The outcomes of the checks `specs` (a subset of `translation_specs`) of one translation."""
-    from transpiler.driver import read_manifests
-
-    with tempfile.TemporaryDirectory(prefix="transpiler-verify-") as tmp:
-        rust_path = Path(tmp) / "translation.rs"
-        rust_path.write_text(rust_text, encoding="utf-8")
-        return check_file(Path(display), rust_path, read_manifests(rust_text), specs,
-                          Path(keep_ir) if keep_ir else None)

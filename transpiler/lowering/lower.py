@@ -238,7 +238,7 @@ class KernelLowerer:
             # A token chain's last assignment is never read (the kernel ends); rustc would
             # warn about each such array.
             attributes=(("allow(unused_assignments)",) if tokens else ()) + (
-                _entry_attribute(self.spec),),
+                _style_allowances(self.spec) + (_entry_attribute(self.spec),)),
             doc=_doc_lines(model.docstring),
             comments=_manifest_comment(self.spec),
         )
@@ -814,6 +814,15 @@ def _manifest_comment(spec: SpecializedKernel) -> tuple[str, ...]:
 # `@ct.kernel` options -> cuTile Rust optimization hint names.
 _KERNEL_HINTS = {"occupancy": "occupancy", "num_ctas": "num_cta_in_cga",
                  "num_worker_warps": "num_worker_warps_per_cta"}
+
+
+def _style_allowances(spec: SpecializedKernel) -> tuple[str, ...]:
+    """`allow(non_upper_case_globals)` where a const generic keeps a lower-case source name
+    (a Triton `num_stages: tl.constexpr`): rustc would warn that const parameters are upper
+    case. The name stays the source's, the one the manifest, the launchers' arguments and
+    the IR check's specializations use."""
+    lower_case = any(g.kind != "type" and g.name != g.name.upper() for g in spec.generics)
+    return ("allow(non_upper_case_globals)",) if lower_case else ()
 
 
 def _entry_attribute(spec: SpecializedKernel) -> str:

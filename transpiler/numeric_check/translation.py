@@ -47,6 +47,27 @@ class WithNumeric:
     def text(self) -> str:
         return getattr(self.structural, "text", "")
 
+    # What a reader of structural outcomes (`--report`) looks at, as the structural one has it.
+    @property
+    def kernel(self) -> str:
+        return str(self.structural.kernel)
+
+    @property
+    def spec(self) -> Any:
+        return getattr(self.structural, "spec", None)
+
+    @property
+    def notes(self) -> list[str]:
+        return list(getattr(self.structural, "notes", []))
+
+    @property
+    def differences(self) -> list[dict[str, Any]]:
+        return list(getattr(self.structural, "differences", []))
+
+    @property
+    def error(self) -> str | None:
+        return getattr(self.structural, "error", None)
+
     def line(self) -> str:
         return f"{self.structural.line()}\n{self.display}: {self.numeric.line()}"
 
@@ -85,6 +106,12 @@ def verify_file(display: str, source_text: str, rust_text: str, spec_files: list
             return outcomes
         checked = numeric_check(Path(display), rust_path, manifests, compiled,
                                 load_numeric_settings(spec_files), seed=seed)
+    return join_numeric(display, outcomes, checked)
+
+
+def join_numeric(display: str, outcomes: list[Any], checked: list[Any]) -> list[Any]:
+    """Each structural outcome joined to the numeric check of its specialization, where
+    there is one (`WithNumeric`)."""
     by_spec = {(n.kernel, n.spec.label()): n for n in checked}
     joined: list[Any] = []
     for outcome in outcomes:
