@@ -173,9 +173,17 @@ class Checker:
 # --- delta debugging ------------------------------------------------------------------
 
 
+def _device_nodes(tree: ast.AST) -> list[ast.AST]:
+    """The nodes of the decorated functions (kernels and helpers), in walk order. Host
+    functions are left whole: they name the launch's element types and constants, which a
+    smaller kernel must keep (the translation reads them)."""
+    return [node for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef)
+            and fn.decorator_list for node in ast.walk(fn)]
+
+
 def _statement_lists(tree: ast.AST) -> list[list[ast.stmt]]:
     out: list[list[ast.stmt]] = []
-    for node in ast.walk(tree):
+    for node in _device_nodes(tree):
         for attr in ("body", "orelse"):
             block = getattr(node, attr, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -201,14 +209,14 @@ def _statement_removals(source: str) -> list[str]:
 def _expression_simplifications(source: str) -> list[str]:
     """Each variant of `source` with one call or operation replaced by one of its operands."""
     tree = ast.parse(source)
-    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Call | ast.BinOp | ast.UnaryOp
-                                                     | ast.Compare | ast.Attribute)]
+    nodes = [n for n in _device_nodes(tree) if isinstance(
+        n, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare | ast.Attribute)]
     out: list[str] = []
     for index in range(len(nodes)):
         node = nodes[index]
         for child in _operands(node):
             copy = ast.parse(source)
-            twin = [n for n in ast.walk(copy) if isinstance(
+            twin = [n for n in _device_nodes(copy) if isinstance(
                 n, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare | ast.Attribute)][index]
             replacement = _operands(twin)[_operands(node).index(child)]
             if _replace(copy, twin, replacement):
