@@ -150,11 +150,16 @@ def test_triton_not_of_a_constexpr_is_a_launch_time_condition() -> None:
     assert "2.0" in false_entry and "2.0" not in true_entry
 
 
-@pytest.mark.xfail(strict=True, reason="open: a constexpr read as a truth value (`if STEPS:`) "
-                   "is typed bool even where it is also a number (`x * STEPS`), so a launch "
-                   "with STEPS=3 would multiply by 1 (frontend/triton typing of constexprs)")
 def test_triton_constexpr_used_as_a_number_and_a_condition_stays_an_int() -> None:
+    # Found by the campaign: `if STEPS:` typed STEPS bool although `x * STEPS` reads it as
+    # a number, so a launch with STEPS=3 would have multiplied by 1.
     source = _triton_kernel("    x = x * STEPS\n    if STEPS:\n        x = x + 1.0\n")
     result = translate_bytes(source.encode(), "k.py")
-    assert result.ok
-    assert "const STEPS: i32" in (result.rust or "")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    rust = result.rust or ""
+    assert "const STEPS: i32" in rust
+    assert "if (STEPS != 0)" in rust  # Python's truth of an int
+    # Used only as a truth value, a constexpr is still a bool.
+    flag_only = translate_bytes(_triton_kernel("    if FLAG:\n        x = x + 1.0\n").encode(),
+                                "k.py")
+    assert flag_only.ok and "const FLAG: bool" in (flag_only.rust or "")

@@ -188,12 +188,13 @@ def bool_constexprs(source: triton_source.TritonSource,
                     kernel: triton_source.TritonKernel) -> set[str]:
     """The `tl.constexpr` parameters that hold a bool: a heuristic whose lambda gives a
     comparison or a truth value, or a parameter the body tests (`if FLAG:`, `not FLAG`,
-    `FLAG and ...`)."""
+    `FLAG and ...`) and never uses as a number (`x * STEPS`, `range(STEPS)`: an int whose
+    truth is `STEPS != 0`, as in Triton)."""
     out = {name for name, expr in kernel.heuristics.items()
            if _is_truth_value(expr.body if isinstance(expr, cst.Lambda) else expr)}
     tested = _TestedNames()
     kernel.node.body.visit(tested)
-    return out | tested.names
+    return out | (tested.names - tested.numbers)
 
 
 def _is_truth_value(node: cst.BaseExpression) -> bool:
@@ -206,9 +207,36 @@ def _is_truth_value(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value in ("True", "False")
 
 
+#: Binary operators whose operands are numbers (`&`, `|`, `^` also combine bools).
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+               cst.Power, cst.LeftShift, cst.RightShift)
+#: Calls whose arguments are numbers.
+_NUMBER_CALLS = frozenset({"range", "static_range", "arange", "full", "zeros", "cdiv"})
+
+
 class _TestedNames(cst.CSTVisitor):
+    """Names used as truth values (`names`) and names used as numbers (`numbers`)."""
+
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.numbers: set[str] = set()
+
+    def _number(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Name):
+            self.numbers.add(node.value)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, _ARITHMETIC):
+            self._number(node.left)
+            self._number(node.right)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        callee = func.attr.value if isinstance(func, cst.Attribute) else (
+            func.value if isinstance(func, cst.Name) else "")
+        if callee in _NUMBER_CALLS:
+            for arg in node.args:
+                self._number(arg.value)
 
     def _add(self, node: cst.BaseExpression) -> None:
         if isinstance(node, cst.Name):

@@ -93,6 +93,8 @@ _AUGOPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*",
 _CMPOPS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
            cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!="}
 _SYMBOLIC = (DimSym, DimExpr, BoolSym)
+#: `DimExpr` operators whose result is a number (the others are comparisons: truth values).
+_ARITHMETIC_DIM_OPS = frozenset({"+", "-", "*", "//", "%"})
 # Python's `math` functions folded on compile-time numbers (module constants).
 _PYTHON_MATH: dict[str, Callable[..., float]] = {
     "math.log": math.log, "math.log2": math.log2, "math.exp": math.exp,
@@ -585,7 +587,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
 
     def if_statement(self, node: cst.If, then: list[cst.BaseStatement],
                      orelse: list[cst.BaseStatement]) -> None:
-        cond = self.expr(node.test)
+        cond = self.const_truth(self.expr(node.test), node.test)
         if is_const(cond):
             value = cond.type.value
             if not isinstance(value, _SYMBOLIC):
@@ -596,6 +598,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return
         cond = self.truth(cond, node.test)
         self.region_if(node, cond, then, orelse, static=False)
+
+    def const_truth(self, cond: TExpr, node: cst.CSTNode) -> TExpr:
+        """An `if` on an int constexpr (or arithmetic of them) is `value != 0`, Python's
+        truth of an int; anything else unchanged."""
+        value = cond.type.value if is_const(cond) else None
+        if isinstance(value, DimSym) or (isinstance(value, DimExpr)
+                                         and value.op in _ARITHMETIC_DIM_OPS):
+            return self.fold("!=", cond, const(0, cond.span), node)
+        return cond
 
     def truth(self, cond: TExpr, node: cst.CSTNode) -> TExpr:
         """A runtime `if` condition as a scalar bool."""
