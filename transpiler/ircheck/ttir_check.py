@@ -21,9 +21,13 @@ What is compared, op by op in program order (regions walked in the order they pr
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+
+import ml_dtypes
+import numpy as np
 
 from transpiler.ircheck.parse import Operation, TileIrEntry, TileIrType
 from transpiler.ircheck.ttir_facts import (
@@ -33,6 +37,7 @@ from transpiler.ircheck.ttir_facts import (
     TritonFacts,
     constant_value,
 )
+from transpiler.model.elements import ELEMENTS
 
 #: Accepted differences, each with the reason it does not change what the kernel computes.
 RULES: dict[str, str] = {
@@ -89,6 +94,14 @@ ATOMIC_SCOPES: dict[str, str] = {"gpu": "device", "cta": "tl_blk", "sys": "sys"}
 #: Tile IR padding names -> the constant they fill with.
 PADDING_VALUES: dict[str, str] = {"zero": "0.0", "neg_zero": "-0.0", "nan": "nan",
                                   "pos_inf": "inf", "neg_inf": "-inf"}
+#: Tile IR element conversions a constant `other` may pass through on its way to the load's
+#: element type (`other=1` of a load whose element type is generic is `1.0` converted).
+CONVERSIONS = frozenset({"ftoi", "itof", "ftof", "exti", "trunci"})
+#: Tile IR element type -> the numpy type that holds its values (signless integers as
+#: signed; floats numpy lacks from ml_dtypes).
+HELD_AS: dict[str, np.dtype] = {
+    e.tileir: np.dtype(e.numpy or getattr(ml_dtypes, e.name))
+    for e in ELEMENTS if e.signed and (e.is_int or e.numpy or hasattr(ml_dtypes, e.name))}
 _LOADS = ("load_ptr_tko", "load_view_tko")
 _STORES = ("store_ptr_tko", "store_view_tko")
 _ATOMICS = ("atomic_rmw_tko", "atomic_cas_tko")
@@ -320,13 +333,43 @@ def _defs_before(ops: list[Operation], index: int) -> dict[str, Operation]:
 
 
 def _constant_of(value: str, defs: dict[str, Operation]) -> str:
+    """The constant `value` holds in every lane, through broadcasts, reshapes and
+    conversions of a constant ("?" when it is not one, or a conversion is not exact)."""
     source = defs.get(value)
-    while source is not None and source.name in ("broadcast", "reshape"):
-        source = defs.get(source.operands[0])
-    if source is None or source.name != "constant":
+    if source is None:
+        return "?"
+    if source.name in ("broadcast", "reshape"):
+        return _constant_of(source.operands[0], defs)
+    if source.name in CONVERSIONS and source.operands and source.result_types:
+        operand = _constant_of(source.operands[0], defs)
+        if " unsigned" in source.text and operand.startswith("-"):
+            return "?"  # an unsigned reading of a negative value is another number
+        return _converted(operand, source.result_types[0].element or "")
+    if source.name != "constant":
         return "?"
     match = re.search(r"<\w+:\s*([^>]+)>", source.attributes.get("value", ""))
     return constant_value(match.group(1)) if match else "?"
+
+
+def _converted(value: str, element: str) -> str:
+    """`value` (a canonical constant) converted to `element` as the op converts it: to an
+    integer by rounding toward zero (when in range), to a float only when the type holds
+    the value exactly; else "?" (a rounded or wrapped value is never guessed)."""
+    target = HELD_AS.get(element)
+    if value == "?" or target is None:
+        return "?"
+    number = float(value)
+    if target.kind == "i":
+        if not math.isfinite(number):
+            return "?"
+        whole = math.trunc(number)  # ftoi rounds toward zero, as a C cast (and Triton's)
+        info = np.iinfo(target)
+        if not info.min <= whole <= info.max:
+            return "?"
+        return constant_value(str(whole))
+    held = float(np.array(number, dtype=np.float64).astype(target))
+    same = held == number or (math.isnan(held) and math.isnan(number))
+    return constant_value(repr(held)) if same else "?"
 
 
 def _same_constant(a: str, b: str) -> bool:
