@@ -163,3 +163,24 @@ def test_triton_constexpr_used_as_a_number_and_a_condition_stays_an_int() -> Non
     flag_only = translate_bytes(_triton_kernel("    if FLAG:\n        x = x + 1.0\n").encode(),
                                 "k.py")
     assert flag_only.ok and "const FLAG: bool" in (flag_only.rust or "")
+
+
+def test_triton_helper_argument_is_evaluated_once() -> None:
+    # Found by the campaign: a helper reading its parameter three times had its argument
+    # (a scan) written out three times (TTIR facts FAIL: 1 scan in Triton, 3 in Tile IR);
+    # an atomic passed in would have run three times.
+    source = ("import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+              "def clean(x):\n    x = tl.where(x == x, x, 0.0)\n    return x\n\n\n"
+              "@triton.jit\ndef k(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):\n"
+              "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+              "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+              "    s = clean(tl.cumsum(x, axis=0))\n"
+              "    old = clean(tl.atomic_add(z_ptr + offs, x, mask=offs < n))\n"
+              "    tl.store(y_ptr + offs, s + old, mask=offs < n)\n")
+    result = translate_bytes(source.encode(), "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    rust = result.rust or ""
+    entries = rust.count("#[cutile::entry")
+    assert entries >= 1
+    assert rust.count("scan_sum(") == entries
+    assert rust.count("atomic_rmw") == entries

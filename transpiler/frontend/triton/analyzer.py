@@ -1292,6 +1292,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 if param.default is None:
                     raise self.error("E0102", f"`{name}` needs `{param.name.value}`", node)
                 values[param.name.value] = self.expr(param.default)
+        # A computed argument is evaluated once, as Python evaluates it, however often the
+        # helper reads its parameter (a scan or a load passed in is not repeated).
+        values = {p: self.bound_argument(name, p, v) for p, v in values.items()}
         body = list(fn.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
@@ -1317,6 +1320,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
             self.helper_stack.pop()
             self.scope = saved
         return value
+
+    def bound_argument(self, helper: str, param: str, value: TExpr) -> TExpr:
+        """`value` bound to a local when it is a computed tile or scalar (pointers and
+        compile-time values stay as they are: the passes after typing read pointer
+        arithmetic and constants where they are used)."""
+        if value.op == "var" or is_const(value) or not isinstance(value.type,
+                                                                  TileType | ScalarType):
+            return value
+        return self.let_value(f"{helper.strip('_')}_{param}", value)
 
     def isinstance_check(self, node: cst.Call) -> TExpr:
         """`isinstance(x, tl.tensor_descriptor)`, decided at compile time as Triton's JIT
