@@ -63,3 +63,37 @@ def test_an_unsigned_reading_of_a_negative_constant_fails(facts: TritonFacts) ->
     edited = edited.replace("ftoi %cst_1_f32 signed", "ftoi %cst_1_f32 unsigned", 1)
     verdict = check_facts(facts, parse_tileir(edited).entries[0])
     assert verdict.status == "FAIL"
+
+
+LOAD = ("%result, %result_token = load_ptr_tko weak %4, %3 : tile<64xptr<i32>>, tile<64xi1> "
+        "-> tile<64xi32>, token")
+
+
+def test_a_load_triton_dropped_as_dead_is_a_note(facts: TritonFacts) -> None:
+    # Triton folds `tl.where(c, a, a)` to `a`, and the load feeding `c` goes; the
+    # translation keeps it (found by the campaign: fuzz case triton_1_6).
+    assert LOAD in TILEIR
+    extra = LOAD.replace("%result,", "%unused,").replace("%result_token ", "%unused_token ")
+    verdict = _verdict(facts, LOAD, f"{extra}\n  {LOAD}")
+    assert verdict.status != "FAIL", verdict.text()
+    assert [w for rule, w in verdict.notes if rule == "dead-load"] == [extra]
+
+
+def test_a_kept_load_of_another_type_still_fails(facts: TritonFacts) -> None:
+    # The dead load goes; the one left must still be Triton's (here of another type).
+    wrong = LOAD.replace("xi32>, token", "xi16>, token")
+    extra = LOAD.replace("%result,", "%unused,").replace("%result_token ", "%unused_token ")
+    verdict = _verdict(facts, LOAD, f"{extra}\n  {wrong}")
+    assert verdict.status == "FAIL"
+    assert "element type" in [d.what for d in verdict.differences]
+
+
+def test_an_extra_load_whose_value_is_read_fails(facts: TritonFacts) -> None:
+    extra = LOAD.replace("%result,", "%unused,").replace("%result_token ", "%unused_token ")
+    select = "select %3, %result, %bcast_22"
+    assert select in TILEIR
+    edited = TILEIR.replace(LOAD, f"{extra}\n  {LOAD}", 1).replace(
+        select, "select %3, %result, %unused", 1)
+    verdict = check_facts(facts, parse_tileir(edited).entries[0])
+    assert verdict.status == "FAIL"
+    assert "number of load ops" in [d.what for d in verdict.differences]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
@@ -74,6 +75,11 @@ RULES: dict[str, str] = {
     "access over the descriptor's block (a load padded with zero, as a descriptor load is): "
     "the same elements where the mask is on. That the mask is the descriptor's bounds is not "
     "visible in the types; the numeric check on ragged shapes establishes it.",
+    "dead-load": "A load Triton's compiler removed as dead is kept by the translation: its "
+    "value reaches no store or atomic once unread ops are dropped and `select(c, a, a)` is "
+    "read as `a` (Triton's folding of `tl.where(c, a, a)`). A load writes nothing; the "
+    "other loads are paired with Triton's and checked, and the numeric check compares "
+    "every output.",
     "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
     "compare and select): the numeric check covers it.",
 }
@@ -151,6 +157,8 @@ def check_facts(facts: TritonFacts, entry: TileIrEntry) -> FactVerdict:
     for kind, names in (("load", _LOADS), ("store", _STORES), ("atomic", _ATOMICS)):
         triton = [m for m in facts.memory if _memory_kind(m) == kind]
         tile = [op for op in ops if op.name in names]
+        if kind == "load" and len(tile) > len(triton):
+            tile = _without_dead_loads(triton, tile, ops, verdict)
         _pair(kind, triton, tile, verdict,
               lambda t, o: _check_memory(t, o, ops, defs, verdict))
     _pair("dot", facts.dots, [op for op in ops if op.name in ("mmaf", "mmai")], verdict,
@@ -194,6 +202,59 @@ def _pair(kind: str, triton: list, tile: list[Operation], verdict: FactVerdict,
         return
     for t, o in zip(triton, tile, strict=True):
         check(t, o)  # type: ignore[operator]
+
+
+def _without_dead_loads(triton: list[MemoryFact], tile: list[Operation],
+                        ops: list[Operation], verdict: FactVerdict) -> list[Operation]:
+    """The Tile IR loads less those whose value is dead (rule dead-load for each), when
+    that leaves as many as Triton's; all of them otherwise (the count then differs)."""
+    dead = _dead_values(ops)
+    live = [op for op in tile if op.results[0] not in dead]
+    if len(live) != len(triton):
+        return tile
+    for op in tile:
+        if op.results[0] in dead:
+            verdict.note("dead-load", op.text)
+    return live
+
+
+def _dead_values(ops: list[Operation]) -> set[str]:
+    """Values nothing with an effect reads, as Triton's folding leaves them: an op without
+    effect whose results are unread is dead (a load: its value unread, its token aside),
+    and a `select` whose two arms are one value does not read its condition. Value names
+    repeat across regions in the printed IR: a repeated name counts every use, which only
+    keeps more alive."""
+    uses: Counter[str] = Counter()
+    for op in ops:
+        uses.update(_reads(op))
+    dead: set[str] = set()
+    removed: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for op in ops:
+            if id(op) in removed or _has_effect(op):
+                continue
+            values = op.results[:1] if op.name in _LOADS else op.results
+            if values and all(uses[v] == 0 for v in values):
+                removed.add(id(op))
+                dead.update(values)
+                uses.subtract(_reads(op))
+                changed = True
+    return dead
+
+
+def _reads(op: Operation) -> list[str]:
+    if op.name == "select" and len(op.operands) == 3 and op.operands[1] == op.operands[2]:
+        return op.operands[1:]
+    return op.operands
+
+
+def _has_effect(op: Operation) -> bool:
+    """Stores, atomics, ops with regions and ops without results are kept whatever reads
+    them (a load is not: it writes nothing)."""
+    return (op.name in _STORES or op.name in _ATOMICS or bool(op.regions)
+            or not op.results)
 
 
 def _memory_kind(fact: MemoryFact) -> str:
