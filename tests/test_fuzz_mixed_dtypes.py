@@ -66,3 +66,34 @@ def test_golden_entry_names_are_unique() -> None:
                    for line in text.splitlines() if "transpiler-manifest:" in line]
         assert len(entries) == len(set(entries)), rs.name
         assert set(entries) == set(read_manifests(text)), rs.name
+
+
+MIXED_TRITON = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mix_kernel(a_ptr, b_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs, mask=offs < n, other=0.0)
+    b = tl.load(b_ptr + offs, mask=offs < n, other=0.0)
+    # Each division's type depends on its operand's: a and b split one after the other.
+    tl.store(y_ptr + offs, (a / 3.0).to(tl.float32) + (b / 3.0).to(tl.float32),
+             mask=offs < n)
+
+
+def mix(n):
+    a = torch.empty(n, dtype=torch.float16, device="cuda")
+    b = torch.empty(n, dtype=torch.float32, device="cuda")
+    y = torch.empty(n, dtype=torch.float32, device="cuda")
+    mix_kernel[(triton.cdiv(n, 64),)](a, b, y, n, BLOCK=64)
+'''
+
+
+def test_a_triton_launch_mixing_float_types_gets_its_own_entry() -> None:
+    variants = _variants(MIXED_TRITON, "mix.py")
+    # The launch's own mix (f16 beside f32), besides one entry per float type.
+    assert {"a_ptr": "float16", "b_ptr": "float32"} in variants
+    assert {"a_ptr": "float32", "b_ptr": "float32"} in variants
+    assert {"a_ptr": "bfloat16", "b_ptr": "bfloat16"} in variants
