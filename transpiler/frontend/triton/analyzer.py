@@ -1669,6 +1669,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
                              "translated yet (use `tl.arg{name}`)", node)
         x = self.tile_arg(args, "input", node)
         x, axis = self.reduce_axis(x, args, node)
+        x = self.cast(x, dtypes.extreme_dtype(self.elem(x)))
         return self.reduced(name, x, axis, self.const_arg(args, "keep_dims"), node)
 
     rule_min = rule_max
