@@ -97,3 +97,35 @@ def test_an_extra_load_whose_value_is_read_fails(facts: TritonFacts) -> None:
     verdict = check_facts(facts, parse_tileir(edited).entries[0])
     assert verdict.status == "FAIL"
     assert "number of load ops" in [d.what for d in verdict.differences]
+
+
+F16_TILEIR = (HERE / "other_convert_f16.tileir").read_text(encoding="utf-8")
+F16_ONE = ("%cst_1_f32 = constant <f32: 1.000000e+00> : tile<f32>\n"
+           "  %5 = ftof %cst_1_f32  : tile<f32> -> tile<f16>")
+
+
+@pytest.fixture(scope="module")
+def f16_facts() -> TritonFacts:
+    params = read_host(KERNEL.read_text(encoding="utf-8")).kernels["other_kernel"].params
+    request = request_for(params, {"BLOCK": 64}, {"x_ptr": "float16", "y_ptr": "float32"},
+                          {"n": 1000})
+    return read_facts(compile_ttir(KERNEL, "other_kernel", request))
+
+
+def _bits(pattern: int) -> str:
+    # A concrete f16 constant is written as its bit pattern, an i16 constant bitcast
+    # (found by the campaign: `other=-1.0` of an f16 load, 0xBC00).
+    return (f"%cst_bits = constant <i16: {pattern}> : tile<i16>\n"
+            "  %5 = bitcast %cst_bits : tile<i16> -> tile<f16>")
+
+
+@pytest.mark.parametrize(("pattern", "passes"), [(0x3C00, True), (0x4000, False),
+                                                 (-0x4400, False), (0x7E00, False)])
+def test_an_f16_other_written_as_bits(f16_facts: TritonFacts, pattern: int,
+                                      passes: bool) -> None:
+    assert F16_ONE in F16_TILEIR
+    # -0x4400 is 0xBC00 as a signed i16: -1.0; 0x7E00 is a NaN.
+    edited = F16_TILEIR.replace(F16_ONE, _bits(pattern), 1)
+    verdict = check_facts(f16_facts, parse_tileir(edited).entries[0])
+    assert (verdict.status != "FAIL") is passes, verdict.text()
+    assert passes or "padding (Triton's `other`)" in [d.what for d in verdict.differences]

@@ -401,6 +401,11 @@ def _constant_of(value: str, defs: dict[str, Operation]) -> str:
         return "?"
     if source.name in ("broadcast", "reshape"):
         return _constant_of(source.operands[0], defs)
+    if source.name == "bitcast" and source.operands and source.result_types:
+        # f16 / bf16 constants are written as their bit pattern (an i16 constant) bitcast
+        return _reinterpreted(_constant_of(source.operands[0], defs),
+                              source.signature_types[0].element if source.signature_types
+                              else None, source.result_types[0].element or "")
     if source.name in CONVERSIONS and source.operands and source.result_types:
         operand = _constant_of(source.operands[0], defs)
         if " unsigned" in source.text and operand.startswith("-"):
@@ -410,6 +415,21 @@ def _constant_of(value: str, defs: dict[str, Operation]) -> str:
         return "?"
     match = re.search(r"<\w+:\s*([^>]+)>", source.attributes.get("value", ""))
     return constant_value(match.group(1)) if match else "?"
+
+
+def _reinterpreted(value: str, source: str | None, element: str) -> str:
+    """The bits of the integer constant `value` (of element type `source`) read as
+    `element` ("?" unless both are known and of one width)."""
+    held, target = HELD_AS.get(source or ""), HELD_AS.get(element)
+    if value == "?" or held is None or target is None or held.itemsize != target.itemsize \
+            or held.kind != "i":
+        return "?"
+    number = float(value)
+    info = np.iinfo(held)
+    if not number.is_integer() or not info.min <= number <= info.max:
+        return "?"
+    bits = np.array(int(number), dtype=held).view(target)
+    return constant_value(repr(float(bits)) if target.kind != "i" else str(int(bits)))
 
 
 def _converted(value: str, element: str) -> str:
