@@ -1,7 +1,7 @@
 """Differential fuzzing campaign: random kernels through translation and proof.
 
     .venv/bin/python -m bench.fuzz --seed S --count N [--lang cutile|triton] [--size K]
-        [--save-cases DIR] [--no-minimize] [--no-numeric] [--json FILE]
+        [-j N] [--save-cases DIR] [--no-minimize] [--no-numeric] [--json FILE]
 
 Takes a seed, a count and a size; generates that many kernels (`bench/fuzzgen/`), and for
 each: asks the language's own compiler whether it accepts the kernel (cuTile Python's
@@ -21,12 +21,14 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import multiprocessing
+import re
 import sys
 import tempfile
 import time
 import traceback
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,11 +67,15 @@ class Outcome:
     @property
     def key(self) -> str:
         """What minimization keeps: the class and, for crashes, diagnostics and what could
-        not run, the detail."""
+        not run, the detail; for a FAIL, what differs with its numbers left out (a smaller
+        kernel computes other values, but must fail the same way: not, say, by losing the
+        store that made the difference visible)."""
         if self.klass in ("crash", "diagnostic"):
             return f"{self.klass}:{self.detail}"
         if self.klass == "error":  # what could not run, without the specialization's label
             return f"error:{self.detail.split(']: ', 1)[-1][:40]}"
+        if self.klass == "fail":
+            return "fail:" + re.sub(r"-?\d[\d.e+-]*", "#", self.detail)[:40]
         return self.klass
 
 
@@ -173,9 +179,17 @@ class Checker:
 # --- delta debugging ------------------------------------------------------------------
 
 
+def _device_nodes(tree: ast.AST) -> list[ast.AST]:
+    """The nodes of the decorated functions (kernels and helpers), in walk order. Host
+    functions are left whole: they name the launch's element types and constants, which a
+    smaller kernel must keep (the translation reads them)."""
+    return [node for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef)
+            and fn.decorator_list for node in ast.walk(fn)]
+
+
 def _statement_lists(tree: ast.AST) -> list[list[ast.stmt]]:
     out: list[list[ast.stmt]] = []
-    for node in ast.walk(tree):
+    for node in _device_nodes(tree):
         for attr in ("body", "orelse"):
             block = getattr(node, attr, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -201,14 +215,14 @@ def _statement_removals(source: str) -> list[str]:
 def _expression_simplifications(source: str) -> list[str]:
     """Each variant of `source` with one call or operation replaced by one of its operands."""
     tree = ast.parse(source)
-    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Call | ast.BinOp | ast.UnaryOp
-                                                     | ast.Compare | ast.Attribute)]
+    nodes = [n for n in _device_nodes(tree) if isinstance(
+        n, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare | ast.Attribute)]
     out: list[str] = []
     for index in range(len(nodes)):
         node = nodes[index]
         for child in _operands(node):
             copy = ast.parse(source)
-            twin = [n for n in ast.walk(copy) if isinstance(
+            twin = [n for n in _device_nodes(copy) if isinstance(
                 n, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare | ast.Attribute)][index]
             replacement = _operands(twin)[_operands(node).index(child)]
             if _replace(copy, twin, replacement):
@@ -274,32 +288,82 @@ class Campaign:
     minimized: list[tuple[GeneratedKernel, Outcome, str]] = field(default_factory=list)
 
 
-def run_campaign(args: argparse.Namespace, out: Callable[[str], None]) -> Campaign:
-    checker = Checker(args.lang, verify=not args.no_verify, numeric=not args.no_numeric)
-    generate = GENERATORS[args.lang]
-    campaign = Campaign()
-    start = time.perf_counter()
+@dataclass(frozen=True)
+class KernelJob:
+    """What a worker needs to check one generated kernel."""
+
+    lang: str
+    seed: int
+    index: int
+    size: int
+    verify: bool
+    numeric: bool
+    minimize: bool
+    budget: int
+
+
+@dataclass
+class KernelResult:
+    kernel: GeneratedKernel
+    outcome: Outcome
+    small: str | None  # the minimized source of a crash / FAIL / nondeterminism
+
+
+#: The classes whose kernels are minimized and saved as cases.
+MINIMIZED = ("crash", "fail", "nondeterministic")
+
+
+def check_kernel(job: KernelJob) -> KernelResult:
+    """Generate, check and (for a crash or FAIL) minimize one kernel, in a folder of its
+    own: the unit of work of a campaign, run in this process or in a worker."""
+    checker = Checker(job.lang, verify=job.verify, numeric=job.numeric)
+    kernel = GENERATORS[job.lang](job.seed, job.index, job.size)
     with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
         folder = Path(tmp)
-        for index in range(args.first, args.first + args.count):
-            kernel = generate(args.seed, index, args.size)
-            outcome = checker.run(kernel.source, kernel.spec, folder)
-            if args.json:
-                with open(args.json, "a", encoding="utf-8") as log:
-                    log.write(json.dumps(outcome_record(kernel, outcome)) + "\n")
-            if outcome.klass == "rejected":
-                campaign.discarded[_why(outcome.detail)] += 1
-                continue
-            campaign.outcomes.append((kernel, outcome))
-            if args.verbose or outcome.klass in ("crash", "fail", "nondeterministic"):
-                out(f"{kernel.ident}: {outcome.klass} {outcome.detail}")
-            if outcome.klass in ("crash", "fail", "nondeterministic") and not args.no_minimize:
-                small = minimize_case(checker, kernel, outcome, folder, args.budget)
-                campaign.minimized.append((kernel, outcome, small))
-                if args.save_cases:
-                    save_case(Path(args.save_cases), kernel, outcome, small)
+        outcome = checker.run(kernel.source, kernel.spec, folder)
+        small = None
+        if outcome.klass in MINIMIZED and job.minimize:
+            small = minimize_case(checker, kernel, outcome, folder, job.budget)
+    return KernelResult(kernel, outcome, small)
+
+
+def run_campaign(args: argparse.Namespace, out: Callable[[str], None]) -> Campaign:
+    """Every kernel of the campaign checked, in `args.jobs` processes (each translating and
+    proving many kernels, so that imports and caches are paid once per process); results
+    are taken, logged and printed in kernel order whatever the number of processes."""
+    jobs = [KernelJob(args.lang, args.seed, index, args.size, not args.no_verify,
+                      not args.no_numeric, not args.no_minimize, args.budget)
+            for index in range(args.first, args.first + args.count)]
+    campaign = Campaign()
+    start = time.perf_counter()
+    workers = max(1, min(args.jobs, len(jobs)))
+    if workers == 1:
+        _collect(map(check_kernel, jobs), args, campaign, out)
+    else:
+        # Fresh interpreters (spawn): the parent's threads and caches are not copied.
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            _collect(pool.imap(check_kernel, jobs), args, campaign, out)
     campaign.seconds = time.perf_counter() - start
     return campaign
+
+
+def _collect(results: Iterable[KernelResult], args: argparse.Namespace, campaign: Campaign,
+             out: Callable[[str], None]) -> None:
+    for result in results:
+        kernel, outcome = result.kernel, result.outcome
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as log:
+                log.write(json.dumps(outcome_record(kernel, outcome)) + "\n")
+        if outcome.klass == "rejected":
+            campaign.discarded[_why(outcome.detail)] += 1
+            continue
+        campaign.outcomes.append((kernel, outcome))
+        if args.verbose or outcome.klass in MINIMIZED:
+            out(f"{kernel.ident}: {outcome.klass} {outcome.detail}")
+        if result.small is not None:
+            campaign.minimized.append((kernel, outcome, result.small))
+            if args.save_cases:
+                save_case(Path(args.save_cases), kernel, outcome, result.small)
 
 
 def _why(rejection: str) -> str:
@@ -415,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--table-from", metavar="FILE",
                         help="print the table of the kernels a --json file records")
     parser.add_argument("--verbose", action="store_true", help="a line per kernel")
+    parser.add_argument("-j", "--jobs", type=int, default=1,
+                        help="processes checking kernels at once (default 1)")
     return parser
 
 

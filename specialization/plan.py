@@ -70,8 +70,12 @@ class SpecializedKernel:
 
     @property
     def entry_name(self) -> str:
-        """The Rust entry's name: the kernel's, plus the element types of a dtype variant."""
-        parts = sorted({RUST_ELEMENT_TYPES[d] for d in self.model.dtype_variant.values()})
+        """The Rust entry's name: the kernel's, plus the element types of a dtype variant
+        (one type: that type; several: each array's, in the order of the arrays' names, so
+        that two launches mixing the same types differently get two names)."""
+        types = {RUST_ELEMENT_TYPES[d] for d in self.model.dtype_variant.values()}
+        parts = sorted(types) if len(types) <= 1 else [
+            RUST_ELEMENT_TYPES[d] for _p, d in sorted(self.model.dtype_variant.items())]
         for name, value in sorted(self.model.const_variant.items()):
             parts.append(f"{name.lower()}_{_value_text(value)}")
         for key, outcome in sorted(self.model.cond_variant.items()):

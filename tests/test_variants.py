@@ -122,11 +122,15 @@ def test_a_variant_is_analyzed_once_whatever_order_fixed_its_facts() -> None:
 
 def test_dtype_children_follow_the_dtype_a_variant_already_fixed() -> None:
     request = DtypeSplit(("y",), "a dtype comparison", None)
-    fresh = dtype_children(Variant(), request, ["int8"])
+    fresh, fresh_mixed = dtype_children(Variant(), request, ["int8"])
     assert [v.dtypes["y"].name for v in fresh] == ["int8", *DEFAULT_VARIANT_DTYPES]
-    fixed = dtype_children(Variant({"x": DType("bfloat16")}), request, ["int8"])
+    assert fresh_mixed == []
+    fixed, mixed = dtype_children(Variant({"x": DType("bfloat16")}), request, ["int8"])
     assert [(v.dtypes["x"].name, v.dtypes["y"].name) for v in fixed] == [
         ("bfloat16", "bfloat16")]
+    # A launch mixing element types: the dtypes the host code names, not the float guesses.
+    assert [(v.dtypes["x"].name, v.dtypes["y"].name) for v in mixed] == [
+        ("bfloat16", "int8")]
 
 
 CODE = '''

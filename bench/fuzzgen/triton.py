@@ -9,9 +9,11 @@ optionally an atomic add. With `beyond`, constructs the translator does not take
 (`tl.rand`, a `while` loop, a libdevice call) so that its diagnostics are exercised.
 
 `rejected` compiles the kernel to TTIR on the CPU (Triton's own front end) and says why it
-does not compile; `prove` compiles each Rust entry the launch reaches with the harness and
-checks its Tile IR against Triton's TTIR facts (`ircheck.ttir_check`): loads, stores,
-atomics, reductions and scans, the signature.
+does not compile; `prove` is `verify SOURCE RUST --spec`'s Triton proof of the Rust entry
+the launch reaches: Triton's interpreter against the Tile IR interpreter on seeded inputs
+(multiples of the block, ragged, tiny; NaN, infinities, signed zeros, subnormals; blocks
+shuffled), and the entry's Tile IR against Triton's TTIR facts (loads, stores, atomics,
+reductions and scans, the signature).
 """
 
 from __future__ import annotations
@@ -21,19 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.fuzzgen.common import Chooser, GeneratedKernel, KernelParts
-from transpiler.analysis import evaluate_condition
-from transpiler.driver import read_manifests
-from transpiler.ircheck import generated
-from transpiler.ircheck.parse import parse_tileir
-from transpiler.ircheck.ttir_check import check_facts
-from transpiler.ircheck.ttir_facts import (
-    TtirError,
-    TtirRequest,
-    compile_ttir,
-    read_facts,
-    request_for,
-)
-from transpiler.model.elements import RUST_ELEMENT_TYPES
+from transpiler.ircheck.ttir_facts import TtirError, TtirRequest, compile_ttir, request_for
+from transpiler.numeric_check.triton_proof import prove_triton
 
 KERNEL = "fuzz_kernel"
 POINTER_DTYPES: dict[str, float] = {"float32": 4, "float16": 2, "int32": 2}
@@ -45,6 +36,11 @@ COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 BEYOND = ("tl.rand(7, offs)", "tl.extra.cuda.libdevice.erf({a})", "tl.math.erf({a})")
 TRITON_TYPES = {"float32": "tl.float32", "float16": "tl.float16", "int32": "tl.int32"}
 TRITON_TYPE_NAMES = {"float32": "fp32", "float16": "fp16", "int32": "i32"}
+#: The float -> int32 conversion generated kernels use: NaN to 0, the rest clamped into a
+#: range every float type's integral values convert exactly from (then Triton's `.to`).
+TO_INT = ("@triton.jit\ndef to_int_saturated(x):\n"
+          "    x = tl.where(x == x, x, 0.0)\n"
+          "    return tl.minimum(tl.maximum(x, -60000.0), 60000.0).to(tl.int32)\n")
 
 
 class TritonGenerator:
@@ -96,7 +92,7 @@ class TritonGenerator:
         if kind == "cast":
             self.k.features.add("cast")
             source = self.c.pick([d for d in TRITON_TYPES if d != dtype])
-            return f"{self.expr(source, sub)}.to({TRITON_TYPES[dtype]})"
+            return self.cast(self.expr(source, sub), source, dtype)
         if kind == "helper":
             return self.helper_call(dtype, sub)
         self.k.features.add("beyond")
@@ -109,12 +105,26 @@ class TritonGenerator:
         others = [n for n, d in self.scope if d != dtype]
         if others and self.c.chance(0.6):
             self.k.features.add("cast")
-            return f"{self.c.pick(others)}.to({TRITON_TYPES[dtype]})"
+            name = self.c.pick(others)
+            return self.cast(name, dict(self.scope)[name], dtype)
         if dtype == "int32" and self.c.chance(0.5):
             return "offs"
         self.k.features.add("full")
         value = "1.5" if dtype != "int32" else "2"
         return f"tl.full((BLOCK,), {value}, {TRITON_TYPES[dtype]})"
+
+    def cast(self, text: str, source: str, dtype: str) -> str:
+        """`text` (of element type `source`) converted to `dtype`. A float becomes an
+        integer through `TO_INT`: Triton leaves the conversion of NaN and of values out of
+        the integer's range undefined (LLVM's `fptosi`), and a generated kernel must have
+        one defined result for every input, NaN and infinities included."""
+        if source == dtype:
+            return text
+        if dtype == "int32" and source != "int32":
+            if TO_INT not in self.k.helpers:
+                self.k.helpers.insert(0, TO_INT)
+            return f"to_int_saturated({text})"
+        return f"{text}.to({TRITON_TYPES[dtype]})"
 
     def compare(self, depth: int) -> str:
         self.k.features.add("compare")
@@ -182,8 +192,9 @@ class TritonGenerator:
         out = self.k.arrays["y_ptr"]
         # Every value flows into the store: Triton's compiler drops dead code before TTIR,
         # and the facts compared are those of live operations.
-        terms = [f"({self.expr(self.random_dtype(), self.depth)}).to({TRITON_TYPES[out]})",
-                 *(f"{name}.to({TRITON_TYPES[out]})" for name, _ in self.scope)]
+        last = self.random_dtype()
+        terms = [self.cast(f"({self.expr(last, self.depth)})", last, out),
+                 *(self.cast(name, dtype, out) for name, dtype in self.scope)]
         self.k.body.append(f"    tl.store(y_ptr + offs, {' + '.join(terms)}, mask=mask)")
         if atomic:
             zdt = self.k.arrays["z_ptr"]
@@ -207,10 +218,8 @@ class TritonGenerator:
                       "device=\"cuda\")\n" for p, d in self.k.arrays.items())
             + f"    grid = (triton.cdiv(n, {block}),)\n"
             + f"    {KERNEL}[grid]({args}, BLOCK={block}, FLAG={flag})\n")
-        spec = {"constexprs": {"BLOCK": block, "FLAG": flag},
-                "pointers": dict(self.k.arrays), "scalars": {"n": 1000},
-                "params": [*pointers, "n", "BLOCK", "FLAG"]}
-        return GeneratedKernel(ident, "triton", source, {KERNEL: spec}, set(self.k.features))
+        return GeneratedKernel(ident, "triton", source, {KERNEL: [launch_spec(
+            self.k.arrays, block, flag)]}, set(self.k.features))
 
 
 def generate(seed: int, index: int, size: int = 3, beyond: float = 0.03) -> GeneratedKernel:
@@ -218,80 +227,69 @@ def generate(seed: int, index: int, size: int = 3, beyond: float = 0.03) -> Gene
     return TritonGenerator(Chooser(seed, index, size), beyond).build(f"triton-{seed}-{index}")
 
 
+def launch_spec(pointers: dict[str, str], block: int, flag: bool) -> dict[str, Any]:
+    """The `--spec` entry of the launch (`numeric_check.triton_proof`'s format): 1-D
+    buffers of N elements, N a multiple of the block, a ragged and a tiny size."""
+    entry: dict[str, Any] = {p: {"dtype": d, "ndim": 1} for p, d in pointers.items()}
+    entry.update({"n": {"scalar": "int32"}, "BLOCK": block, "FLAG": flag})
+    entry["numeric"] = {"sizes": [{"N": 4 * block}, {"N": 3 * block + 5}, {"N": 3}],
+                        "shapes": {p: ["N"] for p in pointers}, "scalars": {"n": "N"},
+                        "grid": ["cdiv(N, BLOCK)", 1, 1]}
+    return entry
+
+
 # --- acceptance and proof ---------------------------------------------------------------
 
+#: The value of each runtime scalar Triton's TTIR is compiled for (its JIT key: not 1, not
+#: a multiple of 16).
+TTIR_SCALAR = 1000
 
-def _launch(spec_path: Path) -> tuple[str, dict[str, Any]]:
-    ((kernel, spec),) = json.loads(spec_path.read_text(encoding="utf-8")).items()
-    return kernel, spec
 
-
-def _request(spec: dict[str, Any]) -> TtirRequest:
-    return request_for(tuple(spec["params"]), spec["constexprs"], spec["pointers"],
-                       spec["scalars"])
+def _request(spec_path: Path) -> tuple[str, TtirRequest]:
+    """The kernel and Triton's compile request of the spec file's (one) launch."""
+    ((kernel, (entry,)),) = json.loads(spec_path.read_text(encoding="utf-8")).items()
+    params = tuple(k for k in entry if k != "numeric")
+    pointers = {k: v["dtype"] for k, v in entry.items() if isinstance(v, dict) and "dtype" in v}
+    scalars = {k: TTIR_SCALAR for k, v in entry.items() if isinstance(v, dict) and "scalar" in v}
+    consts = {k: v for k, v in entry.items() if k in params and not isinstance(v, dict)}
+    return kernel, request_for(params, consts, pointers, scalars)
 
 
 def rejected(path: Path, spec_path: Path) -> str | None:
     """None when Triton compiles the kernel to TTIR, else Triton's last error line."""
-    kernel, spec = _launch(spec_path)
+    kernel, request = _request(spec_path)
     try:
-        compile_ttir(path, kernel, _request(spec))
+        compile_ttir(path, kernel, request)
     except TtirError as err:
         return str(err).strip().splitlines()[-1][:200] if str(err).strip() else "TtirError"
     return None
 
 
-def entry_for(manifests: dict[str, dict[str, Any]], kernel: str,
-              spec: dict[str, Any]) -> tuple[str, list[str]] | None:
-    """The Rust entry this launch runs and its generic arguments, from the manifests."""
-    for entry, manifest in manifests.items():
-        if manifest.get("kernel") != kernel:
-            continue
-        variant = manifest.get("dtype_variant") or {}
-        if any(spec["pointers"].get(p) != d for p, d in variant.items()):
-            continue
-        consts = manifest.get("const_variant") or {}
-        if any(spec["constexprs"].get(p) != v for p, v in consts.items()):
-            continue
-        values: dict[str, object] = dict(spec["constexprs"])
-        generics: list[str] = []
-        for generic in manifest["generics"]:
-            if generic["kind"] == "type":
-                generics.append(RUST_ELEMENT_TYPES[spec["pointers"][generic["params"][0]]])
-                continue
-            value = evaluate_condition(generic["tree"], values) if "tree" in generic else \
-                spec["constexprs"][generic["params"][0]]
-            values[generic["name"]] = value
-            if generic["kind"] == "bool":
-                generics.append(str(bool(value)).lower())
-            else:  # an int generic: an unused constexpr bool is typed as an int
-                generics.append(str(int(value)))
-        return entry, generics
-    return None
-
-
 #: A proof's result: the campaign's class, a detail and the full text.
 Proof = tuple[str, str, str]
+#: Verdicts of `prove_triton` -> the campaign's class, worst first (NOT_CHECKED: entries the
+#: spec's launch does not reach, which other launches would).
+VERDICT_CLASSES: tuple[tuple[str, str], ...] = (("FAIL", "fail"), ("ERROR", "error"),
+                                                ("CANNOT_RUN", "error"))
 
 
 def prove(path: Path, spec_path: Path, rust: str) -> Proof:
-    """The Triton proof of one translation."""
-    kernel, spec = _launch(spec_path)
-    chosen = entry_for(read_manifests(rust), kernel, spec)
-    if chosen is None:
-        return "error", "no Rust entry for the launch's element types", ""
+    """The Triton proof of one translation, as `verify SOURCE RUST --spec` runs it: the
+    entry the launch reaches, run by the Tile IR interpreter against Triton's interpreter
+    on seeded inputs (`numeric_check.triton_proof`), and checked against Triton's TTIR
+    facts (`ircheck.ttir_check`)."""
     rs_path = path.with_suffix(".rs")
     rs_path.write_text(rust, encoding="utf-8")
-    results = generated.compile_rust_kernels(rs_path, [{"entry": chosen[0],
-                                                        "generics": chosen[1]}])
-    if not results[0].ok:
-        return "error", "cuTile Rust does not compile the entry", str(results[0].error)
-    try:
-        facts = read_facts(compile_ttir(path, kernel, _request(spec)))
-    except TtirError as err:
-        return "rejected", str(err)[:200], ""
-    verdict = check_facts(facts, parse_tileir(results[0].disassemble()).entries[0])
-    if verdict.status == "FAIL":
-        first = verdict.differences[0]
-        return "fail", first.what[:160], verdict.text()
-    return "proven", "", verdict.text()
+    outcomes = prove_triton(path, rs_path, [str(spec_path)])
+    lines = "\n".join(o.line() for o in outcomes)
+    for verdict, klass in VERDICT_CLASSES:
+        hit = next((o for o in outcomes if o.verdict == verdict), None)
+        if hit is not None:
+            reason = getattr(hit, "reason", None) or hit.line()
+            why = rejected(path, spec_path) if klass == "error" else None
+            if why is not None:  # Triton itself does not compile it: not counted
+                return "rejected", why, lines
+            return klass, str(reason)[:160], lines + "\n" + hit.text
+    if not any(o.verdict in ("PASS", "PASS_WITH_NOTES") for o in outcomes):
+        return "error", "no specialization checked", lines
+    return "proven", "", lines

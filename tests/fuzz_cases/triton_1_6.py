@@ -1,3 +1,4 @@
+import torch
 import triton
 import triton.language as tl
 
@@ -10,3 +11,13 @@ def fuzz_kernel(x0_ptr, x1_ptr, x2_ptr, y_ptr, n, BLOCK: tl.constexpr, FLAG: tl.
     v_x1 = tl.load(x1_ptr + offs, mask=mask, other=float('-inf'))
     v_x2 = tl.load(x2_ptr + offs, mask=mask)
     v1 = tl.where(tl.where(v_x2 < v_x2, v_x0, v_x0) < v_x1.to(tl.int32) & v_x1.to(tl.int32), v_x1 + tl.full((BLOCK,), 1.5, tl.float32), v_x1)
+    tl.store(y_ptr + offs, v1, mask=mask)
+
+
+def fuzz_launch(n):
+    x0 = torch.empty(n, dtype=torch.int32, device="cuda")
+    x1 = torch.empty(n, dtype=torch.float32, device="cuda")
+    x2 = torch.empty(n, dtype=torch.float32, device="cuda")
+    y = torch.empty(n, dtype=torch.float32, device="cuda")
+    grid = (triton.cdiv(n, 128),)
+    fuzz_kernel[grid](x0, x1, x2, y, n, BLOCK=128, FLAG=True)

@@ -1,3 +1,4 @@
+import torch
 import triton
 import triton.language as tl
 
@@ -15,3 +16,12 @@ def fuzz_kernel(x0_ptr, x1_ptr, x2_ptr, y_ptr, n, BLOCK: tl.constexpr, FLAG: tl.
     v_x2 = tl.load(x2_ptr + offs, mask=mask, other=float('-inf'))
     v1 = v_x0
     v2 = tl.where(tl.full((BLOCK,), 1.5, tl.float16).to(tl.int32) > v_x1 * v_x1, helper_3(v_x1, v_x1), v_x1 // -5)
+
+
+def fuzz_launch(n):
+    x0 = torch.empty(n, dtype=torch.float32, device="cuda")
+    x1 = torch.empty(n, dtype=torch.int32, device="cuda")
+    x2 = torch.empty(n, dtype=torch.float16, device="cuda")
+    y = torch.empty(n, dtype=torch.float16, device="cuda")
+    grid = (triton.cdiv(n, 64),)
+    fuzz_kernel[grid](x0, x1, x2, y, n, BLOCK=64, FLAG=True)

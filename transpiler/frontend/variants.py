@@ -66,6 +66,7 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
     analyzed: set[tuple[object, ...]] = set()
     done: list[KernelModel] = []
     dropped: list[TranslationError] = []
+    skipped_mixed: list[DtypeSplit] = []  # mixed-type children beyond the variant budget
     while pending:
         variant = pending.popleft()
         key = variant.key()
@@ -89,13 +90,21 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
         if isinstance(outcome, KernelModel):
             done.append(variant.stamp(outcome))
             continue
-        pending.extend(children(variant, outcome, analyzer, launch_values, facts))
+        if isinstance(outcome, DtypeSplit):
+            uniform, mixed = dtype_children(variant, outcome, facts.host_dtypes())
+            pending.extend(uniform)
+            if len(pending) + len(done) + len(mixed) <= MAX_DTYPE_VARIANTS:
+                pending.extend(mixed)
+            elif mixed:
+                skipped_mixed.append(outcome)
+        else:
+            pending.extend(children(variant, outcome, analyzer, launch_values, facts))
         if len(pending) + len(done) > MAX_DTYPE_VARIANTS:
             raise analyzer.error("E0200", "too many variants (element types and constants) "
                                  "are needed for this kernel", None)
     if dropped and not done:
         raise dropped[0]
-    for note in _dropped_notes(dropped):
+    for note in [*_dropped_notes(dropped), *_mixed_notes(skipped_mixed)]:
         for model in done:
             if note not in model.notes:
                 model.notes.append(note)
@@ -104,22 +113,37 @@ def analyze_kernel_variants(source: SourceModule, kernel: KernelDef,
 
 def children(variant: Variant, request: SplitRequest, analyzer: KernelAnalyzer,
              launch_values: dict[str, object], facts: SyntaxFacts) -> list[Variant]:
-    """The variants `request` splits `variant` into."""
+    """The variants `request` splits `variant` into, the ones keeping a single element
+    type first (`dtype_children`)."""
     if isinstance(request, DtypeSplit):
-        return dtype_children(variant, request, facts.host_dtypes())
+        uniform, mixed = dtype_children(variant, request, facts.host_dtypes())
+        return uniform + mixed
     return const_children(variant, request, analyzer, launch_values)
 
 
 def dtype_children(variant: Variant, request: DtypeSplit,
-                   host_dtypes: list[str]) -> list[Variant]:
-    """One variant per candidate element type of the arrays `request` names: the dtypes the
-    host code names, then the usual float types. A variant that already fixed some arrays'
-    dtype fixes the next ones to the same dtype (launches that mix element types in one kernel
-    are rare; the launcher reports them), rather than one variant per combination."""
-    candidates = list(dict.fromkeys([*host_dtypes, *DEFAULT_VARIANT_DTYPES]))
-    chosen = list(dict.fromkeys(d.name for d in variant.dtypes.values())) or candidates
-    return [Variant({**variant.dtypes, **{p: DType(dtype) for p in request.params}},
-                    variant.consts, variant.conds) for dtype in chosen]
+                   host_dtypes: list[str]) -> tuple[list[Variant], list[Variant]]:
+    """One variant per candidate element type of the arrays `request` names, as two lists.
+    A first split takes the dtypes the host code names, then the usual float types, each a
+    variant with one element type. A later split gives the arrays the element types the
+    variant already fixed for others (one element type for the whole launch), then, as
+    variants mixing element types, each other dtype the host code names (an int32 index
+    array beside float data, an f32 output beside f16 inputs). The usual float types are a
+    guess, not a launch: they are not mixed, which keeps a kernel whose host says nothing of
+    its dtypes at one entry per float type."""
+    chosen = list(dict.fromkeys(d.name for d in variant.dtypes.values()))
+    if not chosen:
+        uniform = list(dict.fromkeys([*host_dtypes, *DEFAULT_VARIANT_DTYPES]))
+        return [_with_dtype(variant, request, dtype) for dtype in uniform], []
+    made = [_with_dtype(variant, request, dtype)
+            for dtype in dict.fromkeys([*chosen, *host_dtypes])]
+    uniform_made = [v for v in made if len({d.name for d in v.dtypes.values()}) == 1]
+    return uniform_made, [v for v in made if v not in uniform_made]
+
+
+def _with_dtype(variant: Variant, request: DtypeSplit, dtype: str) -> Variant:
+    return Variant({**variant.dtypes, **{p: DType(dtype) for p in request.params}},
+                   variant.consts, variant.conds)
 
 
 def const_children(variant: Variant, request: ConstSplit, analyzer: KernelAnalyzer,
@@ -189,3 +213,12 @@ def _dropped_notes(dropped: list[TranslationError]) -> list[str]:
                      f"{err.diagnostic.message} (cuTile Python cannot compile those "
                      "launches either)")
     return notes
+
+
+def _mixed_notes(skipped: list[DtypeSplit]) -> list[str]:
+    """The note each kept model carries for the launches mixing element types that got no
+    entry because the kernel already needs `MAX_DTYPE_VARIANTS` variants (the launcher
+    refuses such a launch with an error naming the element types)."""
+    return [f"no entries for launches giving {', '.join(f'`{p}`' for p in split.params)} "
+            f"an element type other than the other arrays' (more than {MAX_DTYPE_VARIANTS} "
+            "variants)" for split in dict.fromkeys(skipped)]

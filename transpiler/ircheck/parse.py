@@ -15,6 +15,7 @@ top-level `:` or `->`.
 from __future__ import annotations
 
 import functools
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,12 +134,20 @@ def _parser() -> Lark:
 
 
 def parse_tileir(text: str) -> TileIrModule:
-    """Parse `tileirdisasm` output (with or without `-g`) into a `TileIrModule`."""
+    """Parse `tileirdisasm` output (with or without `-g`) into a `TileIrModule`. Each call
+    gives a module of its own (callers rewrite what they get); a text parsed before is
+    copied from the first parse, which costs a fiftieth of parsing it again (one proof
+    reads each text for the structural check and again for the interpreter)."""
+    return pickle.loads(_parsed(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str) -> bytes:
     try:
         tree = _parser().parse(text)
     except LarkError as exc:
         raise TileIrParseError(f"not Tile IR text: {exc}") from exc
-    return _Builder(text).module(tree)
+    return pickle.dumps(_Builder(text).module(tree), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,9 +21,14 @@ What is compared, op by op in program order (regions walked in the order they pr
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+
+import ml_dtypes
+import numpy as np
 
 from transpiler.ircheck.parse import Operation, TileIrEntry, TileIrType
 from transpiler.ircheck.ttir_facts import (
@@ -33,6 +38,7 @@ from transpiler.ircheck.ttir_facts import (
     TritonFacts,
     constant_value,
 )
+from transpiler.model.elements import ELEMENTS
 
 #: Accepted differences, each with the reason it does not change what the kernel computes.
 RULES: dict[str, str] = {
@@ -73,6 +79,11 @@ RULES: dict[str, str] = {
     "drops unit dimensions into a descriptor access (`tensordesc<1x1x1x8>` read as "
     "`tensor<1x8>`); the translation accesses the block's own shape and reshapes apart: the "
     "same elements in the same order (unit dimensions do not reorder).",
+    "dead-load": "A load Triton's compiler removed as dead is kept by the translation: its "
+    "value reaches no store or atomic once unread ops are dropped and `select(c, a, a)` is "
+    "read as `a` (Triton's folding of `tl.where(c, a, a)`). A load writes nothing; the "
+    "other loads are paired with Triton's and checked, and the numeric check compares "
+    "every output.",
     "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
     "compare and select): the numeric check covers it.",
 }
@@ -93,6 +104,14 @@ ATOMIC_SCOPES: dict[str, str] = {"gpu": "device", "cta": "tl_blk", "sys": "sys"}
 #: Tile IR padding names -> the constant they fill with.
 PADDING_VALUES: dict[str, str] = {"zero": "0.0", "neg_zero": "-0.0", "nan": "nan",
                                   "pos_inf": "inf", "neg_inf": "-inf"}
+#: Tile IR element conversions a constant `other` may pass through on its way to the load's
+#: element type (`other=1` of a load whose element type is generic is `1.0` converted).
+CONVERSIONS = frozenset({"ftoi", "itof", "ftof", "exti", "trunci"})
+#: Tile IR element type -> the numpy type that holds its values (signless integers as
+#: signed; floats numpy lacks from ml_dtypes).
+HELD_AS: dict[str, np.dtype] = {
+    e.tileir: np.dtype(e.numpy or getattr(ml_dtypes, e.name))
+    for e in ELEMENTS if e.signed and (e.is_int or e.numpy or hasattr(ml_dtypes, e.name))}
 _LOADS = ("load_ptr_tko", "load_view_tko")
 _STORES = ("store_ptr_tko", "store_view_tko")
 _ATOMICS = ("atomic_rmw_tko", "atomic_cas_tko")
@@ -142,6 +161,8 @@ def check_facts(facts: TritonFacts, entry: TileIrEntry) -> FactVerdict:
     for kind, names in (("load", _LOADS), ("store", _STORES), ("atomic", _ATOMICS)):
         triton = [m for m in facts.memory if _memory_kind(m) == kind]
         tile = [op for op in ops if op.name in names]
+        if kind == "load" and len(tile) > len(triton):
+            tile = _without_dead_loads(triton, tile, ops, verdict)
         _pair(kind, triton, tile, verdict,
               lambda t, o: _check_memory(t, o, ops, defs, verdict))
     _pair("dot", facts.dots, [op for op in ops if op.name in ("mmaf", "mmai")], verdict,
@@ -185,6 +206,59 @@ def _pair(kind: str, triton: list, tile: list[Operation], verdict: FactVerdict,
         return
     for t, o in zip(triton, tile, strict=True):
         check(t, o)  # type: ignore[operator]
+
+
+def _without_dead_loads(triton: list[MemoryFact], tile: list[Operation],
+                        ops: list[Operation], verdict: FactVerdict) -> list[Operation]:
+    """The Tile IR loads less those whose value is dead (rule dead-load for each), when
+    that leaves as many as Triton's; all of them otherwise (the count then differs)."""
+    dead = _dead_values(ops)
+    live = [op for op in tile if op.results[0] not in dead]
+    if len(live) != len(triton):
+        return tile
+    for op in tile:
+        if op.results[0] in dead:
+            verdict.note("dead-load", op.text)
+    return live
+
+
+def _dead_values(ops: list[Operation]) -> set[str]:
+    """Values nothing with an effect reads, as Triton's folding leaves them: an op without
+    effect whose results are unread is dead (a load: its value unread, its token aside),
+    and a `select` whose two arms are one value does not read its condition. Value names
+    repeat across regions in the printed IR: a repeated name counts every use, which only
+    keeps more alive."""
+    uses: Counter[str] = Counter()
+    for op in ops:
+        uses.update(_reads(op))
+    dead: set[str] = set()
+    removed: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for op in ops:
+            if id(op) in removed or _has_effect(op):
+                continue
+            values = op.results[:1] if op.name in _LOADS else op.results
+            if values and all(uses[v] == 0 for v in values):
+                removed.add(id(op))
+                dead.update(values)
+                uses.subtract(_reads(op))
+                changed = True
+    return dead
+
+
+def _reads(op: Operation) -> list[str]:
+    if op.name == "select" and len(op.operands) == 3 and op.operands[1] == op.operands[2]:
+        return op.operands[1:]
+    return op.operands
+
+
+def _has_effect(op: Operation) -> bool:
+    """Stores, atomics, ops with regions and ops without results are kept whatever reads
+    them (a load is not: it writes nothing)."""
+    return (op.name in _STORES or op.name in _ATOMICS or bool(op.regions)
+            or not op.results)
 
 
 def _memory_kind(fact: MemoryFact) -> str:
@@ -331,13 +405,63 @@ def _defs_before(ops: list[Operation], index: int) -> dict[str, Operation]:
 
 
 def _constant_of(value: str, defs: dict[str, Operation]) -> str:
+    """The constant `value` holds in every lane, through broadcasts, reshapes and
+    conversions of a constant ("?" when it is not one, or a conversion is not exact)."""
     source = defs.get(value)
-    while source is not None and source.name in ("broadcast", "reshape"):
-        source = defs.get(source.operands[0])
-    if source is None or source.name != "constant":
+    if source is None:
+        return "?"
+    if source.name in ("broadcast", "reshape"):
+        return _constant_of(source.operands[0], defs)
+    if source.name == "bitcast" and source.operands and source.result_types:
+        # f16 / bf16 constants are written as their bit pattern (an i16 constant) bitcast
+        return _reinterpreted(_constant_of(source.operands[0], defs),
+                              source.signature_types[0].element if source.signature_types
+                              else None, source.result_types[0].element or "")
+    if source.name in CONVERSIONS and source.operands and source.result_types:
+        operand = _constant_of(source.operands[0], defs)
+        if " unsigned" in source.text and operand.startswith("-"):
+            return "?"  # an unsigned reading of a negative value is another number
+        return _converted(operand, source.result_types[0].element or "")
+    if source.name != "constant":
         return "?"
     match = re.search(r"<\w+:\s*([^>]+)>", source.attributes.get("value", ""))
     return constant_value(match.group(1)) if match else "?"
+
+
+def _reinterpreted(value: str, source: str | None, element: str) -> str:
+    """The bits of the integer constant `value` (of element type `source`) read as
+    `element` ("?" unless both are known and of one width)."""
+    held, target = HELD_AS.get(source or ""), HELD_AS.get(element)
+    if value == "?" or held is None or target is None or held.itemsize != target.itemsize \
+            or held.kind != "i":
+        return "?"
+    number = float(value)
+    info = np.iinfo(held)
+    if not number.is_integer() or not info.min <= number <= info.max:
+        return "?"
+    bits = np.array(int(number), dtype=held).view(target)
+    return constant_value(repr(float(bits)) if target.kind != "i" else str(int(bits)))
+
+
+def _converted(value: str, element: str) -> str:
+    """`value` (a canonical constant) converted to `element` as the op converts it: to an
+    integer by rounding toward zero (when in range), to a float only when the type holds
+    the value exactly; else "?" (a rounded or wrapped value is never guessed)."""
+    target = HELD_AS.get(element)
+    if value == "?" or target is None:
+        return "?"
+    number = float(value)
+    if target.kind == "i":
+        if not math.isfinite(number):
+            return "?"
+        whole = math.trunc(number)  # ftoi rounds toward zero, as a C cast (and Triton's)
+        info = np.iinfo(target)
+        if not info.min <= whole <= info.max:
+            return "?"
+        return constant_value(str(whole))
+    held = float(np.array(number, dtype=np.float64).astype(target))
+    same = held == number or (math.isnan(held) and math.isnan(number))
+    return constant_value(repr(held)) if same else "?"
 
 
 def _same_constant(a: str, b: str) -> bool:

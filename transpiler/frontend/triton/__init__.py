@@ -32,6 +32,7 @@ from transpiler.frontend.triton.choices import (
 from transpiler.frontend.triton.dtypes import FLOAT_VARIANTS, DtypeDependent
 from transpiler.frontend.triton.tokens import order_memory
 from transpiler.model import DType, KernelModel, TAssign, TFor, TIf, TStmt, TWhile
+from transpiler.model.elements import BY_NAME
 
 # At most this many analyses per kernel (each decision adds one).
 MAX_ATTEMPTS = 64
@@ -137,15 +138,19 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
     chosen = sorted({d.name for m, d in decisions.fixed.items()
                      if d.is_float and m in decisions.float_chosen})
     families = dep.candidates
-    if len(chosen) == 1:
+    launched = launched_dtypes(source, kernel, members)
+    if chosen:
         # Another class already fixed to a float type: this one takes the same (one entry
-        # per float type, not per combination; entry names are per set of types).
-        families = tuple((chosen[0],) if set(f) <= set(FLOAT_VARIANTS) and (
-            chosen[0] in f or f == FLOAT_VARIANTS) else f for f in families)
+        # per float type, not per combination), and the element types the host's launches
+        # pass to it (a launch mixing f32 and f16 arrays has its own entry).
+        families = tuple(_restricted(f, chosen, launched) for f in families)
     for family in families:
         models: list[KernelModel] = []
         refused: list[str] = []
-        for dtype in family:
+        # A type the launches pass outside the family is translated too (an int32 array
+        # where floats translate as well): the launch has its entry.
+        extra = [d for d in launched if d not in family and d in dtypes_of(families)]
+        for dtype in [*family, *extra]:
             fixed = dict(decisions.fixed, **{m: DType(dtype) for m in members})
             float_chosen = decisions.float_chosen | (
                 set(members) if set(family) <= set(FLOAT_VARIANTS) else set())
@@ -166,6 +171,38 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
         return
     assert first_error is not None
     raise first_error
+
+
+def dtypes_of(families: tuple[tuple[str, ...], ...]) -> set[str]:
+    """Every element type of the candidate families (those the typing may take)."""
+    return {d for family in families for d in family}
+
+
+def _restricted(family: tuple[str, ...], chosen: list[str],
+                launched: list[str]) -> tuple[str, ...]:
+    """A family of element types for a class translated after others fixed `chosen`: the
+    one type the others share (if they share one and the family is of floats) and the
+    family's types the launches pass; the family unchanged when that leaves nothing."""
+    # Only a family of floats follows the others' type: a lock's (i32, f32, i64) stays whole.
+    floats = set(family) <= set(FLOAT_VARIANTS) and (
+        family == FLOAT_VARIANTS or bool(set(family) & set(chosen)))
+    same = [chosen[0]] if len(chosen) == 1 and floats else []
+    passed = [d for d in launched if d in family or (floats and BY_NAME[d].is_float)]
+    return tuple(dict.fromkeys([*same, *passed])) or family
+
+
+def launched_dtypes(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
+                    members: list[str]) -> list[str]:
+    """The element types the file's launches of `kernel` pass to the pointers `members`
+    (as the host code names them: `torch.empty(..., dtype=torch.float16)`), in launch
+    order; those the translation has no element type for are left out."""
+    report = host_report(source.text, source.path)
+    found: list[str] = []
+    for launch in report.specializations.get(kernel.name, []) if report else []:
+        for name, dtype in launch.pointer_dtypes:
+            if name in members and dtype in BY_NAME and dtype not in found:
+                found.append(dtype)
+    return found
 
 
 def _position(err: TranslationError) -> tuple[int, int]:
@@ -193,12 +230,13 @@ def bool_constexprs(source: triton_source.TritonSource,
                     kernel: triton_source.TritonKernel) -> set[str]:
     """The `tl.constexpr` parameters that hold a bool: a heuristic whose lambda gives a
     comparison or a truth value, or a parameter the body tests (`if FLAG:`, `not FLAG`,
-    `FLAG and ...`)."""
+    `FLAG and ...`) and never uses as a number (`x * STEPS`, `range(STEPS)`: an int whose
+    truth is `STEPS != 0`, as in Triton)."""
     out = {name for name, expr in kernel.heuristics.items()
            if _is_truth_value(expr.body if isinstance(expr, cst.Lambda) else expr)}
     tested = _TestedNames()
     kernel.node.body.visit(tested)
-    return out | tested.names
+    return out | (tested.names - tested.numbers)
 
 
 def _is_truth_value(node: cst.BaseExpression) -> bool:
@@ -211,9 +249,36 @@ def _is_truth_value(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value in ("True", "False")
 
 
+#: Binary operators whose operands are numbers (`&`, `|`, `^` also combine bools).
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+               cst.Power, cst.LeftShift, cst.RightShift)
+#: Calls whose arguments are numbers.
+_NUMBER_CALLS = frozenset({"range", "static_range", "arange", "full", "zeros", "cdiv"})
+
+
 class _TestedNames(cst.CSTVisitor):
+    """Names used as truth values (`names`) and names used as numbers (`numbers`)."""
+
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.numbers: set[str] = set()
+
+    def _number(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Name):
+            self.numbers.add(node.value)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, _ARITHMETIC):
+            self._number(node.left)
+            self._number(node.right)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        callee = func.attr.value if isinstance(func, cst.Attribute) else (
+            func.value if isinstance(func, cst.Name) else "")
+        if callee in _NUMBER_CALLS:
+            for arg in node.args:
+                self._number(arg.value)
 
     def _add(self, node: cst.BaseExpression) -> None:
         if isinstance(node, cst.Name):

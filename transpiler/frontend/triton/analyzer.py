@@ -94,6 +94,8 @@ _AUGOPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*",
 _CMPOPS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
            cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!="}
 _SYMBOLIC = (DimSym, DimExpr, BoolSym)
+#: `DimExpr` operators whose result is a number (the others are comparisons: truth values).
+_ARITHMETIC_DIM_OPS = frozenset({"+", "-", "*", "//", "%"})
 # Python's `math` functions folded on compile-time numbers (module constants).
 _PYTHON_MATH: dict[str, Callable[..., float]] = {
     "math.log": math.log, "math.log2": math.log2, "math.exp": math.exp,
@@ -614,7 +616,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
 
     def if_statement(self, node: cst.If, then: list[cst.BaseStatement],
                      orelse: list[cst.BaseStatement]) -> None:
-        cond = self.expr(node.test)
+        cond = self.const_truth(self.expr(node.test), node.test)
         if is_const(cond):
             value = cond.type.value
             if not isinstance(value, _SYMBOLIC):
@@ -625,6 +627,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return
         cond = self.truth(cond, node.test)
         self.region_if(node, cond, then, orelse, static=False)
+
+    def const_truth(self, cond: TExpr, node: cst.CSTNode) -> TExpr:
+        """An `if` on an int constexpr (or arithmetic of them) is `value != 0`, Python's
+        truth of an int; anything else unchanged."""
+        value = cond.type.value if is_const(cond) else None
+        if isinstance(value, DimSym) or (isinstance(value, DimExpr)
+                                         and value.op in _ARITHMETIC_DIM_OPS):
+            return self.fold("!=", cond, const(0, cond.span), node)
+        return cond
 
     def truth(self, cond: TExpr, node: cst.CSTNode) -> TExpr:
         """A runtime `if` condition as a scalar bool."""
@@ -1359,6 +1370,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 if param.default is None:
                     raise self.error("E0102", f"`{name}` needs `{param.name.value}`", node)
                 values[param.name.value] = self.expr(param.default)
+        # A computed argument is evaluated once, as Python evaluates it, however often the
+        # helper reads its parameter (a scan or a load passed in is not repeated).
+        values = {p: self.bound_argument(name, p, v) for p, v in values.items()}
         body = list(fn.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
@@ -1384,6 +1398,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
             self.helper_stack.pop()
             self.scope = saved
         return value
+
+    def bound_argument(self, helper: str, param: str, value: TExpr) -> TExpr:
+        """`value` bound to a local when it is a computed tile or scalar (pointers and
+        compile-time values stay as they are: the passes after typing read pointer
+        arithmetic and constants where they are used)."""
+        if value.op == "var" or is_const(value) or not isinstance(value.type,
+                                                                  TileType | ScalarType):
+            return value
+        return self.let_value(f"{helper.strip('_')}_{param}", value)
 
     def isinstance_check(self, node: cst.Call) -> TExpr:
         """`isinstance(x, tl.tensor_descriptor)`, decided at compile time as Triton's JIT
@@ -1726,6 +1749,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
                              "translated yet (use `tl.arg{name}`)", node)
         x = self.tile_arg(args, "input", node)
         x, axis = self.reduce_axis(x, args, node)
+        x = self.cast(x, dtypes.extreme_dtype(self.elem(x)))
         return self.reduced(name, x, axis, self.const_arg(args, "keep_dims"), node)
 
     rule_min = rule_max

@@ -138,3 +138,15 @@ def sum_dtype(dtype: ElemType) -> ElemType:
     if isinstance(dtype, DTypeVar) or kind(dtype) == 3 or bits(dtype) >= 32:
         return dtype
     return DType("uint32") if kind(dtype) <= 1 else I32
+
+
+def extreme_dtype(dtype: ElemType) -> ElemType:
+    """The type `tl.max` / `tl.min` (without indices) reduce in (Triton 3.9's `max`): a
+    float narrower than 32 bits widens to f32, an integer narrower than 32 bits to i32 (a
+    signed one, whatever the input's sign). A launch-time element type has no answer: the
+    kernel is translated per element type."""
+    if isinstance(dtype, DTypeVar):
+        raise DtypeDependent(dtype)
+    if kind(dtype) == 0 or bits(dtype) >= 32:
+        return dtype
+    return F32 if kind(dtype) == 3 else I32
