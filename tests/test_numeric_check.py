@@ -92,7 +92,7 @@ def test_edited_translation_fails(stem: str, kernel: str, old: str, new: str, wh
     assert any(not o.ok and o.index is not None for o in failing.outputs)
 
 
-def test_verify_numeric_at_translation_json_and_cannot_run(tmp_path: Path) -> None:
+def test_verify_numeric_at_translation_json_host_and_default_shapes(tmp_path: Path) -> None:
     _require_harness()
     spec = ROOT / "tests" / "numeric_specs" / "vector_add.json"
     cmd = [sys.executable, "-m", "transpiler", str(GOLDEN / "vector_add.py"), "-o",
@@ -105,11 +105,38 @@ def test_verify_numeric_at_translation_json_and_cannot_run(tmp_path: Path) -> No
     # the kernel's numeric settings serve them all.
     verdicts = [v["numeric"]["verdict"] for v in entry["verify"]]
     assert verdicts and set(verdicts) == {"PASS"}
-    # Without shapes and grid the numeric check cannot run: never PASS.
+    # Without a spec the host code's launches give shapes, grid and scalars.
     bare = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    assert bare.returncode == 1
+    assert bare.returncode == 0, bare.stderr
     [entry] = json.loads(bare.stdout)["files"]
-    assert all(v["numeric"]["verdict"] == "CANNOT_RUN" for v in entry["verify"])
+    assert {v["numeric"]["verdict"] for v in entry["verify"]} == {"PASS"}
+    labels = [c["case"] for v in entry["verify"] for c in v["numeric"]["cases"]]
+    assert labels and all(label.startswith("host shapes") for label in labels)
+    # Without host code that launches the kernel: the default shape family.
+    alone = tmp_path / "kernel_only.py"
+    text = (GOLDEN / "vector_add.py").read_text()
+    alone.write_text(text[:text.index("def vector_add(")])
+    bare_spec = tmp_path / "no_numeric.json"
+    _write_bare_spec(spec, bare_spec)
+    done = subprocess.run([sys.executable, "-m", "transpiler", str(alone), "-o",
+                           str(tmp_path / "alone.rs"), "--verify", "--numeric", "--json", "-q",
+                           "--spec", str(bare_spec)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    [entry] = json.loads(done.stdout)["files"]
+    assert {v["numeric"]["verdict"] for v in entry["verify"]} == {"PASS"}
+    labels = {c["case"].split(" (")[0] for v in entry["verify"]
+              for c in v["numeric"]["cases"]}
+    assert labels == {"default shapes, tile multiple", "default shapes, ragged",
+                      "default shapes, tiny"}
+
+
+def _write_bare_spec(spec: Path, out: Path) -> None:
+    """`spec` without its `numeric` settings."""
+    data = json.loads(spec.read_text())
+    for entries in data.values():
+        for entry in entries:
+            entry.pop("numeric", None)
+    out.write_text(json.dumps(data))
 
 
 def test_same_seed_same_verdicts() -> None:
