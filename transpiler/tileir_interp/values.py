@@ -76,7 +76,7 @@ class PartitionView:
         """Element addresses of tile `index` (tile-shaped) and where they lie inside the
         tensor."""
         tensor = self.tensor
-        grids = np.indices(self.tile, dtype=np.int64)
+        grids = _tile_indices(self.tile)
         offset = np.zeros(self.tile, dtype=np.int64)
         inside = np.ones(self.tile, dtype=bool)
         for k, axis in enumerate(self.dim_map):
@@ -84,6 +84,14 @@ class PartitionView:
             inside &= (coord >= 0) & (coord < tensor.shape[axis])
             offset += coord * tensor.strides[axis]
         return tensor.base + offset * tensor.element.size, inside
+
+
+@functools.lru_cache(maxsize=256)
+def _tile_indices(tile: tuple[int, ...]) -> np.ndarray:
+    """`np.indices(tile)`, computed once per tile shape (read-only: shared)."""
+    grids = np.indices(tile, dtype=np.int64)
+    grids.setflags(write=False)
+    return grids
 
 
 _TILE_FIELD = re.compile(r"\(([0-9x]+)\)")
