@@ -33,7 +33,9 @@ def _require_harness() -> None:
 
 
 def _numeric(stem: str, kernel: str, rust_text: str | None = None,
-             tmp_path: Path | None = None) -> list[NumericOutcome]:
+             tmp_path: Path | None = None, host: bool = False) -> list[NumericOutcome]:
+    """The numeric check of `kernel`'s first golden specialization: shapes from
+    `NUMERIC_SETTINGS`, or (`host`) from the host code's launches."""
     rust = GOLDEN / f"{stem}.rs"
     if rust_text is not None:
         assert tmp_path is not None
@@ -43,8 +45,48 @@ def _numeric(stem: str, kernel: str, rust_text: str | None = None,
     spec = next(s for s in GOLDEN_SPECS[stem] if s.kernel == kernel)
     manifests = read_manifests(rust.read_text())
     pairs = compile_pairs(source, rust, manifests, {kernel: [spec]})
-    settings = {kernel: [(spec, NUMERIC_SETTINGS[kernel])]}
+    settings = {} if host else {kernel: [(spec, NUMERIC_SETTINGS[kernel])]}
     return numeric_check(source, rust, manifests, pairs, settings)
+
+
+#: shapes, grid and scalars from the host code (no spec): row-wise with scalars, loops with
+#: a runtime `if`, approximate tanh and division on both sides, 3-D views
+HOST_PASSING = [
+    ("layer_norm", "layer_norm_fwd_kernel"),
+    ("alternating_rows", "alternating_rows_kernel"),
+    ("gelu_tanh", "gelu_kernel"),
+    ("silu", "silu_kernel"),
+    ("batched_matmul", "bmm_kernel"),
+]
+
+
+@pytest.mark.parametrize(("stem", "kernel"), HOST_PASSING, ids=[p[0] for p in HOST_PASSING])
+def test_golden_translation_passes_on_host_shapes(stem: str, kernel: str) -> None:
+    _require_harness()
+    [outcome] = _numeric(stem, kernel, host=True)
+    assert outcome.verdict == "PASS", outcome.reason
+    assert len({c.label.removesuffix(" special") for c in outcome.cases}) >= 2
+    assert all(c.label.startswith("host shapes") for c in outcome.cases)
+
+
+HOST_MUTANTS = [
+    ("silu", "silu_kernel", "denom, rounding::Approx", "denom, rounding::NearestEven",
+     "approximate division made exact"),
+    ("gelu_tanh", "gelu_kernel", "gelu_tanh_inner, rounding::Approx",
+     "gelu_tanh_inner, rounding::Full", "approximate tanh made full precision"),
+    ("layer_norm", "layer_norm_fwd_kernel", "reduce_sum(", "reduce_max(", "sum -> max"),
+]
+
+
+@pytest.mark.parametrize(("stem", "kernel", "old", "new", "what"), HOST_MUTANTS,
+                         ids=[m[4] for m in HOST_MUTANTS])
+def test_edited_translation_fails_on_host_shapes(stem: str, kernel: str, old: str, new: str,
+                                                 what: str, tmp_path: Path) -> None:
+    _require_harness()
+    text = (GOLDEN / f"{stem}.rs").read_text()
+    assert old in text, f"the golden no longer has `{old}`"
+    [outcome] = _numeric(stem, kernel, text.replace(old, new, 1), tmp_path, host=True)
+    assert outcome.verdict == "FAIL", outcome.line()
 
 
 PASSING = [
@@ -75,6 +117,9 @@ MUTANTS = [
      "changed padding"),
     ("online_softmax", "online_softmax_kernel", "1.4426950408889634f32", "1.4426f32",
      "changed constant"),
+    # 1 / s approximate -> correctly rounded: the approximate reciprocal is not the exact one
+    ("online_softmax", "online_softmax_kernel", "running_sum, rounding::Approx",
+     "running_sum, rounding::NearestEven", "approximate division made exact"),
 ]
 
 
