@@ -2,6 +2,7 @@
 CANNOT_RUN, and its time, with settings only from the host code (no spec files).
 
     .venv/bin/python bench/numeric.py [--golden] [--tilegym] [--stems a,b] [--timeout S]
+                                      [--resume]
 
 Takes the golden cuTile Python kernels (`golden/*.py` with their `golden/*.rs`) and the
 TileGym 1.5.1 op files (`bench/corpus.py` unpacks the wheel into `.cache/tilegym/`; each file
@@ -117,24 +118,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stems", help="comma-separated file stems")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--out", default=str(RESULTS / "numeric"))
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the rows of --out's JSON and run only the other files")
     args = parser.parse_args(argv)
     stems = set(args.stems.split(",")) if args.stems else None
     both = not args.golden and not args.tilegym
     files = (golden_files(stems) if args.golden or both else []) + (
         tilegym_files(stems) if args.tilegym or both else [])
     start = time.perf_counter()
-    rows = []
+    saved = Path(args.out + ".json")
+    rows: list[dict[str, Any]] = json.loads(saved.read_text()) if (
+        args.resume and saved.is_file()) else []
+    done = {r["file"] for r in rows}
+    command = "python bench/numeric.py " + " ".join(argv if argv is not None else sys.argv[1:])
     with tempfile.TemporaryDirectory(prefix="numeric-bench-") as tmp:
         for label, source, rust in files:
+            if label in done:
+                continue
             row = run_file(label, source, rust, Path(tmp), args.timeout)
             rows.append(row)
             print(label, Counter(n["verdict"] for n in row["numeric"]) or row["note"],
                   flush=True)
-    seconds = time.perf_counter() - start
-    command = "python bench/numeric.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    Path(args.out + ".json").write_text(json.dumps(rows, indent=1) + "\n")
-    Path(args.out + ".md").write_text(markdown(rows, command.strip(), seconds))
-    print(markdown(rows, command.strip(), seconds))
+            # Written after every file: an interrupted run keeps what it measured.
+            rows.sort(key=lambda r: r["file"])
+            saved.write_text(json.dumps(rows, indent=1) + "\n")
+            Path(args.out + ".md").write_text(
+                markdown(rows, command.strip(), time.perf_counter() - start))
+    print(Path(args.out + ".md").read_text() if rows else "no files")
     return 0
 
 

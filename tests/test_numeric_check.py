@@ -57,6 +57,7 @@ HOST_PASSING = [
     ("gelu_tanh", "gelu_kernel"),
     ("silu", "silu_kernel"),
     ("batched_matmul", "bmm_kernel"),
+    ("fp8_block_scaled_matmul", "fp8_block_matmul_kernel"),  # 0-d bitcasts, pointer loads
 ]
 
 

@@ -197,9 +197,14 @@ def _fit_rank(shape: tuple[int, ...], ndim: int) -> tuple[int, ...]:
 
 
 def _fitted(spec: KernelSpec, case: HostCase) -> HostCase:
+    """The case with a shape of the kernel's rank for every array parameter: an array the
+    launch passes no tensor for (None, for a kernel whose constant says it is unused) takes
+    the shape of another array of its rank, else unit sizes."""
     arrays = _arrays_of(spec)
-    shapes = {n: _fit_rank(s, arrays[n][1]) if n in arrays else s
-              for n, s in case.shapes.items()}
+    shapes = {n: _fit_rank(s, arrays[n][1]) for n, s in case.shapes.items() if n in arrays}
+    for name, (_, ndim) in arrays.items():
+        if name not in shapes:
+            shapes[name] = next((s for s in shapes.values() if len(s) == ndim), (1,) * ndim)
     return case if shapes == case.shapes else replace(
         case, shapes=shapes, label=f"{case.label}, ranks fitted")
 

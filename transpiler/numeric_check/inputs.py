@@ -179,10 +179,17 @@ def _data(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator, spe
             low = max(low, 0)
         if dtype.kind == "b":
             return rng.integers(0, 2, size=shape).astype(np.bool_)
-        values = rng.integers(low, max(high, low + 1), size=shape)
-        if values.size >= 2:
-            # Both ends of the range occur: a bound check off by one shows.
-            values.reshape(-1)[[0, -1]] = [low, max(high, low + 1) - 1]
+        top = max(high, low + 1) - 1
+        values = rng.integers(low, top + 1, size=shape)
+        flat = values.reshape(-1)
+        # Both ends of the range occur (a bound check off by one shows), and at the front,
+        # where even a launch that reads a few elements sees them, -1 and the lowest odd
+        # value: a negative with a remainder for every divisor (C and Python `%` differ).
+        for position, value in ((0, low), (-1, top), (1, -1), (2, low + 1 - low % 2)):
+            if flat.size >= 4 and low <= value <= top:
+                flat[position] = value
+        if flat.size in (2, 3):
+            flat[[0, -1]] = [low, top]
         return values.astype(dtype)
     magnitude = np.exp2(rng.integers(-3, 4, size=shape))
     values = rng.standard_normal(shape) * magnitude

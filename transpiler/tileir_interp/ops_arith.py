@@ -369,7 +369,8 @@ def _ftof(m: Any, op: Operation, args: list[Any]) -> list[Any]:
 
 def _bitcast(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     target = result_element(op)
-    value = np.ascontiguousarray(args[0])
+    # np.array, not np.ascontiguousarray: the latter makes a 0-d tile 1-d
+    value = np.array(args[0], order="C")
     if value.dtype.itemsize != target.dtype.itemsize:
         raise UnsupportedOpError(f"bitcast between sizes {value.dtype.itemsize} and "
                                  f"{target.dtype.itemsize}")
