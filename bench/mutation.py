@@ -4,16 +4,16 @@ and what the structural IR check, the numeric check and both together catch.
     .venv/bin/python bench/mutation.py [--per-operator N] [--stems vector_add,softmax_rows]
     .venv/bin/python bench/mutation.py --triton [--per-operator N] [--stems saxpy,matmul]
 
-Takes the golden kernels (the first specialization of each; launch shapes from
-tests/numeric_settings.py where it has them, else from the host code, as `verify --numeric`
-derives them: `numeric_check.host_settings`) and, per mutation operator (`OPERATORS`: a
-regex and its replacement), one mutant per match (at most `--per-operator` per file). A
-mutant the Rust toolchain rejects is stillborn and not counted. Prints the score table and
-every survivor (the edit, file and line), to be read: truly equivalent, or a hole in the
-check. `--triton` does the same for the Triton goldens (`golden/triton/`, launch shapes from
-`tests/triton_specs/`, the first specialization of each kernel): what the proof's numeric
-check (Triton's interpreter) and its TTIR facts catch.
-"""
+Takes the golden kernels (one specialization of each: with launch shapes from
+tests/numeric_settings.py where it has them, else the first the host code launches, with its
+shapes, as `verify --numeric` derives them: `numeric_check.host_settings`) and, per mutation
+operator (`OPERATORS`: a regex and its replacement), one mutant per match (at most `--per-
+operator` per file). A mutant the Rust toolchain rejects is stillborn and not counted.
+Prints the score table and every survivor (the edit, file and line), to be read: truly
+equivalent, or a hole in the check. `--triton` does the same for the Triton goldens
+(`golden/triton/`, launch shapes from `tests/triton_specs/`, the first specialization of
+each kernel): what the proof's numeric check (Triton's interpreter) and its TTIR facts
+catch. """
 
 from __future__ import annotations
 
@@ -33,7 +33,14 @@ from golden_specs import GOLDEN_SPECS  # noqa: E402
 from numeric_settings import NUMERIC_SETTINGS  # noqa: E402
 
 from transpiler.driver import read_manifests  # noqa: E402
-from transpiler.ircheck.check import check_pairs, compile_pairs, select_manifest  # noqa: E402
+from transpiler.frontend.cutile_py import parse_source  # noqa: E402
+from transpiler.ircheck.check import (  # noqa: E402
+    check_pairs,
+    compile_pairs,
+    derive_specs,
+    plain_manifests,
+    select_manifest,
+)
 from transpiler.ircheck.spec import KernelSpec, load_spec_file  # noqa: E402
 from transpiler.numeric_check.run import numeric_check  # noqa: E402
 from transpiler.numeric_check.triton_proof import TritonOutcome, prove_triton  # noqa: E402
@@ -82,12 +89,19 @@ def _replacement(op: Operator, match: re.Match[str]) -> str:
 
 
 def checked_specs(manifests: dict[str, dict], stem: str) -> dict[str, list[KernelSpec]]:
-    """The first golden specialization of each kernel."""
+    """One specialization per kernel: the first golden one of a kernel with numeric settings;
+    else the first the host code launches (as `verify` derives it: its shapes and constants
+    come from the same launch), else the first golden one."""
     kernels = {str(m["kernel"]) for m in manifests.values()}
+    source = ROOT / "golden" / f"{stem}.py"
+    derived = derive_specs(parse_source(source.read_text(), str(source)),
+                           plain_manifests(manifests))
     specs: dict[str, list[KernelSpec]] = {}
     for spec in GOLDEN_SPECS[stem]:
         if spec.kernel in kernels and spec.kernel not in specs:
-            specs[spec.kernel] = [spec]
+            host = derived.get(spec.kernel, [])
+            specs[spec.kernel] = [spec if spec.kernel in NUMERIC_SETTINGS or not host
+                                  else host[0]]
     return specs
 
 
