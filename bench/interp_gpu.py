@@ -44,7 +44,11 @@ from transpiler.ircheck.parse import parse_tileir  # noqa: E402
 from transpiler.ircheck.reference import reference_ir  # noqa: E402
 from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, ScalarSpec  # noqa: E402
 from transpiler.numeric_check.binding import LogicalArrays, reference_plan  # noqa: E402
-from transpiler.numeric_check.compare import TOLERANCES, compare_output  # noqa: E402
+from transpiler.numeric_check.compare import (  # noqa: E402
+    TOLERANCES,
+    approx_rule,
+    compare_output,
+)
 from transpiler.numeric_check.inputs import LaunchCase, cases_for  # noqa: E402
 from transpiler.numeric_check.sides import TileIrSide  # noqa: E402
 from transpiler.tileir_interp.errors import InterpError  # noqa: E402
@@ -92,13 +96,16 @@ def prepare(stage: Path, stems: list[str]) -> int:
         shutil.copy(ROOT / "golden" / f"{stem}.py", stage / "golden" / f"{stem}.py")
         for spec in (s for s in GOLDEN_SPECS[stem] if s.kernel in NUMERIC_SETTINGS):
             sides: dict[Any, TileIrSide] = {}
+            approx: dict[Any, str] = {}
             for case in cases_for(spec, NUMERIC_SETTINGS[spec.kernel], 0):
                 # Compiled for the case's own layout facts (a ragged size is not divisible
                 # by 16), as cuTile Python's JIT compiles for the tensors it is given.
                 if case.layout not in sides:
                     laid = replace(spec, layout=case.layout)
                     text = reference_ir(ROOT / "golden" / f"{stem}.py", laid)
-                    sides[case.layout] = TileIrSide("interpreter", parse_tileir(text).entry(),
+                    module = parse_tileir(text)
+                    approx[case.layout] = approx_rule(module)
+                    sides[case.layout] = TileIrSide("interpreter", module.entry(),
                                                     reference_plan(laid))
                 side = sides[case.layout]
                 ident = f"{len(cases):04d}"
@@ -114,7 +121,8 @@ def prepare(stage: Path, stems: list[str]) -> int:
                               "spec": spec.label(), "case": case.label,
                               "grid": list(case.grid), "args": launch_args(spec, case),
                               "dtypes": {k: str(v.dtype) for k, v in case.arrays.items()},
-                              "interpreter_fault": fault})
+                              "interpreter_fault": fault,
+                              "tolerance": approx[case.layout]})
             print(f"{stem}: {spec.label()} prepared", flush=True)
     (stage / "cases.json").write_text(json.dumps(cases, indent=1), encoding="utf-8")
     print(f"{len(cases)} cases in {stage}")
@@ -142,12 +150,13 @@ def compare(stage: Path, gpu_out: Path, out: Path) -> int:
         interp = _from_npz(stage / f"interp_{case['id']}.npz", like)
         gpu = _from_npz(gpu_file, like)
         for name in like:
-            verdict = compare_output(name, gpu[name], interp[name], TOLERANCES["exact"])
+            rule = case.get("tolerance", "exact")
+            verdict = compare_output(name, gpu[name], interp[name], TOLERANCES[rule])
             totals["outputs"] += 1
             totals["bitwise"] += int(verdict.ok)
             first = (f"{list(verdict.index or ())}: gpu {verdict.reference}, "
                      f"interp {verdict.generated}" if not verdict.ok else "")
-            lines.append(f"{head} | {name} | bitwise | {'yes' if verdict.ok else 'no'} | "
+            lines.append(f"{head} | {name} | {verdict.rule} | {'yes' if verdict.ok else 'no'} | "
                          f"{verdict.max_ulps} | {verdict.mismatches} | {first} |")
     summary = (f"{len(cases)} launch cases, {totals['outputs']} outputs compared, "
                f"{totals['bitwise']} bitwise equal; {totals['faults']} interpreter faults, "

@@ -4,14 +4,16 @@ and what the structural IR check, the numeric check and both together catch.
     .venv/bin/python bench/mutation.py [--per-operator N] [--stems vector_add,softmax_rows]
     .venv/bin/python bench/mutation.py --triton [--per-operator N] [--stems saxpy,matmul]
 
-Takes the golden kernels that have `numeric` settings (tests/numeric_settings.py) and, per
-mutation operator (`OPERATORS`: a regex and its replacement), one mutant per match (at most
-`--per-operator` per file). A mutant the Rust toolchain rejects is stillborn and not counted.
+Takes the golden kernels (one specialization of each: with launch shapes from
+tests/numeric_settings.py where it has them, else the first the host code launches, with its
+shapes, as `verify --numeric` derives them: `numeric_check.host_settings`) and, per mutation
+operator (`OPERATORS`: a regex and its replacement), one mutant per match (at most `--per-
+operator` per file). A mutant the Rust toolchain rejects is stillborn and not counted.
 Prints the score table and every survivor (the edit, file and line), to be read: truly
 equivalent, or a hole in the check. `--triton` does the same for the Triton goldens
-(`golden/triton/`, launch shapes from `tests/triton_specs/`, the first specialization of each
-kernel): what the proof's numeric check (Triton's interpreter) and its TTIR facts catch.
-"""
+(`golden/triton/`, launch shapes from `tests/triton_specs/`, the first specialization of
+each kernel): what the proof's numeric check (Triton's interpreter) and its TTIR facts
+catch. """
 
 from __future__ import annotations
 
@@ -31,7 +33,14 @@ from golden_specs import GOLDEN_SPECS  # noqa: E402
 from numeric_settings import NUMERIC_SETTINGS  # noqa: E402
 
 from transpiler.driver import read_manifests  # noqa: E402
-from transpiler.ircheck.check import check_pairs, compile_pairs, select_manifest  # noqa: E402
+from transpiler.frontend.cutile_py import parse_source  # noqa: E402
+from transpiler.ircheck.check import (  # noqa: E402
+    check_pairs,
+    compile_pairs,
+    derive_specs,
+    plain_manifests,
+    select_manifest,
+)
 from transpiler.ircheck.spec import KernelSpec, load_spec_file  # noqa: E402
 from transpiler.numeric_check.run import numeric_check  # noqa: E402
 from transpiler.numeric_check.triton_proof import TritonOutcome, prove_triton  # noqa: E402
@@ -80,18 +89,24 @@ def _replacement(op: Operator, match: re.Match[str]) -> str:
 
 
 def checked_specs(manifests: dict[str, dict], stem: str) -> dict[str, list[KernelSpec]]:
-    """The first golden specialization of each kernel with numeric settings."""
+    """One specialization per kernel: the first golden one of a kernel with numeric settings;
+    else the first the host code launches (as `verify` derives it: its shapes and constants
+    come from the same launch), else the first golden one."""
     kernels = {str(m["kernel"]) for m in manifests.values()}
+    source = ROOT / "golden" / f"{stem}.py"
+    derived = derive_specs(parse_source(source.read_text(), str(source)),
+                           plain_manifests(manifests))
     specs: dict[str, list[KernelSpec]] = {}
     for spec in GOLDEN_SPECS[stem]:
-        if spec.kernel in NUMERIC_SETTINGS and spec.kernel in kernels and (
-                spec.kernel not in specs):
-            specs[spec.kernel] = [spec]
+        if spec.kernel in kernels and spec.kernel not in specs:
+            host = derived.get(spec.kernel, [])
+            specs[spec.kernel] = [spec if spec.kernel in NUMERIC_SETTINGS or not host
+                                  else host[0]]
     return specs
 
 
 def checked_spans(text: str, stem: str) -> list[tuple[int, int]]:
-    """Where the entries of the kernels with numeric settings lie in the text (from their
+    """Where the entries of the checked kernels lie in the text (from their
     `fn` to the next entry attribute): the code the checks run."""
     spans = []
     manifests = read_manifests(text)
@@ -151,10 +166,11 @@ def generated_ir(stem: str, text: str) -> list[str]:
     return [_without_locations(p.generated_text) for p in pairs]
 
 
-def run_mutant(stem: str, text: str, original: list[str]) -> tuple[str, bool, bool]:
+def run_mutant(stem: str, text: str, original: list[str] | None) -> tuple[str, bool, bool]:
     """('stillborn' | 'same-ir' | 'ok', structural caught, numeric caught). A mutant whose
     Tile IR is the original's (an edit of a type annotation the cuTile compiler does not
-    read) is equivalent by construction and not scored."""
+    read) is equivalent by construction and not scored. With `original` None, the text is
+    the unmutated golden: its numeric verdict tells whether a FAIL of a mutant counts."""
     source = ROOT / "golden" / f"{stem}.py"
     with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
         rust = Path(tmp) / f"{stem}.rs"
@@ -164,10 +180,12 @@ def run_mutant(stem: str, text: str, original: list[str]) -> tuple[str, bool, bo
         pairs = compile_pairs(source, rust, manifests, specs)
         if any(p.outcome is not None and not p.outcome.reference_rejected for p in pairs):
             return "stillborn", False, False
-        if [_without_locations(p.generated_text) for p in pairs] == original:
+        if original is not None and [_without_locations(p.generated_text)
+                                     for p in pairs] == original:
             return "same-ir", False, False
         structural = check_pairs(pairs)
-        settings = {k: [(s, NUMERIC_SETTINGS[k]) for s in v] for k, v in specs.items()}
+        settings = {k: [(s, NUMERIC_SETTINGS[k]) for s in v] for k, v in specs.items()
+                    if k in NUMERIC_SETTINGS}
         numeric = numeric_check(source, rust, manifests, pairs, settings)
     return ("ok", any(o.verdict == "FAIL" for o in structural),
             any(n.verdict == "FAIL" for n in numeric))
@@ -273,8 +291,7 @@ def main() -> int:
     if args.triton:
         return main_triton(args.per_operator, [s for s in args.stems.split(",") if s])
     stems = [s for s in args.stems.split(",") if s] or sorted(
-        stem for stem, specs in GOLDEN_SPECS.items()
-        if any(s.kernel in NUMERIC_SETTINGS for s in specs))
+        stem for stem in GOLDEN_SPECS if (ROOT / "golden" / f"{stem}.rs").is_file())
     rows: dict[str, list[int]] = {}
     survivors: list[str] = []
     stillborn = 0
@@ -283,8 +300,13 @@ def main() -> int:
     for stem in stems:
         text = (ROOT / "golden" / f"{stem}.rs").read_text()
         original = generated_ir(stem, text)
+        _, _, baseline_fails = run_mutant(stem, text, None)
+        if baseline_fails:
+            print(f"{stem}: the unmutated translation FAILs the numeric check; its mutants "
+                  "count for the structural check only", flush=True)
         for operator, line, edit, mutated in mutants(text, stem, args.per_operator):
             status, structural, numeric = run_mutant(stem, mutated, original)
+            numeric = numeric and not baseline_fails
             if status == "stillborn":
                 stillborn += 1
                 continue

@@ -33,7 +33,9 @@ def _require_harness() -> None:
 
 
 def _numeric(stem: str, kernel: str, rust_text: str | None = None,
-             tmp_path: Path | None = None) -> list[NumericOutcome]:
+             tmp_path: Path | None = None, host: bool = False) -> list[NumericOutcome]:
+    """The numeric check of `kernel`'s first golden specialization: shapes from
+    `NUMERIC_SETTINGS`, or (`host`) from the host code's launches."""
     rust = GOLDEN / f"{stem}.rs"
     if rust_text is not None:
         assert tmp_path is not None
@@ -43,8 +45,49 @@ def _numeric(stem: str, kernel: str, rust_text: str | None = None,
     spec = next(s for s in GOLDEN_SPECS[stem] if s.kernel == kernel)
     manifests = read_manifests(rust.read_text())
     pairs = compile_pairs(source, rust, manifests, {kernel: [spec]})
-    settings = {kernel: [(spec, NUMERIC_SETTINGS[kernel])]}
+    settings = {} if host else {kernel: [(spec, NUMERIC_SETTINGS[kernel])]}
     return numeric_check(source, rust, manifests, pairs, settings)
+
+
+#: shapes, grid and scalars from the host code (no spec): row-wise with scalars, loops with
+#: a runtime `if`, approximate tanh and division on both sides, 3-D views
+HOST_PASSING = [
+    ("layer_norm", "layer_norm_fwd_kernel"),
+    ("alternating_rows", "alternating_rows_kernel"),
+    ("gelu_tanh", "gelu_kernel"),
+    ("silu", "silu_kernel"),
+    ("batched_matmul", "bmm_kernel"),
+    ("fp8_block_scaled_matmul", "fp8_block_matmul_kernel"),  # 0-d bitcasts, pointer loads
+]
+
+
+@pytest.mark.parametrize(("stem", "kernel"), HOST_PASSING, ids=[p[0] for p in HOST_PASSING])
+def test_golden_translation_passes_on_host_shapes(stem: str, kernel: str) -> None:
+    _require_harness()
+    [outcome] = _numeric(stem, kernel, host=True)
+    assert outcome.verdict == "PASS", outcome.reason
+    assert len({c.label.removesuffix(" special") for c in outcome.cases}) >= 2
+    assert all(c.label.startswith("host shapes") for c in outcome.cases)
+
+
+HOST_MUTANTS = [
+    ("silu", "silu_kernel", "denom, rounding::Approx", "denom, rounding::NearestEven",
+     "approximate division made exact"),
+    ("gelu_tanh", "gelu_kernel", "gelu_tanh_inner, rounding::Approx",
+     "gelu_tanh_inner, rounding::Full", "approximate tanh made full precision"),
+    ("layer_norm", "layer_norm_fwd_kernel", "reduce_sum(", "reduce_max(", "sum -> max"),
+]
+
+
+@pytest.mark.parametrize(("stem", "kernel", "old", "new", "what"), HOST_MUTANTS,
+                         ids=[m[4] for m in HOST_MUTANTS])
+def test_edited_translation_fails_on_host_shapes(stem: str, kernel: str, old: str, new: str,
+                                                 what: str, tmp_path: Path) -> None:
+    _require_harness()
+    text = (GOLDEN / f"{stem}.rs").read_text()
+    assert old in text, f"the golden no longer has `{old}`"
+    [outcome] = _numeric(stem, kernel, text.replace(old, new, 1), tmp_path, host=True)
+    assert outcome.verdict == "FAIL", outcome.line()
 
 
 PASSING = [
@@ -75,6 +118,9 @@ MUTANTS = [
      "changed padding"),
     ("online_softmax", "online_softmax_kernel", "1.4426950408889634f32", "1.4426f32",
      "changed constant"),
+    # 1 / s approximate -> correctly rounded: the approximate reciprocal is not the exact one
+    ("online_softmax", "online_softmax_kernel", "running_sum, rounding::Approx",
+     "running_sum, rounding::NearestEven", "approximate division made exact"),
 ]
 
 
@@ -92,7 +138,7 @@ def test_edited_translation_fails(stem: str, kernel: str, old: str, new: str, wh
     assert any(not o.ok and o.index is not None for o in failing.outputs)
 
 
-def test_verify_numeric_at_translation_json_and_cannot_run(tmp_path: Path) -> None:
+def test_verify_numeric_at_translation_json_host_and_default_shapes(tmp_path: Path) -> None:
     _require_harness()
     spec = ROOT / "tests" / "numeric_specs" / "vector_add.json"
     cmd = [sys.executable, "-m", "transpiler", str(GOLDEN / "vector_add.py"), "-o",
@@ -105,11 +151,38 @@ def test_verify_numeric_at_translation_json_and_cannot_run(tmp_path: Path) -> No
     # the kernel's numeric settings serve them all.
     verdicts = [v["numeric"]["verdict"] for v in entry["verify"]]
     assert verdicts and set(verdicts) == {"PASS"}
-    # Without shapes and grid the numeric check cannot run: never PASS.
+    # Without a spec the host code's launches give shapes, grid and scalars.
     bare = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    assert bare.returncode == 1
+    assert bare.returncode == 0, bare.stderr
     [entry] = json.loads(bare.stdout)["files"]
-    assert all(v["numeric"]["verdict"] == "CANNOT_RUN" for v in entry["verify"])
+    assert {v["numeric"]["verdict"] for v in entry["verify"]} == {"PASS"}
+    labels = [c["case"] for v in entry["verify"] for c in v["numeric"]["cases"]]
+    assert labels and all(label.startswith("host shapes") for label in labels)
+    # Without host code that launches the kernel: the default shape family.
+    alone = tmp_path / "kernel_only.py"
+    text = (GOLDEN / "vector_add.py").read_text()
+    alone.write_text(text[:text.index("def vector_add(")])
+    bare_spec = tmp_path / "no_numeric.json"
+    _write_bare_spec(spec, bare_spec)
+    done = subprocess.run([sys.executable, "-m", "transpiler", str(alone), "-o",
+                           str(tmp_path / "alone.rs"), "--verify", "--numeric", "--json", "-q",
+                           "--spec", str(bare_spec)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    [entry] = json.loads(done.stdout)["files"]
+    assert {v["numeric"]["verdict"] for v in entry["verify"]} == {"PASS"}
+    labels = {c["case"].split(" (")[0] for v in entry["verify"]
+              for c in v["numeric"]["cases"]}
+    assert labels == {"default shapes, tile multiple", "default shapes, ragged",
+                      "default shapes, tiny"}
+
+
+def _write_bare_spec(spec: Path, out: Path) -> None:
+    """`spec` without its `numeric` settings."""
+    data = json.loads(spec.read_text())
+    for entries in data.values():
+        for entry in entries:
+            entry.pop("numeric", None)
+    out.write_text(json.dumps(data))
 
 
 def test_same_seed_same_verdicts() -> None:
@@ -118,4 +191,5 @@ def test_same_seed_same_verdicts() -> None:
     again = [o.to_json() for o in _numeric("vector_add", "vector_add_kernel")]
     for o in (*first, *again):
         o.pop("seconds")
+        o.pop("cpu_seconds")
     assert first == again

@@ -209,14 +209,31 @@ def test_op_table_covers_the_golden_and_pointer_ops() -> None:
 
 
 def test_approximate_division_is_a_product_with_the_reciprocal() -> None:
+    """The approximate reciprocal is not correctly rounded: 1/3 rounded toward zero (the
+    correctly rounded 1/3 rounds up), so even `1 / 3` differs from the exact quotient."""
     x = np.array([1, 2, 5, 7, 10, 11, 13, 100], dtype=np.float32)
     three = "  %d = constant <f32: 3.000000e+00> : tile<8xf32>\n"
     approx = _run_unary(three + "  %y = divf %x, %d rounding<approx> : tile<8xf32>", x,
                         "f32", "f32", np.float32)
     full = _run_unary(three + "  %y = divf %x, %d : tile<8xf32>", x, "f32", "f32", np.float32)
     assert np.array_equal(full, x / np.float32(3))
-    assert np.array_equal(approx, x * (np.float32(1) / np.float32(3)))
-    assert not np.array_equal(approx, full)
+    below = np.nextafter(np.float32(1) / np.float32(3), np.float32(0))
+    assert np.array_equal(approx, x * below)
+    assert approx[0] != full[0]
+    ulps = np.abs(approx.view(np.int32) - full.view(np.int32))
+    assert ulps.max() <= 2
+
+
+def test_approximate_tanh_keeps_twelve_significant_bits() -> None:
+    """`tanh.approx.f32`'s relative error is below 2^-10.987: the model's is that size."""
+    x = np.array([0.1, 0.3, 0.5, 0.7, 1.0, -0.4, 2.0, -3.0], dtype=np.float32)
+    approx = _run_unary("  %y = tanh %x rounding<approx> : tile<8xf32>", x, "f32", "f32",
+                        np.float32)
+    full = _run_unary("  %y = tanh %x : tile<8xf32>", x, "f32", "f32", np.float32)
+    assert np.array_equal(full, np.tanh(x))
+    relative = np.abs(approx.astype(np.float64) - full) / np.abs(full)
+    assert relative.max() <= 2.0 ** -10.987 and (approx != full).any()
+    assert np.all(np.abs(approx) <= np.abs(full))
 
 
 def test_a_pointer_load_with_a_padding_and_no_mask_loads_every_lane() -> None:

@@ -39,6 +39,17 @@ TOLERANCES: dict[str, Tolerance] = {
     "atomic-order": Tolerance(
         "atomic-order", 64, 1e-5,
         "float atomics add in the order the blocks run; another order rounds differently"),
+    "approx-division": Tolerance(
+        "approx-division", 2, 0.0,
+        "`divf rounding<approx>` is `a * rcp.approx(b)` on the GPU, within 2 ulp of the "
+        "quotient (PTX `div.approx.f32`); the interpreter models the reciprocal's rounding "
+        "but not its bits (interpreter against a GPU only; two translations that both "
+        "divide approximately run the same model and compare bit for bit)"),
+    "approx-tanh": Tolerance(
+        "approx-tanh", 0, 2.0 ** -10.987,
+        "`tanh rounding<approx>` is PTX `tanh.approx.f32` on the GPU, relative error below "
+        "2^-10.987; the interpreter keeps 12 significant bits of the exact tanh (interpreter "
+        "against a GPU only)"),
 }
 
 #: A Triton translation against Triton's interpreter, per element type of the output (key:
@@ -119,6 +130,17 @@ def has_float_atomics(module: TileIrModule) -> bool:
         return op.name.startswith("atomic_") and any(
             i.kind == "NAME" and i.text == "addf" for i in op.items)
     return _count(module, float_atomic) > 0
+
+
+def approx_rule(module: TileIrModule) -> str:
+    """The tolerance against a GPU of a module's approximate ops (`rounding<approx>`):
+    `approx-tanh` where it computes an approximate tanh, `approx-division` where it divides
+    approximately, else `exact`."""
+    def approx(name: str) -> Any:
+        return lambda op: op.name == name and "approx" in op.attributes.get("rounding", "")
+    if _count(module, approx("tanh")):
+        return "approx-tanh"
+    return "approx-division" if _count(module, approx("divf")) else "exact"
 
 
 def is_float(array: np.ndarray) -> bool:

@@ -6,13 +6,16 @@ Takes the `numeric` object of a spec entry:
      "shapes": {"a": ["N"], "b": ["N"], "c": ["N"]},       # array -> dims (expressions)
      "grid": ["cdiv(N, TILE)", 1, 1],                      # expressions
      "scalars": {"n": "N"},                                # runtime scalars (expressions)
-     "ranges": {"idx": [0, "N"]}}                          # integer arrays: [low, high)
+     "ranges": {"idx": [0, "N"]},                          # integer arrays: [low, high)
+     "labels": ["tile multiple", "ragged", "tiny"]}        # optional: one per `sizes` entry
 
-Expressions are integers, names (the case's sizes and the specialization's constants), `+ - *
-// %`, and `cdiv`, `min`, `max`. Gives `LaunchCase`s with seeded arrays: floats normal with a
-spread of magnitudes (and, in the `special` variant, NaN, infinities, signed zeros and
-subnormals at seeded positions), integers uniform in their range (negatives included unless
-the range says otherwise), so that the same seed gives the same inputs.
+(`host_settings` writes such objects from the launches of the host code.) A `sizes` value
+may be a float: the value of a float scalar. Expressions are integers, names (the case's
+sizes and the specialization's constants), `+ - * // %`, and `cdiv`, `min`, `max`. Gives
+`LaunchCase`s with seeded arrays: floats normal with a spread of magnitudes (and, in the
+`special` variant, NaN, infinities, signed zeros and subnormals at seeded positions),
+integers uniform in their range (negatives included unless the range says otherwise), so
+that the same seed gives the same inputs.
 """
 
 from __future__ import annotations
@@ -109,7 +112,8 @@ def cases_for(spec: KernelSpec, numeric: dict[str, Any] | None, seed: int) -> li
     consts = {n: p.value for n, p in spec.params if isinstance(p, ConstSpec)}
     out: list[LaunchCase] = []
     for number, given in enumerate(numeric["sizes"]):
-        sizes = {k: evaluate(v, consts) for k, v in given.items()}
+        sizes = {k: v if isinstance(v, float) else evaluate(v, consts)
+                 for k, v in given.items()}
         names = {**consts, **sizes}
         for special in (False, True):
             rng = np.random.default_rng([seed, number, int(special)])
@@ -119,12 +123,22 @@ def cases_for(spec: KernelSpec, numeric: dict[str, Any] | None, seed: int) -> li
             grid = tuple(evaluate(g, names) for g in numeric["grid"])
             if len(grid) != 3 or min(grid) < 1:
                 raise CaseError(f"grid {numeric['grid']} gives {grid}")
-            scalars = {name: _scalar(spec, name, evaluate(expr, names) if not isinstance(
-                expr, float) else expr) for name, expr in numeric.get("scalars", {}).items()}
-            label = ",".join(f"{k}={v}" for k, v in sizes.items()) + (
-                " special" if special else "")
+            scalars = {name: _scalar(spec, name, _scalar_value(expr, names))
+                       for name, expr in numeric.get("scalars", {}).items()}
+            labels = numeric.get("labels") or []
+            label = (labels[number] if number < len(labels) else ",".join(
+                f"{k}={v}" for k, v in sizes.items())) + (" special" if special else "")
             out.append(LaunchCase(label, arrays, scalars, grid, layout_of(arrays), sizes))
     return out
+
+
+def _scalar_value(expr: object, names: dict[str, Any]) -> Any:
+    """A scalar's value: a float literal, a name bound to a float, or an integer expression."""
+    if isinstance(expr, float):
+        return expr
+    if isinstance(expr, str) and isinstance(names.get(expr), float):
+        return names[expr]
+    return evaluate(expr, names)
 
 
 def _is_float(array: np.ndarray) -> bool:
@@ -165,10 +179,17 @@ def _data(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator, spe
             low = max(low, 0)
         if dtype.kind == "b":
             return rng.integers(0, 2, size=shape).astype(np.bool_)
-        values = rng.integers(low, max(high, low + 1), size=shape)
-        if values.size >= 2:
-            # Both ends of the range occur: a bound check off by one shows.
-            values.reshape(-1)[[0, -1]] = [low, max(high, low + 1) - 1]
+        top = max(high, low + 1) - 1
+        values = rng.integers(low, top + 1, size=shape)
+        flat = values.reshape(-1)
+        # Both ends of the range occur (a bound check off by one shows), and at the front,
+        # where even a launch that reads a few elements sees them, -1 and the lowest odd
+        # value: a negative with a remainder for every divisor (C and Python `%` differ).
+        for position, value in ((0, low), (-1, top), (1, -1), (2, low + 1 - low % 2)):
+            if flat.size >= 4 and low <= value <= top:
+                flat[position] = value
+        if flat.size in (2, 3):
+            flat[[0, -1]] = [low, top]
         return values.astype(dtype)
     magnitude = np.exp2(rng.integers(-3, 4, size=shape))
     values = rng.standard_normal(shape) * magnitude

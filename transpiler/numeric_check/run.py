@@ -38,6 +38,7 @@ from transpiler.numeric_check.compare import (
     has_float_atomics,
     pair_tolerance,
 )
+from transpiler.numeric_check.host_settings import host_settings
 from transpiler.numeric_check.inputs import CaseError, LaunchCase, cases_for
 from transpiler.numeric_check.sides import TileIrSide
 from transpiler.tileir_interp.errors import InterpError
@@ -68,11 +69,13 @@ class NumericOutcome:
     cases: list[CaseResult] = field(default_factory=list)
     reason: str | None = None
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process's CPU time (the wall time counts other jobs too)
 
     def to_json(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "specialization": self.spec.label(),
                 "verdict": self.verdict, "reason": self.reason,
-                "seconds": round(self.seconds, 3), "cases": [c.to_json() for c in self.cases]}
+                "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
+                "cases": [c.to_json() for c in self.cases]}
 
     def line(self) -> str:
         head = f"numeric {self.verdict:<10} {self.spec.label()}"
@@ -86,7 +89,9 @@ def numeric_check(source_path: Path, rust_path: Path, manifests: dict[str, dict[
                   pairs: list[IrPair], settings: dict[str, list[tuple[KernelSpec, dict]]],
                   kernel_map: dict[str, str] | None = None, seed: int = DEFAULT_SEED
                   ) -> list[NumericOutcome]:
-    """One outcome per pair; `settings` maps a kernel to (spec, numeric settings) pairs."""
+    """One outcome per pair; `settings` maps a kernel to (spec, numeric settings) pairs.
+    A pair it gives none for gets those of the host code's launches (`host_settings`)."""
+    settings = _with_host_settings(source_path, pairs, manifests, settings)
     outcomes: list[NumericOutcome] = []
     planned: list[tuple[IrPair, list[LaunchCase]]] = []
     extra: dict[Layout, dict[str, list[KernelSpec]]] = {}
@@ -115,7 +120,7 @@ def numeric_check(source_path: Path, rust_path: Path, manifests: dict[str, dict[
     for outcome, (pair, cases) in zip(outcomes, planned, strict=True):
         if outcome.verdict == "CANNOT_RUN":
             continue
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for case in cases:
             ir = pair if case.layout == pair.spec.layout else recompiled.get(
                 (pair.kernel, replace(pair.spec, layout=case.layout)), pair)
@@ -123,7 +128,25 @@ def numeric_check(source_path: Path, rust_path: Path, manifests: dict[str, dict[
             outcome.cases.append(result)
         _settle(outcome, outcome.cases)
         outcome.seconds = time.perf_counter() - start
+        outcome.cpu_seconds = time.process_time() - cpu
     return outcomes
+
+
+def _with_host_settings(source_path: Path, pairs: list[IrPair],
+                        manifests: dict[str, dict[str, Any]],
+                        settings: dict[str, list[tuple[KernelSpec, dict]]]
+                        ) -> dict[str, list[tuple[KernelSpec, dict]]]:
+    missing: dict[str, list[KernelSpec]] = {}
+    for pair in pairs:
+        if _settings_for(pair, settings) is None and pair.spec not in missing.get(
+                pair.kernel, []):
+            missing.setdefault(pair.kernel, []).append(pair.spec)
+    if not missing or not source_path.is_file():
+        return settings
+    merged = {k: list(v) for k, v in settings.items()}
+    for kernel, found in host_settings(source_path, missing, manifests).items():
+        merged.setdefault(kernel, []).extend(found)
+    return merged
 
 
 def _settings_for(pair: IrPair, settings: dict[str, list[tuple[KernelSpec, dict]]]
@@ -163,7 +186,7 @@ def numeric_with_plan(pair: IrPair, slots: list[tuple[str, str, int, Any]],
         cases = cases_for(pair.spec, numeric, seed)
     except CaseError as err:
         return NumericOutcome(pair.kernel, pair.spec, "CANNOT_RUN", reason=str(err))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for case in cases:
         if case.layout != pair.spec.layout:
             outcome.cases.append(CaseResult(case.label, case.grid, error="cannot run: the "
@@ -172,6 +195,7 @@ def numeric_with_plan(pair: IrPair, slots: list[tuple[str, str, int, Any]],
         outcome.cases.append(_run_case(pair, case, seed, case is cases[0], generated_plan))
     _settle(outcome, outcome.cases)
     outcome.seconds = time.perf_counter() - start
+    outcome.cpu_seconds = time.process_time() - cpu
     return outcome
 
 

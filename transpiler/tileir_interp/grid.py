@@ -51,9 +51,10 @@ def run_grid(entry: TileIrEntry, raw_args: Sequence[Any], memory: Memory, grid: 
     """Runs every block; gives the machines (their `printed` output) in run order."""
     values = entry_values(entry, raw_args)
     machines = []
+    memo: dict[int, Any] = {}  # constants, computed once for all blocks
     with np.errstate(all="ignore"):
         for block in order if order is not None else block_order(grid):
-            machine = Machine(memory, grid, block, OP_TABLE)
+            machine = Machine(memory, grid, block, OP_TABLE, memo=memo)
             for arg, value in zip(entry.args, values, strict=True):
                 machine.env[arg.name] = value
             machine.run_ops(entry.ops)

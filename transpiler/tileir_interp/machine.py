@@ -39,6 +39,21 @@ class Machine:
     printed: list[tuple[str, list[np.ndarray]]] = field(default_factory=list)
     #: the op that produced each value, for reporting where a differing output came from
     origin: dict[str, Operation] = field(default_factory=dict)
+    #: values that depend on the op alone (constants), by op identity, shared by the blocks
+    #: of one launch; read-only arrays, so that no op can change what another op reads
+    memo: dict[int, tuple[Operation, list[Any]]] = field(default_factory=dict)
+
+    def remembered(self, op: Operation, compute: Callable[[], list[Any]]) -> list[Any]:
+        """`compute()`'s values for `op`, computed once per launch."""
+        found = self.memo.get(id(op))
+        if found is not None and found[0] is op:
+            return found[1]
+        values = compute()
+        for value in values:
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+        self.memo[id(op)] = (op, values)
+        return values
 
     def run_ops(self, ops: list[Operation]) -> Terminator | None:
         env = self.env

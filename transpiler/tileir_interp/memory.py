@@ -116,6 +116,9 @@ class Memory:
     def _groups(self, addresses: np.ndarray, etype: ElementType, what: str
                 ) -> list[tuple[Buffer, np.ndarray, np.ndarray]]:
         flat = addresses.reshape(-1).astype(np.int64)
+        single = self._single_buffer(flat, etype)
+        if single is not None:
+            return [single]
         index = self._locate(flat, etype, what)
         out = []
         for b in np.unique(index):
@@ -123,6 +126,24 @@ class Memory:
             buffer = self.buffers[int(b)]
             out.append((buffer, picked, (flat[picked] - buffer.base) // etype.size))
         return out
+
+    def _single_buffer(self, flat: np.ndarray, etype: ElementType
+                       ) -> tuple[Buffer, np.ndarray, np.ndarray] | None:
+        """The common case without a search per element: every address aligned inside the
+        buffer that holds the lowest one (None: not so, or no address; `_locate` decides)."""
+        if flat.size == 0:
+            return None
+        low, high = int(flat.min()), int(flat.max())
+        at = int(np.searchsorted(self._bases, low, side="right")) - 1
+        if at < 0:
+            return None
+        buffer = self.buffers[at]
+        if low < buffer.base or high + etype.size > buffer.end:
+            return None
+        offsets = flat - buffer.base
+        if etype.size > 1 and np.any(offsets % etype.size):
+            return None
+        return buffer, np.arange(flat.size), offsets // etype.size
 
     def gather(self, addresses: np.ndarray, etype: ElementType) -> np.ndarray:
         out = np.zeros(addresses.size, dtype=etype.dtype)

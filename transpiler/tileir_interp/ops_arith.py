@@ -6,8 +6,15 @@ op is a numpy expression over the whole tile. Float ops on 16- and 8-bit types c
 float32 and round the result once to the result type; a rounding mode other than nearest-even
 computes in float64 and steps the float32 result toward the mode. `approx` and `full` are
 computed as correctly rounded, except `divf` `approx`, which is computed as the GPU computes
-it, a product with the rounded reciprocal (two roundings), so that a division that is
-approximate on one side and exact on the other shows in the results.
+it: a product with an approximate reciprocal (PTX `div.approx`: `a * rcp.approx(b)`, within
+2 ulp of the quotient). The hardware's reciprocal is not correctly rounded and its bits are
+not specified; it is modelled as the reciprocal rounded toward zero (within 1 ulp of the true
+one, as the hardware's is, and below it wherever it is not exact), so that a division that is
+approximate on one side and correctly rounded on the other shows in the results even where
+the product with a correctly rounded reciprocal would be exact (a numerator of 1). The
+comparison with a real GPU allows `compare.TOLERANCES["approx-division"]` for it. Likewise
+`tanh` `approx` (f32) keeps 12 significant bits (PTX `tanh.approx.f32`: relative error below
+2^-10.987; `compare.TOLERANCES["approx-tanh"]` against a GPU).
 """
 
 from __future__ import annotations
@@ -93,9 +100,37 @@ def _divf(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     ftz = "flush_to_zero" in op.attributes
     if ftz:
         a, b = flush_subnormals(a, etype), flush_subnormals(b, etype)
-    reciprocal = to_float(np.asarray(1.0 / b), etype)
+    with np.errstate(divide="ignore"):
+        reciprocal = to_float(np.asarray(1.0 / b.astype(np.float64)), etype, "zero")
     result = to_float(np.asarray(a * reciprocal.astype(compute)), etype)
     return [flush_subnormals(result, etype) if ftz else result]
+
+
+#: `tanh rounding<approx>` is PTX `tanh.approx.f32`: relative error below 2^-10.987. It is
+#: modelled as the f32 tanh with its significand cut to 12 bits (toward zero: relative error
+#: below 2^-11), an error of that size, so that an approximate tanh on one side only shows.
+_APPROX_TANH_BITS = 12
+
+
+def truncate_significand(values: np.ndarray, bits: int) -> np.ndarray:
+    """float32 values with all but the first `bits` bits of the significand (the implicit one
+    included) cleared: rounded toward zero to `bits` significant bits."""
+    as_f32 = np.asarray(values, dtype=np.float32)
+    mask = np.uint32((0xFFFFFFFF << (24 - bits)) & 0xFFFFFFFF)
+    cut = (as_f32.view(np.uint32) & mask).view(np.float32)
+    return np.where(np.isfinite(as_f32), cut, as_f32)
+
+
+def _approximable(fn: Callable[..., np.ndarray], approx_bits: int) -> Handler:
+    """A math function whose `rounding<approx>` form (f32) keeps `approx_bits` bits."""
+    exact = _float_op(fn)
+
+    def handler(m: Any, op: Operation, args: list[Any]) -> list[Any]:
+        [result] = exact(m, op, args)
+        if rounding(op) != "approx" or result_element(op).name != "f32":
+            return [result]
+        return [truncate_significand(result, approx_bits)]
+    return handler
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:
@@ -122,7 +157,7 @@ FLOAT_OPS: dict[str, Handler] = {
     "tan": _float_op(np.tan),
     "sinh": _float_op(np.sinh),
     "cosh": _float_op(np.cosh),
-    "tanh": _float_op(np.tanh),
+    "tanh": _approximable(np.tanh, _APPROX_TANH_BITS),
     "sqrt": _float_op(np.sqrt),
     "rsqrt": _float_op(_rsqrt),
     "floor": _float_op(np.floor),
@@ -334,7 +369,8 @@ def _ftof(m: Any, op: Operation, args: list[Any]) -> list[Any]:
 
 def _bitcast(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     target = result_element(op)
-    value = np.ascontiguousarray(args[0])
+    # np.array, not np.ascontiguousarray: the latter makes a 0-d tile 1-d
+    value = np.array(args[0], order="C")
     if value.dtype.itemsize != target.dtype.itemsize:
         raise UnsupportedOpError(f"bitcast between sizes {value.dtype.itemsize} and "
                                  f"{target.dtype.itemsize}")

@@ -109,11 +109,13 @@ def _load_view(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     view: PartitionView = plain[0]
     etype = view.tensor.element
     addresses, inside = view.positions(tuple(int(i) for i in index))
+    shape = tile_type(op.result_types[0]).shape
+    if inside is True:
+        return [m.memory.gather(addresses, etype).reshape(shape), TOKEN]
     fill = (padding_value(view.padding, etype) if view.padding is not None
             else undefined_fill(etype))
     tile = np.full(view.tile, fill).astype(etype.dtype)
     tile[inside] = m.memory.gather(addresses[inside], etype)
-    shape = tile_type(op.result_types[0]).shape
     return [tile.reshape(shape), TOKEN]
 
 
@@ -122,7 +124,10 @@ def _store_view(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     values, view = np.asarray(plain[0]), plain[1]
     addresses, inside = view.positions(tuple(int(i) for i in index))
     tile = values.reshape(view.tile).astype(view.tensor.element.dtype)
-    m.memory.scatter(addresses[inside], tile[inside], view.tensor.element)
+    if inside is True:
+        m.memory.scatter(addresses, tile, view.tensor.element)
+    else:
+        m.memory.scatter(addresses[inside], tile[inside], view.tensor.element)
     return [TOKEN]
 
 
@@ -267,7 +272,8 @@ def _atomic_red_view(m: Any, op: Operation, args: list[Any]) -> list[Any]:
     view: PartitionView = plain[0]
     etype = view.tensor.element
     combine = _mode(op)
-    addresses, inside = view.positions(tuple(int(i) for i in index))
+    addresses, where = view.positions(tuple(int(i) for i in index))
+    inside = np.ones(view.tile, dtype=bool) if where is True else where
     values = np.asarray(plain[1]).reshape(view.tile)[inside]
     apply_atomic(m, addresses[inside], values, etype,
                  lambda old, pos, ops: combine(old, ops[pos], etype))

@@ -39,6 +39,10 @@ _LITERAL = re.compile(r"<\s*[A-Za-z0-9_]+\s*:\s*(.*)>\s*$", re.S)
 
 
 def _constant(m: Any, op: Operation, args: list[Any]) -> list[Any]:
+    return m.remembered(op, lambda: _constant_values(op))
+
+
+def _constant_values(op: Operation) -> list[Any]:
     ttype = tile_type(op.result_types[0])
     text = op.attributes.get("value", "")
     match = _LITERAL.match(text)

@@ -72,18 +72,43 @@ class PartitionView:
         return tuple(-(-self.tensor.shape[d] // t) for t, d in zip(self.tile, self.dim_map,
                                                                      strict=True))
 
-    def positions(self, index: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    def positions(self, index: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray | bool]:
         """Element addresses of tile `index` (tile-shaped) and where they lie inside the
-        tensor."""
+        tensor (True: everywhere, the common case, found without a test per element)."""
         tensor = self.tensor
-        grids = np.indices(self.tile, dtype=np.int64)
-        offset = np.zeros(self.tile, dtype=np.int64)
+        starts = [int(index[k]) * self.tile[k] for k in range(len(self.dim_map))]
+        start_offset = sum(s * tensor.strides[axis] for s, axis in zip(
+            starts, self.dim_map, strict=True))
+        relative = _relative_offsets(self.tile, tuple(tensor.strides[a] for a in self.dim_map))
+        addresses = tensor.base + (relative + start_offset) * tensor.element.size
+        if all(0 <= s and s + t <= tensor.shape[axis]
+               for s, t, axis in zip(starts, self.tile, self.dim_map, strict=True)):
+            return addresses, True
+        grids = _tile_indices(self.tile)
         inside = np.ones(self.tile, dtype=bool)
         for k, axis in enumerate(self.dim_map):
-            coord = grids[k] + int(index[k]) * self.tile[k]
+            coord = grids[k] + starts[k]
             inside &= (coord >= 0) & (coord < tensor.shape[axis])
-            offset += coord * tensor.strides[axis]
-        return tensor.base + offset * tensor.element.size, inside
+        return addresses, inside
+
+
+@functools.lru_cache(maxsize=256)
+def _relative_offsets(tile: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """Element offsets of a tile's positions from its first, for these strides (shared)."""
+    grids = _tile_indices(tile)
+    offset = np.zeros(tile, dtype=np.int64)
+    for k, stride in enumerate(strides):
+        offset += grids[k] * stride
+    offset.setflags(write=False)
+    return offset
+
+
+@functools.lru_cache(maxsize=256)
+def _tile_indices(tile: tuple[int, ...]) -> np.ndarray:
+    """`np.indices(tile)`, computed once per tile shape (read-only: shared)."""
+    grids = np.indices(tile, dtype=np.int64)
+    grids.setflags(write=False)
+    return grids
 
 
 _TILE_FIELD = re.compile(r"\(([0-9x]+)\)")

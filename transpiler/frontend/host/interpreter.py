@@ -116,9 +116,11 @@ class Interpreter:
             return str(err)
         return None
 
-    def record(self, kernel: str, args: list[object], via: str) -> None:
-        """Note one launch of `kernel` with `args` in the current entry run."""
-        self.records.append(Record(kernel, args, self.entry, via, self.origin))
+    def record(self, kernel: str, args: list[object], via: str,
+               grid: list[object] | None = None) -> None:
+        """Note one launch of `kernel` with `args` (and its grid, where known) in the
+        current entry run."""
+        self.records.append(Record(kernel, args, self.entry, via, self.origin, grid))
 
     def typical_tensor(self, name: str, poly: bool = False) -> FakeTensor:
         dtype = DType("int32") if INDEX_TENSOR_NAME.search(name) else self.dtype

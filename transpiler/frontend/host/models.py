@@ -163,7 +163,8 @@ def _ct_launch(interp: Interpreter, args: list[object], kwargs: dict[str, object
     kernel, kernel_args = values.get("kernel"), values.get("kernel_args")
     if isinstance(kernel, KernelRef):
         listed = interp.iterate(kernel_args)
-        interp.record(kernel.name, listed if listed is not None else [], "ct.launch")
+        interp.record(kernel.name, listed if listed is not None else [], "ct.launch",
+                      interp.iterate(values.get("grid")))
     return None
 
 

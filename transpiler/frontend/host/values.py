@@ -222,6 +222,7 @@ class Record:
     entry: str
     via: str
     origin: str = ""  # the top-level function the entry run started from ("" for methods)
+    grid: list[object] | None = None  # the launch's grid as evaluated (None: not known)
 
 
 # ---- control-flow signals ------------------------------------------------------------------
