@@ -12,7 +12,7 @@
 pub mod bucket_scatter {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(sorted_keys)
+    // generic ET: ElementType <- dtype(sorted_keys)
     // generic NUM_BUCKETS: i32 <- const(NUM_BUCKETS)
     // generic CAPACITY: i32 <- const(CAPACITY)
     // generic TILE: i32 <- const(TILE)
@@ -20,10 +20,10 @@ pub mod bucket_scatter {
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"int32","weights":"int32"},"entry":"bucket_scatter_kernel_i32","generics":[{"kind":"type","name":"E","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"i32","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"i32","kind":"array","name":"totals","ndim":1,"written":true},{"element":"E","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"int32","weights":"int32"},"entry":"bucket_scatter_kernel_i32","generics":[{"kind":"type","name":"ET","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"i32","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"i32","kind":"array","name":"totals","ndim":1,"written":true},{"element":"ET","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
     fn bucket_scatter_kernel_i32<
-        E: ElementType,
+        ET: ElementType,
         const NUM_BUCKETS: i32,
         const CAPACITY: i32,
         const TILE: i32,
@@ -33,7 +33,7 @@ pub mod bucket_scatter {
         cursor: &Tensor<i32, { [-1] }>,
         peaks: &Tensor<i32, { [-1] }>,
         totals: &Tensor<i32, { [-1] }>,
-        sorted_keys: &Tensor<E, { [-1] }>,
+        sorted_keys: &Tensor<ET, { [-1] }>,
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
@@ -150,11 +150,11 @@ pub mod bucket_scatter {
         let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
         let unit_stride_66: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         let offsets_67: Tile<i64, { [TILE] }> = index64_58 * unit_stride_66;
-        let base_68: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_69: PointerTile<*mut E, { [1] }> = base_68.reshape(const_shape![1]);
-        let base_70: PointerTile<*mut E, { [TILE] }> = base_69.broadcast(const_shape![TILE]);
-        let pointers_71: PointerTile<*mut E, { [TILE] }> = base_70.offset_tile(offsets_67);
-        let conv_72: Tile<E, { [TILE] }> = convert_tile(k);
+        let base_68: PointerTile<*mut ET, { [] }> = get_tensor_base(sorted_keys);
+        let base_69: PointerTile<*mut ET, { [1] }> = base_68.reshape(const_shape![1]);
+        let base_70: PointerTile<*mut ET, { [TILE] }> = base_69.broadcast(const_shape![TILE]);
+        let pointers_71: PointerTile<*mut ET, { [TILE] }> = base_70.offset_tile(offsets_67);
+        let conv_72: Tile<ET, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
                 pointers_71,
@@ -251,7 +251,7 @@ pub mod bucket_scatter {
         };
     }
 
-    // generic E: ElementType <- dtype(sorted_keys)
+    // generic ET: ElementType <- dtype(sorted_keys)
     // generic NUM_BUCKETS: i32 <- const(NUM_BUCKETS)
     // generic CAPACITY: i32 <- const(CAPACITY)
     // generic TILE: i32 <- const(TILE)
@@ -259,10 +259,10 @@ pub mod bucket_scatter {
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"float32","weights":"float32"},"entry":"bucket_scatter_kernel_f32","generics":[{"kind":"type","name":"E","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"f32","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"f32","kind":"array","name":"totals","ndim":1,"written":true},{"element":"E","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"float32","weights":"float32"},"entry":"bucket_scatter_kernel_f32","generics":[{"kind":"type","name":"ET","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"f32","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"f32","kind":"array","name":"totals","ndim":1,"written":true},{"element":"ET","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
     fn bucket_scatter_kernel_f32<
-        E: ElementType,
+        ET: ElementType,
         const NUM_BUCKETS: i32,
         const CAPACITY: i32,
         const TILE: i32,
@@ -272,7 +272,7 @@ pub mod bucket_scatter {
         cursor: &Tensor<i32, { [-1] }>,
         peaks: &Tensor<i32, { [-1] }>,
         totals: &Tensor<f32, { [-1] }>,
-        sorted_keys: &Tensor<E, { [-1] }>,
+        sorted_keys: &Tensor<ET, { [-1] }>,
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
@@ -389,11 +389,11 @@ pub mod bucket_scatter {
         let in_bounds_65: Tile<bool, { [TILE] }> = lt_tile(index_u_63, bound_u_64);
         let unit_stride_66: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         let offsets_67: Tile<i64, { [TILE] }> = index64_58 * unit_stride_66;
-        let base_68: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_69: PointerTile<*mut E, { [1] }> = base_68.reshape(const_shape![1]);
-        let base_70: PointerTile<*mut E, { [TILE] }> = base_69.broadcast(const_shape![TILE]);
-        let pointers_71: PointerTile<*mut E, { [TILE] }> = base_70.offset_tile(offsets_67);
-        let conv_72: Tile<E, { [TILE] }> = convert_tile(k);
+        let base_68: PointerTile<*mut ET, { [] }> = get_tensor_base(sorted_keys);
+        let base_69: PointerTile<*mut ET, { [1] }> = base_68.reshape(const_shape![1]);
+        let base_70: PointerTile<*mut ET, { [TILE] }> = base_69.broadcast(const_shape![TILE]);
+        let pointers_71: PointerTile<*mut ET, { [TILE] }> = base_70.offset_tile(offsets_67);
+        let conv_72: Tile<ET, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
                 pointers_71,
@@ -490,7 +490,7 @@ pub mod bucket_scatter {
         };
     }
 
-    // generic E: ElementType <- dtype(sorted_keys)
+    // generic ET: ElementType <- dtype(sorted_keys)
     // generic NUM_BUCKETS: i32 <- const(NUM_BUCKETS)
     // generic CAPACITY: i32 <- const(CAPACITY)
     // generic TILE: i32 <- const(TILE)
@@ -498,10 +498,10 @@ pub mod bucket_scatter {
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"float16","weights":"float16"},"entry":"bucket_scatter_kernel_f16","generics":[{"kind":"type","name":"E","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"f16","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"f16","kind":"array","name":"totals","ndim":1,"written":true},{"element":"E","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"float16","weights":"float16"},"entry":"bucket_scatter_kernel_f16","generics":[{"kind":"type","name":"ET","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"f16","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"f16","kind":"array","name":"totals","ndim":1,"written":true},{"element":"ET","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
     fn bucket_scatter_kernel_f16<
-        E: ElementType,
+        ET: ElementType,
         const NUM_BUCKETS: i32,
         const CAPACITY: i32,
         const TILE: i32,
@@ -511,7 +511,7 @@ pub mod bucket_scatter {
         cursor: &Tensor<i32, { [-1] }>,
         peaks: &Tensor<i32, { [-1] }>,
         totals: &Tensor<f16, { [-1] }>,
-        sorted_keys: &Tensor<E, { [-1] }>,
+        sorted_keys: &Tensor<ET, { [-1] }>,
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
@@ -629,11 +629,11 @@ pub mod bucket_scatter {
         let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
         let unit_stride_67: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         let offsets_68: Tile<i64, { [TILE] }> = index64_59 * unit_stride_67;
-        let base_69: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_70: PointerTile<*mut E, { [1] }> = base_69.reshape(const_shape![1]);
-        let base_71: PointerTile<*mut E, { [TILE] }> = base_70.broadcast(const_shape![TILE]);
-        let pointers_72: PointerTile<*mut E, { [TILE] }> = base_71.offset_tile(offsets_68);
-        let conv_73: Tile<E, { [TILE] }> = convert_tile(k);
+        let base_69: PointerTile<*mut ET, { [] }> = get_tensor_base(sorted_keys);
+        let base_70: PointerTile<*mut ET, { [1] }> = base_69.reshape(const_shape![1]);
+        let base_71: PointerTile<*mut ET, { [TILE] }> = base_70.broadcast(const_shape![TILE]);
+        let pointers_72: PointerTile<*mut ET, { [TILE] }> = base_71.offset_tile(offsets_68);
+        let conv_73: Tile<ET, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
                 pointers_72,
@@ -730,7 +730,7 @@ pub mod bucket_scatter {
         };
     }
 
-    // generic E: ElementType <- dtype(sorted_keys)
+    // generic ET: ElementType <- dtype(sorted_keys)
     // generic NUM_BUCKETS: i32 <- const(NUM_BUCKETS)
     // generic CAPACITY: i32 <- const(CAPACITY)
     // generic TILE: i32 <- const(TILE)
@@ -738,10 +738,10 @@ pub mod bucket_scatter {
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
     // note: not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"bfloat16","weights":"bfloat16"},"entry":"bucket_scatter_kernel_bf16","generics":[{"kind":"type","name":"E","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"bf16","kind":"array","name":"totals","ndim":1,"written":true},{"element":"E","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"totals":"bfloat16","weights":"bfloat16"},"entry":"bucket_scatter_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["sorted_keys"],"source":"dtype(sorted_keys)"},{"kind":"i32","name":"NUM_BUCKETS","params":["NUM_BUCKETS"],"source":"const(NUM_BUCKETS)"},{"kind":"i32","name":"CAPACITY","params":["CAPACITY"],"source":"const(CAPACITY)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"bucket_scatter_kernel","notes":["an array read as gather/scatter indices is taken to be int32","not translated for the element types that reach line 26: an atomic cannot take a `float32` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `float16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)","not translated for the element types that reach line 26: an atomic cannot take a `bfloat16` update into a `int32` array (cuTile Python converts only to a wider type) (cuTile Python cannot compile those launches either)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"keys","ndim":1,"written":false},{"element":"bf16","kind":"array","name":"weights","ndim":1,"written":false},{"element":"i32","kind":"array","name":"cursor","ndim":1,"written":true},{"element":"i32","kind":"array","name":"peaks","ndim":1,"written":true},{"element":"bf16","kind":"array","name":"totals","ndim":1,"written":true},{"element":"ET","kind":"array","name":"sorted_keys","ndim":1,"written":true},{"element":"i32","kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"NUM_BUCKETS"},{"const_kind":"int","kind":"const","name":"CAPACITY"},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
     fn bucket_scatter_kernel_bf16<
-        E: ElementType,
+        ET: ElementType,
         const NUM_BUCKETS: i32,
         const CAPACITY: i32,
         const TILE: i32,
@@ -751,7 +751,7 @@ pub mod bucket_scatter {
         cursor: &Tensor<i32, { [-1] }>,
         peaks: &Tensor<i32, { [-1] }>,
         totals: &Tensor<bf16, { [-1] }>,
-        sorted_keys: &Tensor<E, { [-1] }>,
+        sorted_keys: &Tensor<ET, { [-1] }>,
         n: i32,
     ) {
         let block: i32 = get_tile_block_id().0;
@@ -869,11 +869,11 @@ pub mod bucket_scatter {
         let in_bounds_66: Tile<bool, { [TILE] }> = lt_tile(index_u_64, bound_u_65);
         let unit_stride_67: Tile<i64, { [TILE] }> = constant(1i64, const_shape![TILE]);
         let offsets_68: Tile<i64, { [TILE] }> = index64_59 * unit_stride_67;
-        let base_69: PointerTile<*mut E, { [] }> = get_tensor_base(sorted_keys);
-        let base_70: PointerTile<*mut E, { [1] }> = base_69.reshape(const_shape![1]);
-        let base_71: PointerTile<*mut E, { [TILE] }> = base_70.broadcast(const_shape![TILE]);
-        let pointers_72: PointerTile<*mut E, { [TILE] }> = base_71.offset_tile(offsets_68);
-        let conv_73: Tile<E, { [TILE] }> = convert_tile(k);
+        let base_69: PointerTile<*mut ET, { [] }> = get_tensor_base(sorted_keys);
+        let base_70: PointerTile<*mut ET, { [1] }> = base_69.reshape(const_shape![1]);
+        let base_71: PointerTile<*mut ET, { [TILE] }> = base_70.broadcast(const_shape![TILE]);
+        let pointers_72: PointerTile<*mut ET, { [TILE] }> = base_71.offset_tile(offsets_68);
+        let conv_73: Tile<ET, { [TILE] }> = convert_tile(k);
         unsafe {
             store_ptr_tko(
                 pointers_72,
@@ -970,16 +970,16 @@ pub mod bucket_scatter {
         };
     }
 
-    // generic E: ElementType <- dtype(values)
+    // generic ET: ElementType <- dtype(values)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"int32"},"entry":"row_scatter_add_kernel_i32","generics":[{"kind":"type","name":"E","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"E","kind":"array","name":"values","ndim":2,"written":false},{"element":"i32","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"int32"},"entry":"row_scatter_add_kernel_i32","generics":[{"kind":"type","name":"ET","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"ET","kind":"array","name":"values","ndim":2,"written":false},{"element":"i32","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn row_scatter_add_kernel_i32<E: ElementType, const TM: i32, const TN: i32>(
+    fn row_scatter_add_kernel_i32<ET: ElementType, const TM: i32, const TN: i32>(
         rows: &Tensor<i32, { [-1] }>,
-        values: &Tensor<E, { [-1, -1] }>,
+        values: &Tensor<ET, { [-1, -1] }>,
         out: &Tensor<i32, { [-1, -1] }>,
         out_stride_0: i32,
     ) {
@@ -992,7 +992,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1014,7 +1014,7 @@ pub mod bucket_scatter {
         let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
         let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
-        let tile: Tile<E, { [TM, TN] }> = load_view_tko(
+        let tile: Tile<ET, { [TM, TN] }> = load_view_tko(
             &values_view_4,
             [bm, bn],
             ordering::Weak,
@@ -1074,16 +1074,16 @@ pub mod bucket_scatter {
         };
     }
 
-    // generic E: ElementType <- dtype(values)
+    // generic ET: ElementType <- dtype(values)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"float32"},"entry":"row_scatter_add_kernel_f32","generics":[{"kind":"type","name":"E","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"E","kind":"array","name":"values","ndim":2,"written":false},{"element":"f32","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"float32"},"entry":"row_scatter_add_kernel_f32","generics":[{"kind":"type","name":"ET","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"ET","kind":"array","name":"values","ndim":2,"written":false},{"element":"f32","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn row_scatter_add_kernel_f32<E: ElementType, const TM: i32, const TN: i32>(
+    fn row_scatter_add_kernel_f32<ET: ElementType, const TM: i32, const TN: i32>(
         rows: &Tensor<i32, { [-1] }>,
-        values: &Tensor<E, { [-1, -1] }>,
+        values: &Tensor<ET, { [-1, -1] }>,
         out: &Tensor<f32, { [-1, -1] }>,
         out_stride_0: i32,
     ) {
@@ -1096,7 +1096,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1118,7 +1118,7 @@ pub mod bucket_scatter {
         let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
         let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
-        let tile: Tile<E, { [TM, TN] }> = load_view_tko(
+        let tile: Tile<ET, { [TM, TN] }> = load_view_tko(
             &values_view_4,
             [bm, bn],
             ordering::Weak,
@@ -1178,16 +1178,16 @@ pub mod bucket_scatter {
         };
     }
 
-    // generic E: ElementType <- dtype(values)
+    // generic ET: ElementType <- dtype(values)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"float16"},"entry":"row_scatter_add_kernel_f16","generics":[{"kind":"type","name":"E","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"E","kind":"array","name":"values","ndim":2,"written":false},{"element":"f16","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"float16"},"entry":"row_scatter_add_kernel_f16","generics":[{"kind":"type","name":"ET","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"ET","kind":"array","name":"values","ndim":2,"written":false},{"element":"f16","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn row_scatter_add_kernel_f16<E: ElementType, const TM: i32, const TN: i32>(
+    fn row_scatter_add_kernel_f16<ET: ElementType, const TM: i32, const TN: i32>(
         rows: &Tensor<i32, { [-1] }>,
-        values: &Tensor<E, { [-1, -1] }>,
+        values: &Tensor<ET, { [-1, -1] }>,
         out: &Tensor<f16, { [-1, -1] }>,
         out_stride_0: i32,
     ) {
@@ -1200,7 +1200,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1222,7 +1222,7 @@ pub mod bucket_scatter {
         let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
         let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
-        let tile: Tile<E, { [TM, TN] }> = load_view_tko(
+        let tile: Tile<ET, { [TM, TN] }> = load_view_tko(
             &values_view_4,
             [bm, bn],
             ordering::Weak,
@@ -1282,16 +1282,16 @@ pub mod bucket_scatter {
         };
     }
 
-    // generic E: ElementType <- dtype(values)
+    // generic ET: ElementType <- dtype(values)
     // generic TM: i32 <- const(TM)
     // generic TN: i32 <- const(TN)
     // note: an array read as gather/scatter indices is taken to be int32
     // note: `out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"bfloat16"},"entry":"row_scatter_add_kernel_bf16","generics":[{"kind":"type","name":"E","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"E","kind":"array","name":"values","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"out":"bfloat16"},"entry":"row_scatter_add_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["values"],"source":"dtype(values)"},{"kind":"i32","name":"TM","params":["TM"],"source":"const(TM)"},{"kind":"i32","name":"TN","params":["TN"],"source":"const(TN)"}],"kernel":"row_scatter_add_kernel","notes":["an array read as gather/scatter indices is taken to be int32","`out_stride_0` is the stride of `out` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","kind":"array","name":"rows","ndim":1,"written":false},{"element":"ET","kind":"array","name":"values","ndim":2,"written":false},{"element":"bf16","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TM"},{"const_kind":"int","kind":"const","name":"TN"},{"array":"out","dim":0,"element":"i32","kind":"stride","name":"out_stride_0"}],"version":1}
     #[cutile::entry()]
-    fn row_scatter_add_kernel_bf16<E: ElementType, const TM: i32, const TN: i32>(
+    fn row_scatter_add_kernel_bf16<ET: ElementType, const TM: i32, const TN: i32>(
         rows: &Tensor<i32, { [-1] }>,
-        values: &Tensor<E, { [-1, -1] }>,
+        values: &Tensor<ET, { [-1, -1] }>,
         out: &Tensor<bf16, { [-1, -1] }>,
         out_stride_0: i32,
     ) {
@@ -1304,7 +1304,7 @@ pub mod bucket_scatter {
                 get_tensor_token(rows),
             )
         };
-        let values_view_4: Partition<E, { [TM, TN] }> = unsafe {
+        let values_view_4: Partition<ET, { [TM, TN] }> = unsafe {
             make_partition_view(
                 values,
                 const_shape![TM, TN],
@@ -1326,7 +1326,7 @@ pub mod bucket_scatter {
         let arg_3: Tile<i32, { [TN] }> = broadcast_scalar(bn * TN, const_shape![TN]);
         let iota_2: Tile<i32, { [TN] }> = iota(const_shape![TN]);
         let cols: Tile<i32, { [TN] }> = arg_3 + iota_2;
-        let tile: Tile<E, { [TM, TN] }> = load_view_tko(
+        let tile: Tile<ET, { [TM, TN] }> = load_view_tko(
             &values_view_4,
             [bm, bn],
             ordering::Weak,

@@ -6,29 +6,29 @@
 pub mod argmax_rows {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EOutPtr: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf, no tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"argmax_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"argmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"argmax_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"argmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn argmax_kernel<E: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn argmax_kernel<ET: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         out_ptr: *mut EOutPtr,
         n_cols: i32,
         stride: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
         let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
         let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<E, { [-1] }> =
+        let tensor_6: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_6,
                 const_shape![BLOCK],
@@ -37,7 +37,7 @@ pub mod argmax_rows {
                 new_token_unordered(),
             )
         };
-        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_7,
                 [0i32],
@@ -50,8 +50,8 @@ pub mod argmax_rows {
                 const_shape![BLOCK],
             )
         };
-        let x: Tile<E, { [BLOCK] }> = loaded_8;
-        let red_9: Tile<E, { [] }> = reduce_max(x, 0i32);
+        let x: Tile<ET, { [BLOCK] }> = loaded_8;
+        let red_9: Tile<ET, { [] }> = reduce_max(x, 0i32);
         let arg_12: Tile<bool, { [BLOCK] }> = eq_tile(
             x,
             red_9

@@ -6,17 +6,17 @@
 pub mod atomic_max_index {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float32","max_ptr":"int32"},"entry":"atomic_max_kernel_f32_i32","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float32","max_ptr":"int32"},"entry":"atomic_max_kernel_f32_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn atomic_max_kernel_f32_i32<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn atomic_max_kernel_f32_i32<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         max_ptr: *mut i32,
         count_ptr: *mut f32,
         n: i32,
@@ -28,14 +28,14 @@ pub mod atomic_max_index {
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_12: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_12;
+        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_4: PointerTile<*mut ET, { [] }> = arg_12;
         let block_5: i32 = get_tile_block_id().0;
         let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
+        let tensor_8: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_8,
                 const_shape![BLOCK],
@@ -44,7 +44,7 @@ pub mod atomic_max_index {
                 new_token_unordered(),
             )
         };
-        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_9,
                 [block_5],
@@ -104,17 +104,17 @@ pub mod atomic_max_index {
         all_accessed = token_29;
     }
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float16","max_ptr":"int32"},"entry":"atomic_max_kernel_f16_i32","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float16","max_ptr":"int32"},"entry":"atomic_max_kernel_f16_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn atomic_max_kernel_f16_i32<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn atomic_max_kernel_f16_i32<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         max_ptr: *mut i32,
         count_ptr: *mut f16,
         n: i32,
@@ -126,14 +126,14 @@ pub mod atomic_max_index {
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_12: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_12;
+        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_4: PointerTile<*mut ET, { [] }> = arg_12;
         let block_5: i32 = get_tile_block_id().0;
         let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
+        let tensor_8: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_8,
                 const_shape![BLOCK],
@@ -142,7 +142,7 @@ pub mod atomic_max_index {
                 new_token_unordered(),
             )
         };
-        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_9,
                 [block_5],
@@ -202,17 +202,17 @@ pub mod atomic_max_index {
         all_accessed = token_29;
     }
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"int32","max_ptr":"int32"},"entry":"atomic_max_kernel_i32","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"int32","max_ptr":"int32"},"entry":"atomic_max_kernel_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn atomic_max_kernel_i32<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn atomic_max_kernel_i32<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         max_ptr: *mut i32,
         count_ptr: *mut i32,
         n: i32,
@@ -224,14 +224,14 @@ pub mod atomic_max_index {
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_12: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut E, { [] }> = arg_12;
+        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_4: PointerTile<*mut ET, { [] }> = arg_12;
         let block_5: i32 = get_tile_block_id().0;
         let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
+        let tensor_8: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_8,
                 const_shape![BLOCK],
@@ -240,7 +240,7 @@ pub mod atomic_max_index {
                 new_token_unordered(),
             )
         };
-        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_9,
                 [block_5],

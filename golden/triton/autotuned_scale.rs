@@ -6,7 +6,7 @@
 pub mod autotuned_scale {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // generic EVEN: bool <- const(EVEN)
     // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
@@ -17,11 +17,11 @@ pub mod autotuned_scale {
     // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scale_kernel_f16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
+    unsafe fn scale_kernel_f16<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f16,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n: i32,
         alpha: f32,
     ) {
@@ -58,15 +58,15 @@ pub mod autotuned_scale {
                 )
             };
             let x: Tile<f16, { [BLOCK] }> = loaded_7;
-            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_8: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut ET, { [] }> = arg_17;
             let arg_18: i32 = BLOCK + BLOCK * pid;
             let extent_9: i32 = arg_18;
             let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
             let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_12: Tensor<E, { [-1] }> =
+            let tensor_12: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
-            let view_13: Partition<E, { [BLOCK] }> = unsafe {
+            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_12,
                     const_shape![BLOCK],
@@ -76,7 +76,7 @@ pub mod autotuned_scale {
                 )
             };
             let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_15: Tile<E, { [BLOCK] }> =
+            let conv_15: Tile<ET, { [BLOCK] }> =
                 convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
             let token_16: Token = unsafe {
                 store_view_raw(
@@ -123,13 +123,13 @@ pub mod autotuned_scale {
                 )
             };
             let x_2: Tile<f16, { [BLOCK] }> = loaded_24;
-            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_25: PointerTile<*mut E, { [] }> = arg_33;
+            let arg_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_25: PointerTile<*mut ET, { [] }> = arg_33;
             let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
             let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_28: Tensor<E, { [-1] }> =
+            let tensor_28: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-            let view_29: Partition<E, { [BLOCK] }> = unsafe {
+            let view_29: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_28,
                     const_shape![BLOCK],
@@ -139,7 +139,7 @@ pub mod autotuned_scale {
                 )
             };
             let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_31: Tile<E, { [BLOCK] }> =
+            let conv_31: Tile<ET, { [BLOCK] }> =
                 convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
             let token_32: Token = unsafe {
                 store_view_raw(
@@ -160,7 +160,7 @@ pub mod autotuned_scale {
         };
     }
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // generic EVEN: bool <- const(EVEN)
     // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
@@ -171,11 +171,11 @@ pub mod autotuned_scale {
     // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scale_kernel_bf16<E: ElementType, const BLOCK: i32, const EVEN: bool>(
+    unsafe fn scale_kernel_bf16<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut bf16,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n: i32,
         alpha: f32,
     ) {
@@ -212,15 +212,15 @@ pub mod autotuned_scale {
                 )
             };
             let x: Tile<bf16, { [BLOCK] }> = loaded_7;
-            let arg_17: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_8: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut ET, { [] }> = arg_17;
             let arg_18: i32 = BLOCK + BLOCK * pid;
             let extent_9: i32 = arg_18;
             let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
             let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_12: Tensor<E, { [-1] }> =
+            let tensor_12: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
-            let view_13: Partition<E, { [BLOCK] }> = unsafe {
+            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_12,
                     const_shape![BLOCK],
@@ -230,7 +230,7 @@ pub mod autotuned_scale {
                 )
             };
             let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_15: Tile<E, { [BLOCK] }> =
+            let conv_15: Tile<ET, { [BLOCK] }> =
                 convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
             let token_16: Token = unsafe {
                 store_view_raw(
@@ -277,13 +277,13 @@ pub mod autotuned_scale {
                 )
             };
             let x_2: Tile<bf16, { [BLOCK] }> = loaded_24;
-            let arg_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_25: PointerTile<*mut E, { [] }> = arg_33;
+            let arg_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_25: PointerTile<*mut ET, { [] }> = arg_33;
             let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
             let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_28: Tensor<E, { [-1] }> =
+            let tensor_28: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-            let view_29: Partition<E, { [BLOCK] }> = unsafe {
+            let view_29: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_28,
                     const_shape![BLOCK],
@@ -293,7 +293,7 @@ pub mod autotuned_scale {
                 )
             };
             let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_31: Tile<E, { [BLOCK] }> =
+            let conv_31: Tile<ET, { [BLOCK] }> =
                 convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
             let token_32: Token = unsafe {
                 store_view_raw(
@@ -314,7 +314,7 @@ pub mod autotuned_scale {
         };
     }
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // generic EVEN: bool <- const(EVEN)
     // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
@@ -325,11 +325,11 @@ pub mod autotuned_scale {
     // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scale_kernel_f32<E: ElementType, const BLOCK: i32, const EVEN: bool>(
+    unsafe fn scale_kernel_f32<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f32,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n: i32,
         alpha: f32,
     ) {
@@ -366,15 +366,15 @@ pub mod autotuned_scale {
                 )
             };
             let x: Tile<f32, { [BLOCK] }> = loaded_7;
-            let arg_16: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_8: PointerTile<*mut E, { [] }> = arg_16;
+            let arg_16: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_8: PointerTile<*mut ET, { [] }> = arg_16;
             let arg_17: i32 = BLOCK + BLOCK * pid;
             let extent_9: i32 = arg_17;
             let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
             let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_12: Tensor<E, { [-1] }> =
+            let tensor_12: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
-            let view_13: Partition<E, { [BLOCK] }> = unsafe {
+            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_12,
                     const_shape![BLOCK],
@@ -383,7 +383,7 @@ pub mod autotuned_scale {
                     new_token_unordered(),
                 )
             };
-            let conv_14: Tile<E, { [BLOCK] }> =
+            let conv_14: Tile<ET, { [BLOCK] }> =
                 convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
             let token_15: Token = unsafe {
                 store_view_raw(
@@ -430,13 +430,13 @@ pub mod autotuned_scale {
                 )
             };
             let x_2: Tile<f32, { [BLOCK] }> = loaded_23;
-            let arg_31: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-            let base_24: PointerTile<*mut E, { [] }> = arg_31;
+            let arg_31: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_24: PointerTile<*mut ET, { [] }> = arg_31;
             let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
             let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_27: Tensor<E, { [-1] }> =
+            let tensor_27: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_24, shape_25, strides_26, new_token_unordered()) };
-            let view_28: Partition<E, { [BLOCK] }> = unsafe {
+            let view_28: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_27,
                     const_shape![BLOCK],
@@ -445,7 +445,7 @@ pub mod autotuned_scale {
                     new_token_unordered(),
                 )
             };
-            let conv_29: Tile<E, { [BLOCK] }> =
+            let conv_29: Tile<ET, { [BLOCK] }> =
                 convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
             let token_30: Token = unsafe {
                 store_view_raw(

@@ -6,7 +6,7 @@
 pub mod barrier_roundtrip {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
@@ -14,29 +14,29 @@ pub mod barrier_roundtrip {
     // note: `tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0
     // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn shift_kernel<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
-        scratch_ptr: *mut E,
-        y_ptr: *mut E,
+    unsafe fn shift_kernel<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        scratch_ptr: *mut ET,
+        y_ptr: *mut ET,
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
         let block_1: i32 = get_tile_block_id().0;
         let base: i32 = block_1 * BLOCK;
         let offs: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let arg_12: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_2: PointerTile<*mut E, { [] }> = arg_12;
+        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_2: PointerTile<*mut ET, { [] }> = arg_12;
         let block_3: i32 = get_tile_block_id().0;
         let arg_13: i32 = block_3 * BLOCK + BLOCK;
         let extent_4: i32 = arg_13;
         let block_5: i32 = get_tile_block_id().0;
         let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
         let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
+        let tensor_8: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_2, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_8,
                 const_shape![BLOCK],
@@ -45,7 +45,7 @@ pub mod barrier_roundtrip {
                 new_token_unordered(),
             )
         };
-        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_9,
                 [block_5],
@@ -59,18 +59,18 @@ pub mod barrier_roundtrip {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<E, { [BLOCK] }> = loaded_10;
-        let arg_27: PointerTile<*mut E, { [] }> = pointer_to_tile(scratch_ptr);
-        let base_14: PointerTile<*mut E, { [] }> = arg_27;
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        let arg_27: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
+        let base_14: PointerTile<*mut ET, { [] }> = arg_27;
         let block_15: i32 = get_tile_block_id().0;
         let arg_28: i32 = block_15 * BLOCK + BLOCK;
         let extent_16: i32 = arg_28;
         let block_17: i32 = get_tile_block_id().0;
         let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_16] };
         let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_20: Tensor<E, { [-1] }> =
+        let tensor_20: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_14, shape_18, strides_19, new_token_unordered()) };
-        let view_21: Partition<E, { [BLOCK] }> = unsafe {
+        let view_21: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_20,
                 const_shape![BLOCK],
@@ -80,11 +80,11 @@ pub mod barrier_roundtrip {
             )
         };
         let f32_const_22: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
-        let value_23: Tile<E, { [] }> = convert_tile(f32_const_22);
-        let t_24: Tile<E, { [BLOCK] }> = value_23
+        let value_23: Tile<ET, { [] }> = convert_tile(f32_const_22);
+        let t_24: Tile<ET, { [BLOCK] }> = value_23
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK]);
-        let values_25: Tile<E, { [BLOCK] }> = x * t_24;
+        let values_25: Tile<ET, { [BLOCK] }> = x * t_24;
         let token_26: Token = unsafe {
             store_view_raw(
                 &view_21,
@@ -100,17 +100,17 @@ pub mod barrier_roundtrip {
         };
         all_written = token_26;
         all_accessed = token_26;
-        let pointers_29: PointerTile<*mut E, { [] }> = pointer_to_tile(scratch_ptr);
+        let pointers_29: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
         let offsets_30: Tile<i32, { [] }> = scalar_to_tile(base);
-        let pointers_31: PointerTile<*mut E, { [] }> = pointers_29.offset_tile(offsets_30);
-        let pointers_32: PointerTile<*mut E, { [1] }> = pointers_31.reshape(const_shape![1]);
-        let arg_36: PointerTile<*mut E, { [BLOCK] }> = pointers_32.broadcast(const_shape![BLOCK]);
-        let pointers_33: PointerTile<*mut E, { [BLOCK] }> = arg_36;
+        let pointers_31: PointerTile<*mut ET, { [] }> = pointers_29.offset_tile(offsets_30);
+        let pointers_32: PointerTile<*mut ET, { [1] }> = pointers_31.reshape(const_shape![1]);
+        let arg_36: PointerTile<*mut ET, { [BLOCK] }> = pointers_32.broadcast(const_shape![BLOCK]);
+        let pointers_33: PointerTile<*mut ET, { [BLOCK] }> = arg_36;
         let dim_34: i32 = (BLOCK - 1);
         let offsets_35: Tile<i32, { [BLOCK] }> =
             broadcast_scalar(dim_34, const_shape![BLOCK]) - offs;
-        let pointers_37: PointerTile<*mut E, { [BLOCK] }> = pointers_33.offset_tile(offsets_35);
-        let (loaded_39, token_38): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let pointers_37: PointerTile<*mut ET, { [BLOCK] }> = pointers_33.offset_tile(offsets_35);
+        let (loaded_39, token_38): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_37,
                 ordering::Weak,
@@ -122,18 +122,18 @@ pub mod barrier_roundtrip {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_38]);
-        let rev: Tile<E, { [BLOCK] }> = loaded_39;
-        let arg_49: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let base_40: PointerTile<*mut E, { [] }> = arg_49;
+        let rev: Tile<ET, { [BLOCK] }> = loaded_39;
+        let arg_49: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let base_40: PointerTile<*mut ET, { [] }> = arg_49;
         let block_41: i32 = get_tile_block_id().0;
         let arg_50: i32 = block_41 * BLOCK + BLOCK;
         let extent_42: i32 = arg_50;
         let block_43: i32 = get_tile_block_id().0;
         let shape_44: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_42] };
         let strides_45: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_46: Tensor<E, { [-1] }> =
+        let tensor_46: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_40, shape_44, strides_45, new_token_unordered()) };
-        let view_47: Partition<E, { [BLOCK] }> = unsafe {
+        let view_47: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_46,
                 const_shape![BLOCK],

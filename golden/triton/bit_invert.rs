@@ -8,16 +8,16 @@
 pub mod bit_invert {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"int32"},"entry":"invert_bits_i32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"invert_bits","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"int32"},"entry":"invert_bits_i32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"invert_bits","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn invert_bits_i32<E: ElementType, const BLOCK: i32>(
+    unsafe fn invert_bits_i32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut i32,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n: i32,
     ) {
         let arg_8: PointerTile<*mut i32, { [] }> = pointer_to_tile(x_ptr);
@@ -56,14 +56,14 @@ pub mod bit_invert {
         let arg_12: Tile<bool, { [BLOCK] }> = lt_tile(x, t_10);
         let t_11: Tile<bool, { [BLOCK] }> = constant(true, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> = arg_12 ^ t_11;
-        let arg_20: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let base_13: PointerTile<*mut E, { [] }> = arg_20;
+        let arg_20: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let base_13: PointerTile<*mut ET, { [] }> = arg_20;
         let block_14: i32 = get_tile_block_id().0;
         let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_17: Tensor<E, { [-1] }> =
+        let tensor_17: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_13, shape_15, strides_16, new_token_unordered()) };
-        let view_18: Partition<E, { [BLOCK] }> = unsafe {
+        let view_18: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_17,
                 const_shape![BLOCK],
@@ -72,7 +72,7 @@ pub mod bit_invert {
                 new_token_unordered(),
             )
         };
-        let conv_19: Tile<E, { [BLOCK] }> = convert_tile(select(keep, flipped, x));
+        let conv_19: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, flipped, x));
         unsafe {
             store_view_raw(
                 &view_18,
@@ -88,16 +88,16 @@ pub mod bit_invert {
         };
     }
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"int64"},"entry":"invert_bits_i64","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"invert_bits","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"int64"},"entry":"invert_bits_i64","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"invert_bits","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn invert_bits_i64<E: ElementType, const BLOCK: i32>(
+    unsafe fn invert_bits_i64<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut i64,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n: i32,
     ) {
         let arg_8: PointerTile<*mut i64, { [] }> = pointer_to_tile(x_ptr);
@@ -136,14 +136,14 @@ pub mod bit_invert {
         let arg_12: Tile<bool, { [BLOCK] }> = lt_tile(x, t_10);
         let t_11: Tile<bool, { [BLOCK] }> = constant(true, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> = arg_12 ^ t_11;
-        let arg_20: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let base_13: PointerTile<*mut E, { [] }> = arg_20;
+        let arg_20: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let base_13: PointerTile<*mut ET, { [] }> = arg_20;
         let block_14: i32 = get_tile_block_id().0;
         let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_17: Tensor<E, { [-1] }> =
+        let tensor_17: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_13, shape_15, strides_16, new_token_unordered()) };
-        let view_18: Partition<E, { [BLOCK] }> = unsafe {
+        let view_18: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_17,
                 const_shape![BLOCK],
@@ -152,7 +152,7 @@ pub mod bit_invert {
                 new_token_unordered(),
             )
         };
-        let conv_19: Tile<E, { [BLOCK] }> = convert_tile(select(keep, flipped, x));
+        let conv_19: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, flipped, x));
         unsafe {
             store_view_raw(
                 &view_18,

@@ -6,7 +6,7 @@
 pub mod c_division {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(a_ptr)
+    // generic ET: ElementType <- dtype(a_ptr)
     // generic EQPtr: ElementType <- dtype(q_ptr)
     // generic ERPtr: ElementType <- dtype(r_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
@@ -14,27 +14,27 @@ pub mod c_division {
     // note: `tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
     // note: `tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","`tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"r_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"d"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","`tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"r_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"d"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn divmod_kernel<
-        E: ElementType,
+        ET: ElementType,
         EQPtr: ElementType,
         ERPtr: ElementType,
         const BLOCK: i32,
     >(
-        a_ptr: *mut E,
+        a_ptr: *mut ET,
         q_ptr: *mut EQPtr,
         r_ptr: *mut ERPtr,
         d: i32,
         n: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
-        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(a_ptr);
         let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_4: Tensor<E, { [-1] }> =
+        let tensor_4: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
-        let view_5: Partition<E, { [BLOCK] }> = unsafe {
+        let view_5: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_4,
                 const_shape![BLOCK],
@@ -43,7 +43,7 @@ pub mod c_division {
                 new_token_unordered(),
             )
         };
-        let (loaded_6, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_6, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_5,
                 [pid],

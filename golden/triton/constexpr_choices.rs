@@ -7,7 +7,7 @@
 pub mod constexpr_choices {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic WIDTH: i32 <- const(WIDTH)
     // generic BLOCK: i32 <- const(BLOCK)
@@ -17,26 +17,26 @@ pub mod constexpr_choices {
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = ''
     // note: this entry is the kernel for `HALF_OUT` = True
-    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_when_width_eq_0","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_when_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn activate_activation_empty_half_out_true_when_width_eq_0<
-        E: ElementType,
+        ET: ElementType,
         EYPtr: ElementType,
         const WIDTH: i32,
         const BLOCK: i32,
     >(
-        x_ptr: *mut E,
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -45,7 +45,7 @@ pub mod constexpr_choices {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2],
@@ -94,7 +94,7 @@ pub mod constexpr_choices {
         };
     }
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic WIDTH: i32 <- const(WIDTH)
     // generic BLOCK: i32 <- const(BLOCK)
@@ -104,26 +104,26 @@ pub mod constexpr_choices {
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = ''
     // note: this entry is the kernel for `HALF_OUT` = True
-    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn activate_activation_empty_half_out_true_unless_width_eq_0<
-        E: ElementType,
+        ET: ElementType,
         EYPtr: ElementType,
         const WIDTH: i32,
         const BLOCK: i32,
     >(
-        x_ptr: *mut E,
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -132,7 +132,7 @@ pub mod constexpr_choices {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2],
@@ -181,7 +181,7 @@ pub mod constexpr_choices {
         };
     }
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic WIDTH: i32 <- const(WIDTH)
     // generic BLOCK: i32 <- const(BLOCK)
@@ -191,26 +191,26 @@ pub mod constexpr_choices {
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
     // note: this entry is the kernel for `HALF_OUT` = True
-    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_when_width_eq_0","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_when_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn activate_activation_leaky_relu_half_out_true_when_width_eq_0<
-        E: ElementType,
+        ET: ElementType,
         EYPtr: ElementType,
         const WIDTH: i32,
         const BLOCK: i32,
     >(
-        x_ptr: *mut E,
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -219,7 +219,7 @@ pub mod constexpr_choices {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2],
@@ -272,7 +272,7 @@ pub mod constexpr_choices {
         };
     }
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic WIDTH: i32 <- const(WIDTH)
     // generic BLOCK: i32 <- const(BLOCK)
@@ -282,26 +282,26 @@ pub mod constexpr_choices {
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
     // note: this entry is the kernel for `HALF_OUT` = True
-    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn activate_activation_leaky_relu_half_out_true_unless_width_eq_0<
-        E: ElementType,
+        ET: ElementType,
         EYPtr: ElementType,
         const WIDTH: i32,
         const BLOCK: i32,
     >(
-        x_ptr: *mut E,
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -310,7 +310,7 @@ pub mod constexpr_choices {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2],
@@ -363,7 +363,7 @@ pub mod constexpr_choices {
         };
     }
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic WIDTH: i32 <- const(WIDTH)
     // generic BLOCK: i32 <- const(BLOCK)
@@ -373,26 +373,26 @@ pub mod constexpr_choices {
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = 'relu'
     // note: this entry is the kernel for `HALF_OUT` = True
-    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_when_width_eq_0","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_when_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn activate_activation_relu_half_out_true_when_width_eq_0<
-        E: ElementType,
+        ET: ElementType,
         EYPtr: ElementType,
         const WIDTH: i32,
         const BLOCK: i32,
     >(
-        x_ptr: *mut E,
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -401,7 +401,7 @@ pub mod constexpr_choices {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2],
@@ -452,7 +452,7 @@ pub mod constexpr_choices {
         };
     }
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic WIDTH: i32 <- const(WIDTH)
     // generic BLOCK: i32 <- const(BLOCK)
@@ -462,26 +462,26 @@ pub mod constexpr_choices {
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = 'relu'
     // note: this entry is the kernel for `HALF_OUT` = True
-    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn activate_activation_relu_half_out_true_unless_width_eq_0<
-        E: ElementType,
+        ET: ElementType,
         EYPtr: ElementType,
         const WIDTH: i32,
         const BLOCK: i32,
     >(
-        x_ptr: *mut E,
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -490,7 +490,7 @@ pub mod constexpr_choices {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2],

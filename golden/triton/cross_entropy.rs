@@ -6,7 +6,7 @@
 pub mod cross_entropy {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(logits_ptr)
+    // generic ET: ElementType <- dtype(logits_ptr)
     // generic ELossPtr: ElementType <- dtype(loss_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
@@ -14,24 +14,24 @@ pub mod cross_entropy {
     // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element
     // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element
     // note: `tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int32"},"entry":"cross_entropy_kernel_i32","generics":[{"kind":"type","name":"E","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int32"},"entry":"cross_entropy_kernel_i32","generics":[{"kind":"type","name":"ET","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn cross_entropy_kernel_i32<E: ElementType, ELossPtr: ElementType, const BLOCK: i32>(
-        logits_ptr: *mut E,
+    unsafe fn cross_entropy_kernel_i32<ET: ElementType, ELossPtr: ElementType, const BLOCK: i32>(
+        logits_ptr: *mut ET,
         target_ptr: *mut i32,
         loss_ptr: *mut ELossPtr,
         n_cols: i32,
         stride: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(logits_ptr);
+        let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(logits_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
         let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
         let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<E, { [-1] }> =
+        let tensor_6: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_6,
                 const_shape![BLOCK],
@@ -40,7 +40,7 @@ pub mod cross_entropy {
                 new_token_unordered(),
             )
         };
-        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_7,
                 [0i32],
@@ -77,12 +77,12 @@ pub mod cross_entropy {
             )
         };
         let target: i32 = tile_to_scalar(loaded_16);
-        let pointers_17: PointerTile<*mut E, { [] }> = pointer_to_tile(logits_ptr);
+        let pointers_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(logits_ptr);
         let offsets_18: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let pointers_19: PointerTile<*mut E, { [] }> = pointers_17.offset_tile(offsets_18);
+        let pointers_19: PointerTile<*mut ET, { [] }> = pointers_17.offset_tile(offsets_18);
         let offsets_20: Tile<i32, { [] }> = scalar_to_tile(target);
-        let pointers_21: PointerTile<*mut E, { [] }> = pointers_19.offset_tile(offsets_20);
-        let (loaded_22, _): (Tile<E, { [] }>, Token) = unsafe {
+        let pointers_21: PointerTile<*mut ET, { [] }> = pointers_19.offset_tile(offsets_20);
+        let (loaded_22, _): (Tile<ET, { [] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_21,
                 ordering::Weak,
@@ -112,7 +112,7 @@ pub mod cross_entropy {
         };
     }
 
-    // generic E: ElementType <- dtype(logits_ptr)
+    // generic ET: ElementType <- dtype(logits_ptr)
     // generic ELossPtr: ElementType <- dtype(loss_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
@@ -120,24 +120,24 @@ pub mod cross_entropy {
     // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element
     // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element
     // note: `tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int64"},"entry":"cross_entropy_kernel_i64","generics":[{"kind":"type","name":"E","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int64"},"entry":"cross_entropy_kernel_i64","generics":[{"kind":"type","name":"ET","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn cross_entropy_kernel_i64<E: ElementType, ELossPtr: ElementType, const BLOCK: i32>(
-        logits_ptr: *mut E,
+    unsafe fn cross_entropy_kernel_i64<ET: ElementType, ELossPtr: ElementType, const BLOCK: i32>(
+        logits_ptr: *mut ET,
         target_ptr: *mut i64,
         loss_ptr: *mut ELossPtr,
         n_cols: i32,
         stride: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(logits_ptr);
+        let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(logits_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
         let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
         let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<E, { [-1] }> =
+        let tensor_6: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_6,
                 const_shape![BLOCK],
@@ -146,7 +146,7 @@ pub mod cross_entropy {
                 new_token_unordered(),
             )
         };
-        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_7,
                 [0i32],
@@ -183,12 +183,12 @@ pub mod cross_entropy {
             )
         };
         let target: i64 = tile_to_scalar(loaded_16);
-        let pointers_17: PointerTile<*mut E, { [] }> = pointer_to_tile(logits_ptr);
+        let pointers_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(logits_ptr);
         let offsets_18: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let pointers_19: PointerTile<*mut E, { [] }> = pointers_17.offset_tile(offsets_18);
+        let pointers_19: PointerTile<*mut ET, { [] }> = pointers_17.offset_tile(offsets_18);
         let offsets_20: Tile<i64, { [] }> = scalar_to_tile(target);
-        let pointers_21: PointerTile<*mut E, { [] }> = pointers_19.offset_tile(offsets_20);
-        let (loaded_22, _): (Tile<E, { [] }>, Token) = unsafe {
+        let pointers_21: PointerTile<*mut ET, { [] }> = pointers_19.offset_tile(offsets_20);
+        let (loaded_22, _): (Tile<ET, { [] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_21,
                 ordering::Weak,

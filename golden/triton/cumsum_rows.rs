@@ -6,28 +6,28 @@
 pub mod cumsum_rows {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"cumsum_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cumsum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"cumsum_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cumsum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn cumsum_kernel<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
-        y_ptr: *mut E,
+    unsafe fn cumsum_kernel<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
         n_cols: i32,
         stride: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
         let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
         let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<E, { [-1] }> =
+        let tensor_6: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<E, { [BLOCK] }> = unsafe {
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_6,
                 const_shape![BLOCK],
@@ -36,7 +36,7 @@ pub mod cumsum_rows {
                 new_token_unordered(),
             )
         };
-        let (loaded_8, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_7,
                 [0i32],
@@ -49,16 +49,16 @@ pub mod cumsum_rows {
                 const_shape![BLOCK],
             )
         };
-        let x: Tile<E, { [BLOCK] }> = loaded_8;
-        let y: Tile<E, { [BLOCK] }> = scan_sum(x, 0i32, reverse::Forward, E::ZERO);
-        let pointers_9: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+        let x: Tile<ET, { [BLOCK] }> = loaded_8;
+        let y: Tile<ET, { [BLOCK] }> = scan_sum(x, 0i32, reverse::Forward, ET::ZERO);
+        let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
         let offsets_10: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_11: PointerTile<*mut E, { [] }> = pointers_9.offset_tile(offsets_10);
+        let base_11: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
         let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
         let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_14: Tensor<E, { [-1] }> =
+        let tensor_14: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-        let view_15: Partition<E, { [BLOCK] }> = unsafe {
+        let view_15: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_14,
                 const_shape![BLOCK],

@@ -6,16 +6,16 @@
 pub mod early_return {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_rows_f16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_rows_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scale_rows_f16<E: ElementType, const BLOCK: i32>(
+    unsafe fn scale_rows_f16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f16,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n_rows: i32,
         n_cols: i32,
         scale: f32,
@@ -53,15 +53,15 @@ pub mod early_return {
                 )
             };
             let x: Tile<f16, { [BLOCK] }> = loaded_8;
-            let pointers_9: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
             let offsets_10: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let arg_18: PointerTile<*mut E, { [] }> = pointers_9.offset_tile(offsets_10);
-            let base_11: PointerTile<*mut E, { [] }> = arg_18;
+            let arg_18: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
+            let base_11: PointerTile<*mut ET, { [] }> = arg_18;
             let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
             let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<E, { [-1] }> =
+            let tensor_14: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+            let view_15: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_14,
                     const_shape![BLOCK],
@@ -71,7 +71,7 @@ pub mod early_return {
                 )
             };
             let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_17: Tile<E, { [BLOCK] }> =
+            let conv_17: Tile<ET, { [BLOCK] }> =
                 convert_tile(conv_16 * broadcast_scalar(scale, const_shape![BLOCK]));
             unsafe {
                 store_view_raw(
@@ -89,16 +89,16 @@ pub mod early_return {
         }
     }
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_rows_bf16","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_rows_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scale_rows_bf16<E: ElementType, const BLOCK: i32>(
+    unsafe fn scale_rows_bf16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut bf16,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n_rows: i32,
         n_cols: i32,
         scale: f32,
@@ -136,15 +136,15 @@ pub mod early_return {
                 )
             };
             let x: Tile<bf16, { [BLOCK] }> = loaded_8;
-            let pointers_9: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
             let offsets_10: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let arg_18: PointerTile<*mut E, { [] }> = pointers_9.offset_tile(offsets_10);
-            let base_11: PointerTile<*mut E, { [] }> = arg_18;
+            let arg_18: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
+            let base_11: PointerTile<*mut ET, { [] }> = arg_18;
             let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
             let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<E, { [-1] }> =
+            let tensor_14: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+            let view_15: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_14,
                     const_shape![BLOCK],
@@ -154,7 +154,7 @@ pub mod early_return {
                 )
             };
             let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_17: Tile<E, { [BLOCK] }> =
+            let conv_17: Tile<ET, { [BLOCK] }> =
                 convert_tile(conv_16 * broadcast_scalar(scale, const_shape![BLOCK]));
             unsafe {
                 store_view_raw(
@@ -172,16 +172,16 @@ pub mod early_return {
         }
     }
 
-    // generic E: ElementType <- dtype(y_ptr)
+    // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_rows_f32","generics":[{"kind":"type","name":"E","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_rows_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn scale_rows_f32<E: ElementType, const BLOCK: i32>(
+    unsafe fn scale_rows_f32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f32,
-        y_ptr: *mut E,
+        y_ptr: *mut ET,
         n_rows: i32,
         n_cols: i32,
         scale: f32,
@@ -219,15 +219,15 @@ pub mod early_return {
                 )
             };
             let x: Tile<f32, { [BLOCK] }> = loaded_8;
-            let pointers_9: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
             let offsets_10: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let arg_17: PointerTile<*mut E, { [] }> = pointers_9.offset_tile(offsets_10);
-            let base_11: PointerTile<*mut E, { [] }> = arg_17;
+            let arg_17: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
+            let base_11: PointerTile<*mut ET, { [] }> = arg_17;
             let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
             let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<E, { [-1] }> =
+            let tensor_14: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<E, { [BLOCK] }> = unsafe {
+            let view_15: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_14,
                     const_shape![BLOCK],
@@ -236,7 +236,7 @@ pub mod early_return {
                     new_token_unordered(),
                 )
             };
-            let conv_16: Tile<E, { [BLOCK] }> =
+            let conv_16: Tile<ET, { [BLOCK] }> =
                 convert_tile(x * broadcast_scalar(scale, const_shape![BLOCK]));
             unsafe {
                 store_view_raw(

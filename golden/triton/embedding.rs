@@ -6,18 +6,18 @@
 pub mod embedding {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(table_ptr), dtype(out_ptr)
+    // generic ET: ElementType <- dtype(table_ptr), dtype(out_ptr)
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
     // note: `tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
-    unsafe fn embedding_kernel_i32<E: ElementType, const BLOCK_D: i32>(
+    unsafe fn embedding_kernel_i32<ET: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i32,
-        table_ptr: *mut E,
-        out_ptr: *mut E,
+        table_ptr: *mut ET,
+        out_ptr: *mut ET,
         dim: i32,
     ) {
         let tok: i32 = get_tile_block_id().0;
@@ -36,14 +36,14 @@ pub mod embedding {
             )
         };
         let row: i32 = tile_to_scalar(loaded_4);
-        let pointers_5: PointerTile<*mut E, { [] }> = pointer_to_tile(table_ptr);
+        let pointers_5: PointerTile<*mut ET, { [] }> = pointer_to_tile(table_ptr);
         let offsets_6: Tile<i32, { [] }> = scalar_to_tile(dim * row);
-        let base_7: PointerTile<*mut E, { [] }> = pointers_5.offset_tile(offsets_6);
+        let base_7: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_6);
         let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
         let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_10: Tensor<E, { [-1] }> =
+        let tensor_10: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
-        let view_11: Partition<E, { [BLOCK_D] }> = unsafe {
+        let view_11: Partition<ET, { [BLOCK_D] }> = unsafe {
             make_partition_view(
                 &tensor_10,
                 const_shape![BLOCK_D],
@@ -52,7 +52,7 @@ pub mod embedding {
                 new_token_unordered(),
             )
         };
-        let (loaded_12, _): (Tile<E, { [BLOCK_D] }>, Token) = unsafe {
+        let (loaded_12, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
             load_view_raw(
                 &view_11,
                 [0i32],
@@ -65,15 +65,15 @@ pub mod embedding {
                 const_shape![BLOCK_D],
             )
         };
-        let vals: Tile<E, { [BLOCK_D] }> = loaded_12;
-        let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
+        let vals: Tile<ET, { [BLOCK_D] }> = loaded_12;
+        let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
         let offsets_14: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
-        let base_15: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
+        let base_15: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
         let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
         let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_18: Tensor<E, { [-1] }> =
+        let tensor_18: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
-        let view_19: Partition<E, { [BLOCK_D] }> = unsafe {
+        let view_19: Partition<ET, { [BLOCK_D] }> = unsafe {
             make_partition_view(
                 &tensor_18,
                 const_shape![BLOCK_D],
@@ -97,18 +97,18 @@ pub mod embedding {
         };
     }
 
-    // generic E: ElementType <- dtype(table_ptr), dtype(out_ptr)
+    // generic ET: ElementType <- dtype(table_ptr), dtype(out_ptr)
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
     // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"E","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
-    unsafe fn embedding_kernel_i64<E: ElementType, const BLOCK_D: i32>(
+    unsafe fn embedding_kernel_i64<ET: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i64,
-        table_ptr: *mut E,
-        out_ptr: *mut E,
+        table_ptr: *mut ET,
+        out_ptr: *mut ET,
         dim: i32,
     ) {
         let tok: i32 = get_tile_block_id().0;
@@ -130,18 +130,18 @@ pub mod embedding {
         let cols: Tile<i32, { [BLOCK_D] }> = iota(const_shape![BLOCK_D]);
         let mask: Tile<bool, { [BLOCK_D] }> =
             lt_tile(cols, broadcast_scalar(dim, const_shape![BLOCK_D]));
-        let arg_10: PointerTile<*mut E, { [] }> = pointer_to_tile(table_ptr);
-        let pointers_5: PointerTile<*mut E, { [] }> = arg_10;
+        let arg_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(table_ptr);
+        let pointers_5: PointerTile<*mut ET, { [] }> = arg_10;
         let as_tile_6: Tile<i32, { [] }> = scalar_to_tile(dim);
         let converted_7: Tile<i64, { [] }> = exti(as_tile_6);
         let val_8: i64 = tile_to_scalar(converted_7);
         let offsets_9: Tile<i64, { [] }> = scalar_to_tile(row * val_8);
-        let pointers_11: PointerTile<*mut E, { [] }> = pointers_5.offset_tile(offsets_9);
-        let pointers_12: PointerTile<*mut E, { [1] }> = pointers_11.reshape(const_shape![1]);
-        let pointers_13: PointerTile<*mut E, { [BLOCK_D] }> =
+        let pointers_11: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_9);
+        let pointers_12: PointerTile<*mut ET, { [1] }> = pointers_11.reshape(const_shape![1]);
+        let pointers_13: PointerTile<*mut ET, { [BLOCK_D] }> =
             pointers_12.broadcast(const_shape![BLOCK_D]);
-        let pointers_14: PointerTile<*mut E, { [BLOCK_D] }> = pointers_13.offset_tile(cols);
-        let (loaded_15, _): (Tile<E, { [BLOCK_D] }>, Token) = unsafe {
+        let pointers_14: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_13.offset_tile(cols);
+        let (loaded_15, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_14,
                 ordering::Weak,
@@ -152,15 +152,15 @@ pub mod embedding {
                 Latency::<0>,
             )
         };
-        let vals: Tile<E, { [BLOCK_D] }> = loaded_15;
-        let pointers_16: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
+        let vals: Tile<ET, { [BLOCK_D] }> = loaded_15;
+        let pointers_16: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
         let offsets_17: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
-        let base_18: PointerTile<*mut E, { [] }> = pointers_16.offset_tile(offsets_17);
+        let base_18: PointerTile<*mut ET, { [] }> = pointers_16.offset_tile(offsets_17);
         let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
         let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<E, { [-1] }> =
+        let tensor_21: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<E, { [BLOCK_D] }> = unsafe {
+        let view_22: Partition<ET, { [BLOCK_D] }> = unsafe {
             make_partition_view(
                 &tensor_21,
                 const_shape![BLOCK_D],

@@ -6,16 +6,16 @@
 pub mod fused_softmax {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(out_ptr)
+    // generic ET: ElementType <- dtype(out_ptr)
     // generic EInPtr: ElementType <- dtype(in_ptr)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
-    unsafe fn softmax_kernel<E: ElementType, EInPtr: ElementType, const BLOCK_SIZE: i32>(
-        out_ptr: *mut E,
+    unsafe fn softmax_kernel<ET: ElementType, EInPtr: ElementType, const BLOCK_SIZE: i32>(
+        out_ptr: *mut ET,
         in_ptr: *mut EInPtr,
         in_row_stride: i32,
         out_row_stride: i32,
@@ -64,15 +64,15 @@ pub mod fused_softmax {
         let red_12: Tile<f32, { [] }> = reduce_sum(num, 0i32);
         let den: f32 = tile_to_scalar(red_12);
         let y: Tile<f32, { [BLOCK_SIZE] }> = num / broadcast_scalar(den, const_shape![BLOCK_SIZE]);
-        let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
+        let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
         let offsets_14: Tile<i32, { [] }> = scalar_to_tile(out_row_stride * row);
-        let arg_21: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
-        let base_15: PointerTile<*mut E, { [] }> = arg_21;
+        let arg_21: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
+        let base_15: PointerTile<*mut ET, { [] }> = arg_21;
         let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
         let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_18: Tensor<E, { [-1] }> =
+        let tensor_18: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
-        let view_19: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let view_19: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
                 &tensor_18,
                 const_shape![BLOCK_SIZE],
@@ -81,7 +81,7 @@ pub mod fused_softmax {
                 new_token_unordered(),
             )
         };
-        let conv_20: Tile<E, { [BLOCK_SIZE] }> = convert_tile(y);
+        let conv_20: Tile<ET, { [BLOCK_SIZE] }> = convert_tile(y);
         unsafe {
             store_view_raw(
                 &view_19,

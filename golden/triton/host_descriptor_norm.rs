@@ -9,7 +9,7 @@
 pub mod host_descriptor_norm {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_desc)
+    // generic ET: ElementType <- dtype(x_desc)
     // generic EWDesc: ElementType <- dtype(w_desc)
     // generic EYDesc: ElementType <- dtype(y_desc)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
@@ -26,16 +26,16 @@ pub mod host_descriptor_norm {
     // note: `w_desc_shape_0` is the extent of `w_desc` along dim 0: the launcher passes it
     // note: `y_desc_shape_0` is the extent of `y_desc` along dim 0: the launcher passes it
     // note: `y_desc_shape_1` is the extent of `y_desc` along dim 1: the launcher passes it
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scale_rows_desc","generics":[{"kind":"type","name":"E","params":["x_desc"],"source":"dtype(x_desc)"},{"kind":"type","name":"EWDesc","params":["w_desc"],"source":"dtype(w_desc)"},{"kind":"type","name":"EYDesc","params":["y_desc"],"source":"dtype(y_desc)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"scale_rows_desc","notes":["`@triton.autotune` chooses the constexpr values at launch (key [\"M\", \"N\"])","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `w_desc` at line 25 kept as a pointer tile: a mask computed by `compare`","`tl.load` of `x_desc` at line 26 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_desc` at line 29 kept as a pointer tile: a mask computed by `compare`","`x_desc_stride_0` is the stride of `x_desc` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_desc_stride_0` is the stride of `y_desc` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`x_desc_shape_0` is the extent of `x_desc` along dim 0: the launcher passes it","`x_desc_shape_1` is the extent of `x_desc` along dim 1: the launcher passes it","`w_desc_shape_0` is the extent of `w_desc` along dim 0: the launcher passes it","`y_desc_shape_0` is the extent of `y_desc` along dim 0: the launcher passes it","`y_desc_shape_1` is the extent of `y_desc` along dim 1: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"block":[["param","BLOCK_M"],["param","BLOCK_N"]],"element":"E","kind":"pointer","name":"x_desc","written":false},{"block":[["param","BLOCK_N"]],"element":"EWDesc","kind":"pointer","name":"w_desc","written":false},{"block":[["param","BLOCK_M"],["param","BLOCK_N"]],"element":"EYDesc","kind":"pointer","name":"y_desc","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"f32","kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"array":"x_desc","dim":0,"element":"i32","kind":"stride","name":"x_desc_stride_0"},{"array":"y_desc","dim":0,"element":"i32","kind":"stride","name":"y_desc_stride_0"},{"array":"x_desc","dim":0,"element":"i32","kind":"extent","name":"x_desc_shape_0"},{"array":"x_desc","dim":1,"element":"i32","kind":"extent","name":"x_desc_shape_1"},{"array":"w_desc","dim":0,"element":"i32","kind":"extent","name":"w_desc_shape_0"},{"array":"y_desc","dim":0,"element":"i32","kind":"extent","name":"y_desc_shape_0"},{"array":"y_desc","dim":1,"element":"i32","kind":"extent","name":"y_desc_shape_1"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"scale_rows_desc","generics":[{"kind":"type","name":"ET","params":["x_desc"],"source":"dtype(x_desc)"},{"kind":"type","name":"EWDesc","params":["w_desc"],"source":"dtype(w_desc)"},{"kind":"type","name":"EYDesc","params":["y_desc"],"source":"dtype(y_desc)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"scale_rows_desc","notes":["`@triton.autotune` chooses the constexpr values at launch (key [\"M\", \"N\"])","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `w_desc` at line 25 kept as a pointer tile: a mask computed by `compare`","`tl.load` of `x_desc` at line 26 kept as a pointer tile: a mask computed by `compare`","`tl.store` of `y_desc` at line 29 kept as a pointer tile: a mask computed by `compare`","`x_desc_stride_0` is the stride of `x_desc` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`y_desc_stride_0` is the stride of `y_desc` along dim 0, which a cuTile Rust kernel cannot read from the tensor: the launcher passes it","`x_desc_shape_0` is the extent of `x_desc` along dim 0: the launcher passes it","`x_desc_shape_1` is the extent of `x_desc` along dim 1: the launcher passes it","`w_desc_shape_0` is the extent of `w_desc` along dim 0: the launcher passes it","`y_desc_shape_0` is the extent of `y_desc` along dim 0: the launcher passes it","`y_desc_shape_1` is the extent of `y_desc` along dim 1: the launcher passes it"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"block":[["param","BLOCK_M"],["param","BLOCK_N"]],"element":"ET","kind":"pointer","name":"x_desc","written":false},{"block":[["param","BLOCK_N"]],"element":"EWDesc","kind":"pointer","name":"w_desc","written":false},{"block":[["param","BLOCK_M"],["param","BLOCK_N"]],"element":"EYDesc","kind":"pointer","name":"y_desc","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"f32","kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"array":"x_desc","dim":0,"element":"i32","kind":"stride","name":"x_desc_stride_0"},{"array":"y_desc","dim":0,"element":"i32","kind":"stride","name":"y_desc_stride_0"},{"array":"x_desc","dim":0,"element":"i32","kind":"extent","name":"x_desc_shape_0"},{"array":"x_desc","dim":1,"element":"i32","kind":"extent","name":"x_desc_shape_1"},{"array":"w_desc","dim":0,"element":"i32","kind":"extent","name":"w_desc_shape_0"},{"array":"y_desc","dim":0,"element":"i32","kind":"extent","name":"y_desc_shape_0"},{"array":"y_desc","dim":1,"element":"i32","kind":"extent","name":"y_desc_shape_1"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_rows_desc<
-        E: ElementType,
+        ET: ElementType,
         EWDesc: ElementType,
         EYDesc: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
     >(
-        x_desc: *mut E,
+        x_desc: *mut ET,
         w_desc: *mut EWDesc,
         y_desc: *mut EYDesc,
         M: i32,
@@ -92,20 +92,20 @@ pub mod host_descriptor_norm {
         let t_24: Tile<EWDesc, { [BLOCK_N] }> = constant(EWDesc::ZERO, const_shape![BLOCK_N]);
         let selected_25: Tile<EWDesc, { [BLOCK_N] }> = select(mask_22, loaded_23, t_24);
         let w: Tile<f32, { [BLOCK_N] }> = convert_tile(selected_25);
-        let pointers_28: PointerTile<*mut E, { [] }> = pointer_to_tile(x_desc);
-        let pointers_29: PointerTile<*mut E, { [1, 1] }> = pointers_28.reshape(const_shape![1, 1]);
-        let arg_33: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_desc);
+        let pointers_29: PointerTile<*mut ET, { [1, 1] }> = pointers_28.reshape(const_shape![1, 1]);
+        let arg_33: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_29.broadcast(const_shape![BLOCK_M, 1]);
-        let pointers_30: PointerTile<*mut E, { [BLOCK_M, 1] }> = arg_33;
+        let pointers_30: PointerTile<*mut ET, { [BLOCK_M, 1] }> = arg_33;
         let iota_31: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let offsets_32: Tile<i32, { [BLOCK_M, 1] }> = (iota_31.reshape(const_shape![BLOCK_M, 1])
             + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
             * broadcast_scalar(x_desc_stride_0, const_shape![BLOCK_M, 1]);
-        let pointers_34: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_34: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_30.offset_tile(offsets_32);
-        let arg_42: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_42: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_34.broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let pointers_35: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_42;
+        let pointers_35: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_42;
         let iota_36: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
         let arg_38: Tile<i32, { [1, BLOCK_N] }> = iota_36.reshape(const_shape![1, BLOCK_N]);
         let t_37: Tile<i32, { [1, BLOCK_N] }> = constant(0i32, const_shape![1, BLOCK_N]);
@@ -113,9 +113,9 @@ pub mod host_descriptor_norm {
         let t_39: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
         let offsets_41: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
             (arg_40 * t_39).broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let arg_63: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let arg_63: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_35.offset_tile(offsets_41);
-        let pointers_43: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> = arg_63;
+        let pointers_43: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_63;
         let iota_44: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
         let arg_46: Tile<i32, { [BLOCK_M, 1] }> = iota_44.reshape(const_shape![BLOCK_M, 1])
             + broadcast_scalar(row, const_shape![BLOCK_M, 1]);
@@ -146,7 +146,7 @@ pub mod host_descriptor_norm {
                 ))
             .broadcast(const_shape![BLOCK_M, BLOCK_N]);
         let mask_59: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_64;
-        let (loaded_60, _): (Tile<E, { [BLOCK_M, BLOCK_N] }>, Token) = unsafe {
+        let (loaded_60, _): (Tile<ET, { [BLOCK_M, BLOCK_N] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_43,
                 ordering::Weak,
@@ -157,9 +157,9 @@ pub mod host_descriptor_norm {
                 Latency::<0>,
             )
         };
-        let t_61: Tile<E, { [BLOCK_M, BLOCK_N] }> =
-            constant(E::ZERO, const_shape![BLOCK_M, BLOCK_N]);
-        let selected_62: Tile<E, { [BLOCK_M, BLOCK_N] }> = select(mask_59, loaded_60, t_61);
+        let t_61: Tile<ET, { [BLOCK_M, BLOCK_N] }> =
+            constant(ET::ZERO, const_shape![BLOCK_M, BLOCK_N]);
+        let selected_62: Tile<ET, { [BLOCK_M, BLOCK_N] }> = select(mask_59, loaded_60, t_61);
         let x: Tile<f32, { [BLOCK_M, BLOCK_N] }> = convert_tile(selected_62);
         let red_65: Tile<f32, { [BLOCK_M] }> = reduce_sum(x * x, 1i32);
         let total: Tile<f32, { [BLOCK_M] }> = red_65 / broadcast_scalar(N, const_shape![BLOCK_M]);

@@ -6,32 +6,32 @@
 pub mod inplace_accumulate {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(acc_ptr), dtype(x_ptr)
+    // generic ET: ElementType <- dtype(acc_ptr), dtype(x_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn accumulate_kernel<E: ElementType, const BLOCK: i32>(
-        acc_ptr: *mut E,
-        x_ptr: *mut E,
+    unsafe fn accumulate_kernel<ET: ElementType, const BLOCK: i32>(
+        acc_ptr: *mut ET,
+        x_ptr: *mut ET,
         steps: i32,
         n: i32,
     ) {
         let mut acc_ptr_written: Token = new_token_unordered();
         let mut acc_ptr_accessed: Token = new_token_unordered();
         for s in 0i32..steps {
-            let arg_9: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let base_1: PointerTile<*mut E, { [] }> = arg_9;
+            let arg_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let base_1: PointerTile<*mut ET, { [] }> = arg_9;
             let block_2: i32 = get_tile_block_id().0;
             let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
             let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_5: Tensor<E, { [-1] }> =
+            let tensor_5: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-            let view_6: Partition<E, { [BLOCK] }> = unsafe {
+            let view_6: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_5,
                     const_shape![BLOCK],
@@ -40,7 +40,7 @@ pub mod inplace_accumulate {
                     new_token_unordered(),
                 )
             };
-            let (loaded_7, token_8): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_7, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
                     &view_6,
                     [block_2],
@@ -54,17 +54,17 @@ pub mod inplace_accumulate {
                 )
             };
             acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
-            let a: Tile<E, { [BLOCK] }> = loaded_7;
-            let pointers_10: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let a: Tile<ET, { [BLOCK] }> = loaded_7;
+            let pointers_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
             let offsets_11: Tile<i32, { [] }> = scalar_to_tile(n * s);
-            let arg_19: PointerTile<*mut E, { [] }> = pointers_10.offset_tile(offsets_11);
-            let base_12: PointerTile<*mut E, { [] }> = arg_19;
+            let arg_19: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+            let base_12: PointerTile<*mut ET, { [] }> = arg_19;
             let block_13: i32 = get_tile_block_id().0;
             let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
             let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_16: Tensor<E, { [-1] }> =
+            let tensor_16: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
-            let view_17: Partition<E, { [BLOCK] }> = unsafe {
+            let view_17: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_16,
                     const_shape![BLOCK],
@@ -73,7 +73,7 @@ pub mod inplace_accumulate {
                     new_token_unordered(),
                 )
             };
-            let (loaded_18, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_18, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
                     &view_17,
                     [block_13],
@@ -86,15 +86,15 @@ pub mod inplace_accumulate {
                     const_shape![BLOCK],
                 )
             };
-            let x: Tile<E, { [BLOCK] }> = loaded_18;
-            let arg_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let base_20: PointerTile<*mut E, { [] }> = arg_28;
+            let x: Tile<ET, { [BLOCK] }> = loaded_18;
+            let arg_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let base_20: PointerTile<*mut ET, { [] }> = arg_28;
             let block_21: i32 = get_tile_block_id().0;
             let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
             let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_24: Tensor<E, { [-1] }> =
+            let tensor_24: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_20, shape_22, strides_23, new_token_unordered()) };
-            let view_25: Partition<E, { [BLOCK] }> = unsafe {
+            let view_25: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_24,
                     const_shape![BLOCK],
@@ -103,7 +103,7 @@ pub mod inplace_accumulate {
                     new_token_unordered(),
                 )
             };
-            let values_26: Tile<E, { [BLOCK] }> = a + x;
+            let values_26: Tile<ET, { [BLOCK] }> = a + x;
             let token_27: Token = unsafe {
                 store_view_raw(
                     &view_25,

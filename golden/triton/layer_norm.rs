@@ -6,7 +6,7 @@
 pub mod layer_norm {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EY: ElementType <- dtype(Y)
     // generic EMean: ElementType <- dtype(Mean)
     // generic ERstd: ElementType <- dtype(Rstd)
@@ -21,16 +21,16 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f16<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EMean: ElementType,
         ERstd: ElementType,
         const BLOCK_SIZE: i32,
     >(
-        X: *mut E,
+        X: *mut ET,
         Y: *mut EY,
         W: *mut f16,
         B: *mut f16,
@@ -45,15 +45,15 @@ pub mod layer_norm {
         let row: i32 = get_tile_block_id().0;
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
             let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
             let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<E, { [-1] }> =
+            let tensor_7: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_8: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_7,
                     const_shape![BLOCK_SIZE],
@@ -62,7 +62,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_8,
                     [index_4],
@@ -88,15 +88,15 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
-            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let base_17: PointerTile<*mut ET, { [] }> = pointers_15.offset_tile(offsets_16);
             let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
             let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_21: Tensor<E, { [-1] }> =
+            let tensor_21: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
-            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_22: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_21,
                     const_shape![BLOCK_SIZE],
@@ -105,7 +105,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_23, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_22,
                     [index_18],
@@ -225,15 +225,15 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_50;
-            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_51: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let base_53: PointerTile<*mut ET, { [] }> = pointers_51.offset_tile(offsets_52);
             let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
             let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_57: Tensor<E, { [-1] }> =
+            let tensor_57: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
-            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_58: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_57,
                     const_shape![BLOCK_SIZE],
@@ -242,7 +242,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_59, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_58,
                     [index_54],
@@ -301,7 +301,7 @@ pub mod layer_norm {
         }
     }
 
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EY: ElementType <- dtype(Y)
     // generic EMean: ElementType <- dtype(Mean)
     // generic ERstd: ElementType <- dtype(Rstd)
@@ -316,16 +316,16 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EMean: ElementType,
         ERstd: ElementType,
         const BLOCK_SIZE: i32,
     >(
-        X: *mut E,
+        X: *mut ET,
         Y: *mut EY,
         W: *mut bf16,
         B: *mut bf16,
@@ -340,15 +340,15 @@ pub mod layer_norm {
         let row: i32 = get_tile_block_id().0;
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
             let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
             let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<E, { [-1] }> =
+            let tensor_7: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_8: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_7,
                     const_shape![BLOCK_SIZE],
@@ -357,7 +357,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_8,
                     [index_4],
@@ -383,15 +383,15 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
-            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let base_17: PointerTile<*mut ET, { [] }> = pointers_15.offset_tile(offsets_16);
             let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
             let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_21: Tensor<E, { [-1] }> =
+            let tensor_21: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
-            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_22: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_21,
                     const_shape![BLOCK_SIZE],
@@ -400,7 +400,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_23, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_22,
                     [index_18],
@@ -520,15 +520,15 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_50;
-            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_51: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let base_53: PointerTile<*mut ET, { [] }> = pointers_51.offset_tile(offsets_52);
             let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
             let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_57: Tensor<E, { [-1] }> =
+            let tensor_57: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
-            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_58: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_57,
                     const_shape![BLOCK_SIZE],
@@ -537,7 +537,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_59, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_58,
                     [index_54],
@@ -596,7 +596,7 @@ pub mod layer_norm {
         }
     }
 
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EY: ElementType <- dtype(Y)
     // generic EMean: ElementType <- dtype(Mean)
     // generic ERstd: ElementType <- dtype(Rstd)
@@ -611,16 +611,16 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EMean: ElementType,
         ERstd: ElementType,
         const BLOCK_SIZE: i32,
     >(
-        X: *mut E,
+        X: *mut ET,
         Y: *mut EY,
         W: *mut f32,
         B: *mut f32,
@@ -635,15 +635,15 @@ pub mod layer_norm {
         let row: i32 = get_tile_block_id().0;
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
             let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
             let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<E, { [-1] }> =
+            let tensor_7: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_8: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_7,
                     const_shape![BLOCK_SIZE],
@@ -652,7 +652,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_8,
                     [index_4],
@@ -678,15 +678,15 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
-            let pointers_15: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_17: PointerTile<*mut E, { [] }> = pointers_15.offset_tile(offsets_16);
+            let base_17: PointerTile<*mut ET, { [] }> = pointers_15.offset_tile(offsets_16);
             let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
             let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_21: Tensor<E, { [-1] }> =
+            let tensor_21: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
-            let view_22: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_22: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_21,
                     const_shape![BLOCK_SIZE],
@@ -695,7 +695,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_23, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_23, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_22,
                     [index_18],
@@ -815,15 +815,15 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_50;
-            let pointers_51: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+            let pointers_51: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
             let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_53: PointerTile<*mut E, { [] }> = pointers_51.offset_tile(offsets_52);
+            let base_53: PointerTile<*mut ET, { [] }> = pointers_51.offset_tile(offsets_52);
             let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
             let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
             let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_57: Tensor<E, { [-1] }> =
+            let tensor_57: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
-            let view_58: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+            let view_58: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
                     &tensor_57,
                     const_shape![BLOCK_SIZE],
@@ -832,7 +832,7 @@ pub mod layer_norm {
                     new_token_unordered(),
                 )
             };
-            let (loaded_59, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_59, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
                     &view_58,
                     [index_54],

@@ -6,7 +6,7 @@
 pub mod matmul_grouped {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(c_ptr)
+    // generic ET: ElementType <- dtype(c_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
@@ -15,10 +15,10 @@ pub mod matmul_grouped {
     // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"grouped_matmul_kernel_f16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"grouped_matmul_kernel_f16","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
     #[cutile::entry()]
     unsafe fn grouped_matmul_kernel_f16<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
@@ -26,7 +26,7 @@ pub mod matmul_grouped {
     >(
         a_ptr: *mut f16,
         b_ptr: *mut f16,
-        c_ptr: *mut E,
+        c_ptr: *mut ET,
         M: i32,
         N: i32,
         K: i32,
@@ -143,15 +143,15 @@ pub mod matmul_grouped {
             b_ptrs = b_ptrs.offset_tile(offsets_29);
         }
         let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
-        let arg_36: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let base_30: PointerTile<*mut E, { [] }> = arg_36;
+        let arg_36: PointerTile<*mut ET, { [] }> = pointer_to_tile(c_ptr);
+        let base_30: PointerTile<*mut ET, { [] }> = arg_36;
         let shape_31: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
         let strides_32: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
             dims: &[stride_cm, stride_cn],
         };
-        let tensor_33: Tensor<E, { [-1, -1] }> =
+        let tensor_33: Tensor<ET, { [-1, -1] }> =
             unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let view_34: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
                 &tensor_33,
                 const_shape![BLOCK_M, BLOCK_N],
@@ -160,7 +160,7 @@ pub mod matmul_grouped {
                 new_token_unordered(),
             )
         };
-        let conv_35: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        let conv_35: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
         unsafe {
             store_view_raw(
                 &view_34,
@@ -176,7 +176,7 @@ pub mod matmul_grouped {
         };
     }
 
-    // generic E: ElementType <- dtype(c_ptr)
+    // generic ET: ElementType <- dtype(c_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
@@ -185,10 +185,10 @@ pub mod matmul_grouped {
     // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"grouped_matmul_kernel_bf16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"grouped_matmul_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
     #[cutile::entry()]
     unsafe fn grouped_matmul_kernel_bf16<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
@@ -196,7 +196,7 @@ pub mod matmul_grouped {
     >(
         a_ptr: *mut bf16,
         b_ptr: *mut bf16,
-        c_ptr: *mut E,
+        c_ptr: *mut ET,
         M: i32,
         N: i32,
         K: i32,
@@ -313,15 +313,15 @@ pub mod matmul_grouped {
             b_ptrs = b_ptrs.offset_tile(offsets_29);
         }
         let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
-        let arg_36: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let base_30: PointerTile<*mut E, { [] }> = arg_36;
+        let arg_36: PointerTile<*mut ET, { [] }> = pointer_to_tile(c_ptr);
+        let base_30: PointerTile<*mut ET, { [] }> = arg_36;
         let shape_31: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
         let strides_32: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
             dims: &[stride_cm, stride_cn],
         };
-        let tensor_33: Tensor<E, { [-1, -1] }> =
+        let tensor_33: Tensor<ET, { [-1, -1] }> =
             unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let view_34: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
                 &tensor_33,
                 const_shape![BLOCK_M, BLOCK_N],
@@ -330,7 +330,7 @@ pub mod matmul_grouped {
                 new_token_unordered(),
             )
         };
-        let conv_35: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        let conv_35: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
         unsafe {
             store_view_raw(
                 &view_34,
@@ -346,7 +346,7 @@ pub mod matmul_grouped {
         };
     }
 
-    // generic E: ElementType <- dtype(c_ptr)
+    // generic ET: ElementType <- dtype(c_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
@@ -357,10 +357,10 @@ pub mod matmul_grouped {
     // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"grouped_matmul_kernel_f32","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"grouped_matmul_kernel_f32","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
     #[cutile::entry()]
     unsafe fn grouped_matmul_kernel_f32<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
@@ -370,7 +370,7 @@ pub mod matmul_grouped {
     >(
         a_ptr: *mut f32,
         b_ptr: *mut f32,
-        c_ptr: *mut E,
+        c_ptr: *mut ET,
         M: i32,
         N: i32,
         K: i32,
@@ -493,15 +493,15 @@ pub mod matmul_grouped {
             b_ptrs = b_ptrs.offset_tile(offsets_31);
         }
         let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
-        let arg_38: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let base_32: PointerTile<*mut E, { [] }> = arg_38;
+        let arg_38: PointerTile<*mut ET, { [] }> = pointer_to_tile(c_ptr);
+        let base_32: PointerTile<*mut ET, { [] }> = arg_38;
         let shape_33: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
         let strides_34: Array<{ [-1, -1] }> = Array::<{ [-1, -1] }> {
             dims: &[stride_cm, stride_cn],
         };
-        let tensor_35: Tensor<E, { [-1, -1] }> =
+        let tensor_35: Tensor<ET, { [-1, -1] }> =
             unsafe { make_tensor_view(base_32, shape_33, strides_34, new_token_unordered()) };
-        let view_36: Partition<E, { [BLOCK_M, BLOCK_N] }> = unsafe {
+        let view_36: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
             make_partition_view(
                 &tensor_35,
                 const_shape![BLOCK_M, BLOCK_N],
@@ -510,7 +510,7 @@ pub mod matmul_grouped {
                 new_token_unordered(),
             )
         };
-        let conv_37: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        let conv_37: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
         unsafe {
             store_view_raw(
                 &view_36,

@@ -6,7 +6,7 @@
 pub mod matmul_ieee {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(a_ptr)
+    // generic ET: ElementType <- dtype(a_ptr)
     // generic EBPtr: ElementType <- dtype(b_ptr)
     // generic ECPtr: ElementType <- dtype(c_ptr)
     // generic BM: i32 <- const(BM)
@@ -16,17 +16,17 @@ pub mod matmul_ieee {
     // note: `tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel","generics":[{"kind":"type","name":"E","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_ieee_kernel<
-        E: ElementType,
+        ET: ElementType,
         EBPtr: ElementType,
         ECPtr: ElementType,
         const BM: i32,
         const BN: i32,
         const BK: i32,
     >(
-        a_ptr: *mut E,
+        a_ptr: *mut ET,
         b_ptr: *mut EBPtr,
         c_ptr: *mut ECPtr,
         K: i32,
@@ -35,7 +35,7 @@ pub mod matmul_ieee {
         let pn: i32 = get_tile_block_id().1;
         let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
         for k0 in (0i32..K).step_by(BK as usize) {
-            let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(a_ptr);
+            let base_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(a_ptr);
             let extent_2: i32 = BM + BM * pm;
             let extent_3: i32 = BK + BK * ((k0 - 0i32) / BK);
             let index_4: i32 = (k0 - 0i32) / BK;
@@ -43,9 +43,9 @@ pub mod matmul_ieee {
                 dims: &[extent_2, extent_3],
             };
             let strides_6: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[K] };
-            let tensor_7: Tensor<E, { [-1, -1] }> =
+            let tensor_7: Tensor<ET, { [-1, -1] }> =
                 unsafe { make_tensor_view(base_1, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<E, { [BM, BK] }> = unsafe {
+            let view_8: Partition<ET, { [BM, BK] }> = unsafe {
                 make_partition_view(
                     &tensor_7,
                     const_shape![BM, BK],
@@ -54,7 +54,7 @@ pub mod matmul_ieee {
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<E, { [BM, BK] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<ET, { [BM, BK] }>, Token) = unsafe {
                 load_view_raw(
                     &view_8,
                     [pm, index_4],

@@ -6,7 +6,7 @@
 pub mod online_softmax {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
@@ -14,10 +14,10 @@ pub mod online_softmax {
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf, no tensor memory accelerator)
     // note: `tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"online_softmax_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"online_softmax_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn online_softmax_kernel<E: ElementType, EYPtr: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn online_softmax_kernel<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n_cols: i32,
         stride: i32,
@@ -28,15 +28,15 @@ pub mod online_softmax {
         let mut m: Tile<f32, { [BLOCK] }> = constant(f32::NEG_INFINITY, const_shape![BLOCK]);
         let mut s: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
         for start in (0i32..n_cols).step_by(BLOCK as usize) {
-            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
             let index_4: i32 = (start - 0i32) / BLOCK;
             let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
             let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<E, { [-1] }> =
+            let tensor_7: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<E, { [BLOCK] }> = unsafe {
+            let view_8: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_7,
                     const_shape![BLOCK],
@@ -45,7 +45,7 @@ pub mod online_softmax {
                     new_token_unordered(),
                 )
             };
-            let (loaded_9, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_9, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
                     &view_8,
                     [index_4],
@@ -58,7 +58,7 @@ pub mod online_softmax {
                     const_shape![BLOCK],
                 )
             };
-            let x: Tile<E, { [BLOCK] }> = loaded_9;
+            let x: Tile<ET, { [BLOCK] }> = loaded_9;
             let x_2: Tile<f32, { [BLOCK] }> = convert_tile(x);
             let m_new: Tile<f32, { [BLOCK] }> = maxf(m, x_2, nan::Disabled, ftz::Disabled);
             s = s * exp(m - m_new) + exp(x_2 - m_new);
@@ -72,15 +72,15 @@ pub mod online_softmax {
         );
         let total: f32 = tile_to_scalar(red_11);
         for start_2 in (0i32..n_cols).step_by(BLOCK as usize) {
-            let pointers_12: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
             let offsets_13: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_14: PointerTile<*mut E, { [] }> = pointers_12.offset_tile(offsets_13);
+            let base_14: PointerTile<*mut ET, { [] }> = pointers_12.offset_tile(offsets_13);
             let index_15: i32 = (start_2 - 0i32) / BLOCK;
             let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
             let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_18: Tensor<E, { [-1] }> =
+            let tensor_18: Tensor<ET, { [-1] }> =
                 unsafe { make_tensor_view(base_14, shape_16, strides_17, new_token_unordered()) };
-            let view_19: Partition<E, { [BLOCK] }> = unsafe {
+            let view_19: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
                     &tensor_18,
                     const_shape![BLOCK],
@@ -89,7 +89,7 @@ pub mod online_softmax {
                     new_token_unordered(),
                 )
             };
-            let (loaded_20, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_20, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
                     &view_19,
                     [index_15],
@@ -102,7 +102,7 @@ pub mod online_softmax {
                     const_shape![BLOCK],
                 )
             };
-            let x_3: Tile<E, { [BLOCK] }> = loaded_20;
+            let x_3: Tile<ET, { [BLOCK] }> = loaded_20;
             let conv_21: Tile<f32, { [BLOCK] }> = convert_tile(x_3);
             let y: Tile<f32, { [BLOCK] }> =
                 exp(conv_21 - broadcast_scalar(row_max, const_shape![BLOCK]))

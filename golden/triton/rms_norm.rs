@@ -6,7 +6,7 @@
 pub mod rms_norm {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EY: ElementType <- dtype(Y)
     // generic EW: ElementType <- dtype(W)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
@@ -14,15 +14,15 @@ pub mod rms_norm {
     // note: `tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn rms_norm_fwd<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EW: ElementType,
         const BLOCK_SIZE: i32,
     >(
-        X: *mut E,
+        X: *mut ET,
         Y: *mut EY,
         W: *mut EW,
         stride: i32,
@@ -30,14 +30,14 @@ pub mod rms_norm {
         eps: f32,
     ) {
         let row: i32 = get_tile_block_id().0;
-        let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+        let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
         let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
         let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<E, { [-1] }> =
+        let tensor_6: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let view_7: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
                 &tensor_6,
                 const_shape![BLOCK_SIZE],
@@ -46,7 +46,7 @@ pub mod rms_norm {
                 new_token_unordered(),
             )
         };
-        let (loaded_8, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_8, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
                 &view_7,
                 [0i32],

@@ -6,29 +6,34 @@
 pub mod row_extrema {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_range_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"row_range_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_range_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"row_range_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
     #[cutile::entry()]
-    unsafe fn row_range_kernel<E: ElementType, EYPtr: ElementType, const BM: i32, const BN: i32>(
-        x_ptr: *mut E,
+    unsafe fn row_range_kernel<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BM: i32,
+        const BN: i32,
+    >(
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         M: i32,
         N: i32,
     ) {
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
         let strides_4: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
-        let tensor_5: Tensor<E, { [-1, -1] }> =
+        let tensor_5: Tensor<ET, { [-1, -1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BM, BN] }> = unsafe {
+        let view_6: Partition<ET, { [BM, BN] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BM, BN],
@@ -37,7 +42,7 @@ pub mod row_extrema {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2, 0i32],

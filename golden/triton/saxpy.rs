@@ -6,7 +6,7 @@
 pub mod saxpy {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
@@ -14,24 +14,24 @@ pub mod saxpy {
     // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `y_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"saxpy_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"f32","kind":"scalar","name":"a"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"saxpy_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"f32","kind":"scalar","name":"a"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn saxpy_kernel<E: ElementType, EYPtr: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn saxpy_kernel<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         a: f32,
         n: i32,
     ) {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
-        let arg_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut E, { [] }> = arg_8;
+        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
         let block_2: i32 = get_tile_block_id().0;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -40,7 +40,7 @@ pub mod saxpy {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [block_2],

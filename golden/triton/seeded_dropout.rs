@@ -7,16 +7,16 @@
 pub mod seeded_dropout {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(out_ptr)
+    // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn seeded_dropout_f16<E: ElementType, const BLOCK: i32>(
+    unsafe fn seeded_dropout_f16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f16,
-        out_ptr: *mut E,
+        out_ptr: *mut ET,
         n: i32,
         p: f32,
         seed: i32,
@@ -161,14 +161,14 @@ pub mod seeded_dropout {
         let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> =
             gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
-        let arg_39: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let base_29: PointerTile<*mut E, { [] }> = arg_39;
+        let arg_39: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let base_29: PointerTile<*mut ET, { [] }> = arg_39;
         let block_30: i32 = get_tile_block_id().0;
         let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<E, { [-1] }> =
+        let tensor_33: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<E, { [BLOCK] }> = unsafe {
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_33,
                 const_shape![BLOCK],
@@ -181,7 +181,7 @@ pub mod seeded_dropout {
         let arg_37: Tile<f32, { [BLOCK] }> =
             conv_35 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
         let t_36: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let conv_38: Tile<E, { [BLOCK] }> = convert_tile(select(keep, arg_37, t_36));
+        let conv_38: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_37, t_36));
         unsafe {
             store_view_raw(
                 &view_34,
@@ -197,16 +197,16 @@ pub mod seeded_dropout {
         };
     }
 
-    // generic E: ElementType <- dtype(out_ptr)
+    // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn seeded_dropout_bf16<E: ElementType, const BLOCK: i32>(
+    unsafe fn seeded_dropout_bf16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut bf16,
-        out_ptr: *mut E,
+        out_ptr: *mut ET,
         n: i32,
         p: f32,
         seed: i32,
@@ -351,14 +351,14 @@ pub mod seeded_dropout {
         let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> =
             gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
-        let arg_39: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let base_29: PointerTile<*mut E, { [] }> = arg_39;
+        let arg_39: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let base_29: PointerTile<*mut ET, { [] }> = arg_39;
         let block_30: i32 = get_tile_block_id().0;
         let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<E, { [-1] }> =
+        let tensor_33: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<E, { [BLOCK] }> = unsafe {
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_33,
                 const_shape![BLOCK],
@@ -371,7 +371,7 @@ pub mod seeded_dropout {
         let arg_37: Tile<f32, { [BLOCK] }> =
             conv_35 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
         let t_36: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let conv_38: Tile<E, { [BLOCK] }> = convert_tile(select(keep, arg_37, t_36));
+        let conv_38: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_37, t_36));
         unsafe {
             store_view_raw(
                 &view_34,
@@ -387,16 +387,16 @@ pub mod seeded_dropout {
         };
     }
 
-    // generic E: ElementType <- dtype(out_ptr)
+    // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"E","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn seeded_dropout_f32<E: ElementType, const BLOCK: i32>(
+    unsafe fn seeded_dropout_f32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f32,
-        out_ptr: *mut E,
+        out_ptr: *mut ET,
         n: i32,
         p: f32,
         seed: i32,
@@ -541,14 +541,14 @@ pub mod seeded_dropout {
         let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> =
             gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
-        let arg_38: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let base_29: PointerTile<*mut E, { [] }> = arg_38;
+        let arg_38: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let base_29: PointerTile<*mut ET, { [] }> = arg_38;
         let block_30: i32 = get_tile_block_id().0;
         let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<E, { [-1] }> =
+        let tensor_33: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<E, { [BLOCK] }> = unsafe {
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_33,
                 const_shape![BLOCK],
@@ -559,7 +559,7 @@ pub mod seeded_dropout {
         };
         let arg_36: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
         let t_35: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let conv_37: Tile<E, { [BLOCK] }> = convert_tile(select(keep, arg_36, t_35));
+        let conv_37: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_36, t_35));
         unsafe {
             store_view_raw(
                 &view_34,
@@ -575,17 +575,17 @@ pub mod seeded_dropout {
         };
     }
 
-    // generic E: ElementType <- dtype(bits_ptr)
+    // generic ET: ElementType <- dtype(bits_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn random_streams_f16<E: ElementType, const BLOCK: i32>(
-        bits_ptr: *mut E,
+    unsafe fn random_streams_f16<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
         normal_ptr: *mut f16,
         seed: i32,
     ) {
@@ -659,17 +659,17 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
         let philox_c2_6: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
-        let arg_25: PointerTile<*mut E, { [] }> = pointer_to_tile(bits_ptr);
-        let base_15: PointerTile<*mut E, { [] }> = arg_25;
+        let arg_25: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
+        let base_15: PointerTile<*mut ET, { [] }> = arg_25;
         let block_16: i32 = get_tile_block_id().0;
         let arg_26: i32 = block_16 * BLOCK + BLOCK;
         let extent_17: i32 = arg_26;
         let block_18: i32 = get_tile_block_id().0;
         let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
         let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<E, { [-1] }> =
+        let tensor_21: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<E, { [BLOCK] }> = unsafe {
+        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_21,
                 const_shape![BLOCK],
@@ -679,7 +679,7 @@ pub mod seeded_dropout {
             )
         };
         let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
-        let conv_24: Tile<E, { [BLOCK] }> = convert_tile(bits_23);
+        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
         unsafe {
             store_view_raw(
                 &view_22,
@@ -886,17 +886,17 @@ pub mod seeded_dropout {
         normal_ptr_accessed = token_76;
     }
 
-    // generic E: ElementType <- dtype(bits_ptr)
+    // generic ET: ElementType <- dtype(bits_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn random_streams_bf16<E: ElementType, const BLOCK: i32>(
-        bits_ptr: *mut E,
+    unsafe fn random_streams_bf16<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
         normal_ptr: *mut bf16,
         seed: i32,
     ) {
@@ -970,17 +970,17 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
         let philox_c2_6: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
-        let arg_25: PointerTile<*mut E, { [] }> = pointer_to_tile(bits_ptr);
-        let base_15: PointerTile<*mut E, { [] }> = arg_25;
+        let arg_25: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
+        let base_15: PointerTile<*mut ET, { [] }> = arg_25;
         let block_16: i32 = get_tile_block_id().0;
         let arg_26: i32 = block_16 * BLOCK + BLOCK;
         let extent_17: i32 = arg_26;
         let block_18: i32 = get_tile_block_id().0;
         let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
         let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<E, { [-1] }> =
+        let tensor_21: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<E, { [BLOCK] }> = unsafe {
+        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_21,
                 const_shape![BLOCK],
@@ -990,7 +990,7 @@ pub mod seeded_dropout {
             )
         };
         let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
-        let conv_24: Tile<E, { [BLOCK] }> = convert_tile(bits_23);
+        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
         unsafe {
             store_view_raw(
                 &view_22,
@@ -1197,17 +1197,17 @@ pub mod seeded_dropout {
         normal_ptr_accessed = token_76;
     }
 
-    // generic E: ElementType <- dtype(bits_ptr)
+    // generic ET: ElementType <- dtype(bits_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
     // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"E","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn random_streams_f32<E: ElementType, const BLOCK: i32>(
-        bits_ptr: *mut E,
+    unsafe fn random_streams_f32<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
         normal_ptr: *mut f32,
         seed: i32,
     ) {
@@ -1281,17 +1281,17 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
         let philox_c2_6: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
-        let arg_25: PointerTile<*mut E, { [] }> = pointer_to_tile(bits_ptr);
-        let base_15: PointerTile<*mut E, { [] }> = arg_25;
+        let arg_25: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
+        let base_15: PointerTile<*mut ET, { [] }> = arg_25;
         let block_16: i32 = get_tile_block_id().0;
         let arg_26: i32 = block_16 * BLOCK + BLOCK;
         let extent_17: i32 = arg_26;
         let block_18: i32 = get_tile_block_id().0;
         let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
         let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<E, { [-1] }> =
+        let tensor_21: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<E, { [BLOCK] }> = unsafe {
+        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_21,
                 const_shape![BLOCK],
@@ -1301,7 +1301,7 @@ pub mod seeded_dropout {
             )
         };
         let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
-        let conv_24: Tile<E, { [BLOCK] }> = convert_tile(bits_23);
+        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
         unsafe {
             store_view_raw(
                 &view_22,

@@ -7,33 +7,33 @@
 pub mod spin_lock {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn locked_accumulate_i32<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
-        acc_ptr: *mut E,
+    unsafe fn locked_accumulate_i32<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
         lock_ptr: *mut i32,
         n: i32,
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
-        let arg_4: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let pointers_1: PointerTile<*mut E, { [] }> = arg_4;
+        let arg_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_1: PointerTile<*mut ET, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let base_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
+        let base_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
         let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
+        let tensor_8: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_8,
                 const_shape![BLOCK],
@@ -42,7 +42,7 @@ pub mod spin_lock {
                 new_token_unordered(),
             )
         };
-        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_9,
                 [0i32],
@@ -56,7 +56,7 @@ pub mod spin_lock {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<E, { [BLOCK] }> = loaded_10;
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
         loop {
             let pointers_12: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
             let expected_13: Tile<i32, { [] }> = scalar_to_tile(0i32);
@@ -85,12 +85,12 @@ pub mod spin_lock {
                 break;
             }
         }
-        let base_21: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let base_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
         let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<E, { [-1] }> =
+        let tensor_24: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<E, { [BLOCK] }> = unsafe {
+        let view_25: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_24,
                 const_shape![BLOCK],
@@ -99,7 +99,7 @@ pub mod spin_lock {
                 new_token_unordered(),
             )
         };
-        let (loaded_26, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_26, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_25,
                 [0i32],
@@ -113,13 +113,13 @@ pub mod spin_lock {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<E, { [BLOCK] }> = x + loaded_26;
-        let base_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_26;
+        let base_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
         let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_31: Tensor<E, { [-1] }> =
+        let tensor_31: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
-        let view_32: Partition<E, { [BLOCK] }> = unsafe {
+        let view_32: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_31,
                 const_shape![BLOCK],
@@ -162,33 +162,33 @@ pub mod spin_lock {
         all_accessed = token_38;
     }
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn locked_accumulate_f32<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
-        acc_ptr: *mut E,
+    unsafe fn locked_accumulate_f32<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
         lock_ptr: *mut f32,
         n: i32,
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
-        let arg_4: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let pointers_1: PointerTile<*mut E, { [] }> = arg_4;
+        let arg_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_1: PointerTile<*mut ET, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let base_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
+        let base_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
         let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
+        let tensor_8: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_8,
                 const_shape![BLOCK],
@@ -197,7 +197,7 @@ pub mod spin_lock {
                 new_token_unordered(),
             )
         };
-        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_9,
                 [0i32],
@@ -211,7 +211,7 @@ pub mod spin_lock {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<E, { [BLOCK] }> = loaded_10;
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
         loop {
             let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
             let expected_13: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
@@ -240,12 +240,12 @@ pub mod spin_lock {
                 break;
             }
         }
-        let base_21: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let base_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
         let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<E, { [-1] }> =
+        let tensor_24: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<E, { [BLOCK] }> = unsafe {
+        let view_25: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_24,
                 const_shape![BLOCK],
@@ -254,7 +254,7 @@ pub mod spin_lock {
                 new_token_unordered(),
             )
         };
-        let (loaded_26, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_26, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_25,
                 [0i32],
@@ -268,13 +268,13 @@ pub mod spin_lock {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<E, { [BLOCK] }> = x + loaded_26;
-        let base_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_26;
+        let base_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
         let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_31: Tensor<E, { [-1] }> =
+        let tensor_31: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
-        let view_32: Partition<E, { [BLOCK] }> = unsafe {
+        let view_32: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_31,
                 const_shape![BLOCK],
@@ -317,33 +317,33 @@ pub mod spin_lock {
         all_accessed = token_38;
     }
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"E","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn locked_accumulate_i64<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
-        acc_ptr: *mut E,
+    unsafe fn locked_accumulate_i64<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
         lock_ptr: *mut i64,
         n: i32,
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
-        let arg_4: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let pointers_1: PointerTile<*mut E, { [] }> = arg_4;
+        let arg_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_1: PointerTile<*mut ET, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let base_5: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_3);
+        let base_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
         let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<E, { [-1] }> =
+        let tensor_8: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<E, { [BLOCK] }> = unsafe {
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_8,
                 const_shape![BLOCK],
@@ -352,7 +352,7 @@ pub mod spin_lock {
                 new_token_unordered(),
             )
         };
-        let (loaded_10, token_11): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_9,
                 [0i32],
@@ -366,7 +366,7 @@ pub mod spin_lock {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<E, { [BLOCK] }> = loaded_10;
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
         loop {
             let pointers_12: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
             let expected_13: Tile<i64, { [] }> = scalar_to_tile(0i64);
@@ -395,12 +395,12 @@ pub mod spin_lock {
                 break;
             }
         }
-        let base_21: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let base_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
         let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<E, { [-1] }> =
+        let tensor_24: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<E, { [BLOCK] }> = unsafe {
+        let view_25: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_24,
                 const_shape![BLOCK],
@@ -409,7 +409,7 @@ pub mod spin_lock {
                 new_token_unordered(),
             )
         };
-        let (loaded_26, token_27): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_26, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_25,
                 [0i32],
@@ -423,13 +423,13 @@ pub mod spin_lock {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<E, { [BLOCK] }> = x + loaded_26;
-        let base_28: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_26;
+        let base_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
         let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_31: Tensor<E, { [-1] }> =
+        let tensor_31: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
-        let view_32: Partition<E, { [BLOCK] }> = unsafe {
+        let view_32: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_31,
                 const_shape![BLOCK],

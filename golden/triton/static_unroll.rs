@@ -6,7 +6,7 @@
 pub mod static_unroll {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
@@ -15,22 +15,22 @@ pub mod static_unroll {
     // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"sum4_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"sum4_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"sum4_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"sum4_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn sum4_kernel<E: ElementType, EYPtr: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn sum4_kernel<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
         let acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let index_2: i32 = pid * 4i32;
         let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<E, { [-1] }> =
+        let tensor_5: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<E, { [BLOCK] }> = unsafe {
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_5,
                 const_shape![BLOCK],
@@ -39,7 +39,7 @@ pub mod static_unroll {
                 new_token_unordered(),
             )
         };
-        let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_6,
                 [index_2],
@@ -54,13 +54,13 @@ pub mod static_unroll {
         };
         let conv_8: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
         let acc_2: Tile<f32, { [BLOCK] }> = acc + conv_8;
-        let base_9: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let index_10: i32 = 1i32 + pid * 4i32;
         let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_13: Tensor<E, { [-1] }> =
+        let tensor_13: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-        let view_14: Partition<E, { [BLOCK] }> = unsafe {
+        let view_14: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_13,
                 const_shape![BLOCK],
@@ -69,7 +69,7 @@ pub mod static_unroll {
                 new_token_unordered(),
             )
         };
-        let (loaded_15, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_15, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_14,
                 [index_10],
@@ -84,13 +84,13 @@ pub mod static_unroll {
         };
         let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(loaded_15);
         let acc_3: Tile<f32, { [BLOCK] }> = acc_2 + conv_16;
-        let base_17: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let index_18: i32 = 2i32 + pid * 4i32;
         let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<E, { [-1] }> =
+        let tensor_21: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<E, { [BLOCK] }> = unsafe {
+        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_21,
                 const_shape![BLOCK],
@@ -99,7 +99,7 @@ pub mod static_unroll {
                 new_token_unordered(),
             )
         };
-        let (loaded_23, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_23, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_22,
                 [index_18],
@@ -114,13 +114,13 @@ pub mod static_unroll {
         };
         let conv_24: Tile<f32, { [BLOCK] }> = convert_tile(loaded_23);
         let acc_4: Tile<f32, { [BLOCK] }> = acc_3 + conv_24;
-        let base_25: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_25: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let index_26: i32 = 3i32 + pid * 4i32;
         let shape_27: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
         let strides_28: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_29: Tensor<E, { [-1] }> =
+        let tensor_29: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_25, shape_27, strides_28, new_token_unordered()) };
-        let view_30: Partition<E, { [BLOCK] }> = unsafe {
+        let view_30: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_29,
                 const_shape![BLOCK],
@@ -129,7 +129,7 @@ pub mod static_unroll {
                 new_token_unordered(),
             )
         };
-        let (loaded_31, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_31, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
                 &view_30,
                 [index_26],

@@ -6,28 +6,28 @@
 pub mod transpose_2d {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"transpose_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"transpose_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
     #[cutile::entry()]
-    unsafe fn transpose_kernel<E: ElementType, const BM: i32, const BN: i32>(
-        x_ptr: *mut E,
-        y_ptr: *mut E,
+    unsafe fn transpose_kernel<ET: ElementType, const BM: i32, const BN: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
         M: i32,
         N: i32,
     ) {
         let pm: i32 = get_tile_block_id().0;
         let pn: i32 = get_tile_block_id().1;
-        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let shape_2: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[M, N] };
         let strides_3: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[N] };
-        let tensor_4: Tensor<E, { [-1, -1] }> =
+        let tensor_4: Tensor<ET, { [-1, -1] }> =
             unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
-        let view_5: Partition<E, { [BM, BN] }> = unsafe {
+        let view_5: Partition<ET, { [BM, BN] }> = unsafe {
             make_partition_view(
                 &tensor_4,
                 const_shape![BM, BN],
@@ -36,7 +36,7 @@ pub mod transpose_2d {
                 new_token_unordered(),
             )
         };
-        let (loaded_6, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
+        let (loaded_6, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
             load_view_raw(
                 &view_5,
                 [pm, pn],
@@ -49,14 +49,14 @@ pub mod transpose_2d {
                 const_shape![BM, BN],
             )
         };
-        let x: Tile<E, { [BM, BN] }> = loaded_6;
-        let arg_13: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let base_7: PointerTile<*mut E, { [] }> = arg_13;
+        let x: Tile<ET, { [BM, BN] }> = loaded_6;
+        let arg_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let base_7: PointerTile<*mut ET, { [] }> = arg_13;
         let shape_8: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> { dims: &[N, M] };
         let strides_9: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[M] };
-        let tensor_10: Tensor<E, { [-1, -1] }> =
+        let tensor_10: Tensor<ET, { [-1, -1] }> =
             unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
-        let view_11: Partition<E, { [BN, BM] }> = unsafe {
+        let view_11: Partition<ET, { [BN, BM] }> = unsafe {
             make_partition_view(
                 &tensor_10,
                 const_shape![BN, BM],
@@ -65,7 +65,7 @@ pub mod transpose_2d {
                 new_token_unordered(),
             )
         };
-        let perm_12: Tile<E, { [BN, BM] }> = permute(x, const_array![1, 0]);
+        let perm_12: Tile<ET, { [BN, BM] }> = permute(x, const_array![1, 0]);
         unsafe {
             store_view_raw(
                 &view_11,

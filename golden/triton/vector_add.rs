@@ -5,29 +5,29 @@
 pub mod vector_add {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
-    unsafe fn add_kernel<E: ElementType, const BLOCK_SIZE: i32>(
-        x_ptr: *mut E,
-        y_ptr: *mut E,
-        out_ptr: *mut E,
+    unsafe fn add_kernel<ET: ElementType, const BLOCK_SIZE: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        out_ptr: *mut ET,
         n_elements: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
-        let base_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let base_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> {
             dims: &[n_elements],
         };
         let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_4: Tensor<E, { [-1] }> =
+        let tensor_4: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
-        let view_5: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let view_5: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
                 &tensor_4,
                 const_shape![BLOCK_SIZE],
@@ -36,7 +36,7 @@ pub mod vector_add {
                 new_token_unordered(),
             )
         };
-        let (loaded_6, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_6, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
                 &view_5,
                 [pid],
@@ -49,15 +49,15 @@ pub mod vector_add {
                 const_shape![BLOCK_SIZE],
             )
         };
-        let x: Tile<E, { [BLOCK_SIZE] }> = loaded_6;
-        let base_7: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+        let x: Tile<ET, { [BLOCK_SIZE] }> = loaded_6;
+        let base_7: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
         let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> {
             dims: &[n_elements],
         };
         let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_10: Tensor<E, { [-1] }> =
+        let tensor_10: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
-        let view_11: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let view_11: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
                 &tensor_10,
                 const_shape![BLOCK_SIZE],
@@ -66,7 +66,7 @@ pub mod vector_add {
                 new_token_unordered(),
             )
         };
-        let (loaded_12, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_12, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
                 &view_11,
                 [pid],
@@ -79,16 +79,16 @@ pub mod vector_add {
                 const_shape![BLOCK_SIZE],
             )
         };
-        let y: Tile<E, { [BLOCK_SIZE] }> = loaded_12;
-        let output: Tile<E, { [BLOCK_SIZE] }> = x + y;
-        let base_13: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
+        let y: Tile<ET, { [BLOCK_SIZE] }> = loaded_12;
+        let output: Tile<ET, { [BLOCK_SIZE] }> = x + y;
+        let base_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
         let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> {
             dims: &[n_elements],
         };
         let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_16: Tensor<E, { [-1] }> =
+        let tensor_16: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
-        let view_17: Partition<E, { [BLOCK_SIZE] }> = unsafe {
+        let view_17: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
                 &tensor_16,
                 const_shape![BLOCK_SIZE],

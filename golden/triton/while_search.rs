@@ -8,16 +8,16 @@
 pub mod while_search {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr)
+    // generic ET: ElementType <- dtype(x_ptr)
     // generic EOutPtr: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 16 kept as a pointer tile: `k` is assigned more than once
     // note: `tl.store` of `out_ptr` at line 22 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"running_sum_until","generics":[{"kind":"type","name":"E","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"running_sum_until","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 16 kept as a pointer tile: `k` is assigned more than once","`tl.store` of `out_ptr` at line 22 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_tiles"},{"element":"f32","kind":"scalar","name":"limit"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"running_sum_until","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"running_sum_until","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 16 kept as a pointer tile: `k` is assigned more than once","`tl.store` of `out_ptr` at line 22 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_tiles"},{"element":"f32","kind":"scalar","name":"limit"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn running_sum_until<E: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
+    unsafe fn running_sum_until<ET: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
         out_ptr: *mut EOutPtr,
         n_tiles: i32,
         limit: f32,
@@ -28,14 +28,14 @@ pub mod while_search {
         let mut stop: i32 = n_tiles;
         let mut k: i32 = 0i32;
         while k < stop {
-            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile((row * n_tiles + k) * BLOCK);
-            let pointers_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
-            let pointers_4: PointerTile<*mut E, { [1] }> = pointers_3.reshape(const_shape![1]);
-            let pointers_5: PointerTile<*mut E, { [BLOCK] }> =
+            let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+            let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
                 pointers_4.broadcast(const_shape![BLOCK]);
-            let pointers_6: PointerTile<*mut E, { [BLOCK] }> = pointers_5.offset_tile(cols);
-            let (loaded_7, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+            let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_6,
                     ordering::Weak,
@@ -46,7 +46,7 @@ pub mod while_search {
                     Latency::<0>,
                 )
             };
-            let x: Tile<E, { [BLOCK] }> = loaded_7;
+            let x: Tile<ET, { [BLOCK] }> = loaded_7;
             k = k + 1i32;
             if k != row + 1i32 {
                 let conv_8: Tile<f32, { [BLOCK] }> = convert_tile(x);
@@ -97,25 +97,25 @@ pub mod while_search {
         };
     }
 
-    // generic E: ElementType <- dtype(counts_ptr)
+    // generic ET: ElementType <- dtype(counts_ptr)
     // generic EOutPtr: ElementType <- dtype(out_ptr)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `counts_ptr` at line 30 kept as a pointer tile: a single element
     // note: `tl.store` of `out_ptr` at line 36 kept as a pointer tile: a single element
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"skip_zero_counts","generics":[{"kind":"type","name":"E","params":["counts_ptr"],"source":"dtype(counts_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"}],"kernel":"skip_zero_counts","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `counts_ptr` at line 30 kept as a pointer tile: a single element","`tl.store` of `out_ptr` at line 36 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"counts_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"skip_zero_counts","generics":[{"kind":"type","name":"ET","params":["counts_ptr"],"source":"dtype(counts_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"}],"kernel":"skip_zero_counts","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `counts_ptr` at line 30 kept as a pointer tile: a single element","`tl.store` of `out_ptr` at line 36 kept as a pointer tile: a single element"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"counts_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"}],"version":1}
     #[cutile::entry()]
-    unsafe fn skip_zero_counts<E: ElementType, EOutPtr: ElementType>(
-        counts_ptr: *mut E,
+    unsafe fn skip_zero_counts<ET: ElementType, EOutPtr: ElementType>(
+        counts_ptr: *mut ET,
         out_ptr: *mut EOutPtr,
         n: i32,
     ) {
         let mut i: i32 = 0i32;
         let mut running: i32 = 1i32;
         while running != 0i32 {
-            let pointers_1: PointerTile<*mut E, { [] }> = pointer_to_tile(counts_ptr);
+            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(counts_ptr);
             let offsets_2: Tile<i32, { [] }> = scalar_to_tile(i);
-            let pointers_3: PointerTile<*mut E, { [] }> = pointers_1.offset_tile(offsets_2);
-            let (loaded_4, _): (Tile<E, { [] }>, Token) = unsafe {
+            let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+            let (loaded_4, _): (Tile<ET, { [] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_3,
                     ordering::Weak,

@@ -6,7 +6,7 @@
 pub mod barrier_roundtrip {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
@@ -14,26 +14,26 @@ pub mod barrier_roundtrip {
     // note: `tl.store` of `scratch_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `scratch_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `scratch_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn shift_kernel<E: ElementType, const BLOCK: i32>(
-        x_ptr: *mut E,
-        scratch_ptr: *mut E,
-        y_ptr: *mut E,
+    unsafe fn shift_kernel<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        scratch_ptr: *mut ET,
+        y_ptr: *mut ET,
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
         let block_1: i32 = get_tile_block_id().0;
         let base: i32 = block_1 * BLOCK;
         let offs: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let pointers_2: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_2: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(base);
-        let pointers_4: PointerTile<*mut E, { [] }> = pointers_2.offset_tile(offsets_3);
-        let pointers_5: PointerTile<*mut E, { [1] }> = pointers_4.reshape(const_shape![1]);
-        let pointers_6: PointerTile<*mut E, { [BLOCK] }> =
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointers_2.offset_tile(offsets_3);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
             pointers_5.broadcast(const_shape![BLOCK]);
-        let pointers_7: PointerTile<*mut E, { [BLOCK] }> = pointers_6.offset_tile(offs);
-        let (loaded_9, token_8): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_7,
                 ordering::Weak,
@@ -45,21 +45,21 @@ pub mod barrier_roundtrip {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_8]);
-        let x: Tile<E, { [BLOCK] }> = loaded_9;
-        let pointers_10: PointerTile<*mut E, { [] }> = pointer_to_tile(scratch_ptr);
+        let x: Tile<ET, { [BLOCK] }> = loaded_9;
+        let pointers_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
         let offsets_11: Tile<i32, { [] }> = scalar_to_tile(base);
-        let pointers_12: PointerTile<*mut E, { [] }> = pointers_10.offset_tile(offsets_11);
-        let pointers_13: PointerTile<*mut E, { [1] }> = pointers_12.reshape(const_shape![1]);
-        let pointers_14: PointerTile<*mut E, { [BLOCK] }> =
+        let pointers_12: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
             pointers_13.broadcast(const_shape![BLOCK]);
-        let arg_21: PointerTile<*mut E, { [BLOCK] }> = pointers_14.offset_tile(offs);
-        let pointers_15: PointerTile<*mut E, { [BLOCK] }> = arg_21;
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
         let f32_const_16: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
-        let value_17: Tile<E, { [] }> = convert_tile(f32_const_16);
-        let t_18: Tile<E, { [BLOCK] }> = value_17
+        let value_17: Tile<ET, { [] }> = convert_tile(f32_const_16);
+        let t_18: Tile<ET, { [BLOCK] }> = value_17
             .reshape(const_shape![1])
             .broadcast(const_shape![BLOCK]);
-        let values_19: Tile<E, { [BLOCK] }> = x * t_18;
+        let values_19: Tile<ET, { [BLOCK] }> = x * t_18;
         let token_20: Token = unsafe {
             store_ptr_tko(
                 pointers_15,
@@ -73,17 +73,17 @@ pub mod barrier_roundtrip {
         };
         all_written = token_20;
         all_accessed = token_20;
-        let pointers_22: PointerTile<*mut E, { [] }> = pointer_to_tile(scratch_ptr);
+        let pointers_22: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
         let offsets_23: Tile<i32, { [] }> = scalar_to_tile(base);
-        let pointers_24: PointerTile<*mut E, { [] }> = pointers_22.offset_tile(offsets_23);
-        let pointers_25: PointerTile<*mut E, { [1] }> = pointers_24.reshape(const_shape![1]);
-        let arg_29: PointerTile<*mut E, { [BLOCK] }> = pointers_25.broadcast(const_shape![BLOCK]);
-        let pointers_26: PointerTile<*mut E, { [BLOCK] }> = arg_29;
+        let pointers_24: PointerTile<*mut ET, { [] }> = pointers_22.offset_tile(offsets_23);
+        let pointers_25: PointerTile<*mut ET, { [1] }> = pointers_24.reshape(const_shape![1]);
+        let arg_29: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.broadcast(const_shape![BLOCK]);
+        let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = arg_29;
         let dim_27: i32 = (BLOCK - 1);
         let offsets_28: Tile<i32, { [BLOCK] }> =
             broadcast_scalar(dim_27, const_shape![BLOCK]) - offs;
-        let pointers_30: PointerTile<*mut E, { [BLOCK] }> = pointers_26.offset_tile(offsets_28);
-        let (loaded_32, token_31): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+        let pointers_30: PointerTile<*mut ET, { [BLOCK] }> = pointers_26.offset_tile(offsets_28);
+        let (loaded_32, token_31): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_30,
                 ordering::Weak,
@@ -95,14 +95,14 @@ pub mod barrier_roundtrip {
             )
         };
         all_accessed = join_tokens(&[all_accessed, token_31]);
-        let rev: Tile<E, { [BLOCK] }> = loaded_32;
-        let pointers_33: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
+        let rev: Tile<ET, { [BLOCK] }> = loaded_32;
+        let pointers_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
         let offsets_34: Tile<i32, { [] }> = scalar_to_tile(base);
-        let pointers_35: PointerTile<*mut E, { [] }> = pointers_33.offset_tile(offsets_34);
-        let pointers_36: PointerTile<*mut E, { [1] }> = pointers_35.reshape(const_shape![1]);
-        let pointers_37: PointerTile<*mut E, { [BLOCK] }> =
+        let pointers_35: PointerTile<*mut ET, { [] }> = pointers_33.offset_tile(offsets_34);
+        let pointers_36: PointerTile<*mut ET, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut ET, { [BLOCK] }> =
             pointers_36.broadcast(const_shape![BLOCK]);
-        let pointers_38: PointerTile<*mut E, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let pointers_38: PointerTile<*mut ET, { [BLOCK] }> = pointers_37.offset_tile(offs);
         let token_39: Token = unsafe {
             store_ptr_tko(
                 pointers_38,

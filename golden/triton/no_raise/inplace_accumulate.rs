@@ -6,18 +6,18 @@
 pub mod inplace_accumulate {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(acc_ptr), dtype(x_ptr)
+    // generic ET: ElementType <- dtype(acc_ptr), dtype(x_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `acc_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `acc_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"E","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `acc_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `acc_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
-    unsafe fn accumulate_kernel<E: ElementType, const BLOCK: i32>(
-        acc_ptr: *mut E,
-        x_ptr: *mut E,
+    unsafe fn accumulate_kernel<ET: ElementType, const BLOCK: i32>(
+        acc_ptr: *mut ET,
+        x_ptr: *mut ET,
         steps: i32,
         n: i32,
     ) {
@@ -29,13 +29,13 @@ pub mod inplace_accumulate {
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
         for s in 0i32..steps {
-            let pointers_4: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let pointers_5: PointerTile<*mut E, { [1] }> = pointers_4.reshape(const_shape![1]);
-            let pointers_6: PointerTile<*mut E, { [BLOCK] }> =
+            let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+            let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
                 pointers_5.broadcast(const_shape![BLOCK]);
-            let arg_12: PointerTile<*mut E, { [BLOCK] }> = pointers_6.offset_tile(offs);
-            let pointers_7: PointerTile<*mut E, { [BLOCK] }> = arg_12;
-            let (loaded_9, token_8): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+            let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+            let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_7,
                     ordering::Weak,
@@ -47,18 +47,18 @@ pub mod inplace_accumulate {
                 )
             };
             acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
-            let t_10: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-            let selected_11: Tile<E, { [BLOCK] }> = select(mask, loaded_9, t_10);
-            let a: Tile<E, { [BLOCK] }> = selected_11;
-            let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
+            let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+            let a: Tile<ET, { [BLOCK] }> = selected_11;
+            let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
             let offsets_14: Tile<i32, { [] }> = scalar_to_tile(s * n);
-            let pointers_15: PointerTile<*mut E, { [] }> = pointers_13.offset_tile(offsets_14);
-            let pointers_16: PointerTile<*mut E, { [1] }> = pointers_15.reshape(const_shape![1]);
-            let pointers_17: PointerTile<*mut E, { [BLOCK] }> =
+            let pointers_15: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
+            let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+            let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
                 pointers_16.broadcast(const_shape![BLOCK]);
-            let arg_22: PointerTile<*mut E, { [BLOCK] }> = pointers_17.offset_tile(offs);
-            let pointers_18: PointerTile<*mut E, { [BLOCK] }> = arg_22;
-            let (loaded_19, _): (Tile<E, { [BLOCK] }>, Token) = unsafe {
+            let arg_22: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+            let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_22;
+            let (loaded_19, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_18,
                     ordering::Weak,
@@ -69,15 +69,15 @@ pub mod inplace_accumulate {
                     Latency::<0>,
                 )
             };
-            let t_20: Tile<E, { [BLOCK] }> = constant(E::ZERO, const_shape![BLOCK]);
-            let selected_21: Tile<E, { [BLOCK] }> = select(mask, loaded_19, t_20);
-            let x: Tile<E, { [BLOCK] }> = selected_21;
-            let pointers_23: PointerTile<*mut E, { [] }> = pointer_to_tile(acc_ptr);
-            let pointers_24: PointerTile<*mut E, { [1] }> = pointers_23.reshape(const_shape![1]);
-            let pointers_25: PointerTile<*mut E, { [BLOCK] }> =
+            let t_20: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_21: Tile<ET, { [BLOCK] }> = select(mask, loaded_19, t_20);
+            let x: Tile<ET, { [BLOCK] }> = selected_21;
+            let pointers_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+            let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
                 pointers_24.broadcast(const_shape![BLOCK]);
-            let pointers_26: PointerTile<*mut E, { [BLOCK] }> = pointers_25.offset_tile(offs);
-            let values_27: Tile<E, { [BLOCK] }> = a + x;
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(offs);
+            let values_27: Tile<ET, { [BLOCK] }> = a + x;
             let token_28: Token = unsafe {
                 store_ptr_tko(
                     pointers_26,

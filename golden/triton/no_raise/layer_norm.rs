@@ -6,7 +6,7 @@
 pub mod layer_norm {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EY: ElementType <- dtype(Y)
     // generic EMean: ElementType <- dtype(Mean)
     // generic ERstd: ElementType <- dtype(Rstd)
@@ -21,16 +21,16 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 20 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Mean` at line 25 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `W` at line 30 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 20 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Mean` at line 25 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `W` at line 30 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f16<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EMean: ElementType,
         ERstd: ElementType,
         const BLOCK_SIZE: i32,
     >(
-        X: *mut E,
+        X: *mut ET,
         Y: *mut EY,
         W: *mut f16,
         B: *mut f16,
@@ -46,24 +46,24 @@ pub mod layer_norm {
         let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
         let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
             let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
             let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_9,
                     ordering::Weak,
@@ -74,8 +74,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
             let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
             _mean = _mean + a;
         }
@@ -89,15 +89,15 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
             let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_23,
                     ordering::Weak,
@@ -108,8 +108,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
             let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
             let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
@@ -201,12 +201,12 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_57,
                     ordering::Weak,
@@ -217,8 +217,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
             let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
@@ -249,7 +249,7 @@ pub mod layer_norm {
         }
     }
 
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EY: ElementType <- dtype(Y)
     // generic EMean: ElementType <- dtype(Mean)
     // generic ERstd: ElementType <- dtype(Rstd)
@@ -264,16 +264,16 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 20 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Mean` at line 25 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `W` at line 30 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 20 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Mean` at line 25 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `W` at line 30 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EMean: ElementType,
         ERstd: ElementType,
         const BLOCK_SIZE: i32,
     >(
-        X: *mut E,
+        X: *mut ET,
         Y: *mut EY,
         W: *mut bf16,
         B: *mut bf16,
@@ -289,24 +289,24 @@ pub mod layer_norm {
         let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
         let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
             let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
             let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_9,
                     ordering::Weak,
@@ -317,8 +317,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
             let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
             _mean = _mean + a;
         }
@@ -332,15 +332,15 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
             let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_23,
                     ordering::Weak,
@@ -351,8 +351,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
             let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
             let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
@@ -444,12 +444,12 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_57,
                     ordering::Weak,
@@ -460,8 +460,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
             let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
@@ -492,7 +492,7 @@ pub mod layer_norm {
         }
     }
 
-    // generic E: ElementType <- dtype(X)
+    // generic ET: ElementType <- dtype(X)
     // generic EY: ElementType <- dtype(Y)
     // generic EMean: ElementType <- dtype(Mean)
     // generic ERstd: ElementType <- dtype(Rstd)
@@ -507,16 +507,16 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"E","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 20 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Mean` at line 25 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `W` at line 30 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 20 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Mean` at line 25 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `W` at line 30 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `B` at line 31 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `X` at line 32 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `Y` at line 35 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
-        E: ElementType,
+        ET: ElementType,
         EY: ElementType,
         EMean: ElementType,
         ERstd: ElementType,
         const BLOCK_SIZE: i32,
     >(
-        X: *mut E,
+        X: *mut ET,
         Y: *mut EY,
         W: *mut f32,
         B: *mut f32,
@@ -532,24 +532,24 @@ pub mod layer_norm {
         let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
         let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(X);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
         let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let X_2: PointerTile<*mut E, { [] }> = pointers_3.offset_tile(offsets_4);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
             let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off, const_shape![BLOCK_SIZE]);
             let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
-            let pointers_7: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_8: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_7.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_14: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
-            let pointers_9: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_14;
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
             let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
-            let (loaded_11, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_9,
                     ordering::Weak,
@@ -560,8 +560,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_12: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_13: Tile<E, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
             let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
             _mean = _mean + a;
         }
@@ -575,15 +575,15 @@ pub mod layer_norm {
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
             let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
             let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
-            let pointers_21: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_22: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_21.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_28: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
-            let pointers_23: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_28;
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
             let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
             let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
-            let (loaded_25, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_23,
                     ordering::Weak,
@@ -594,8 +594,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_26: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_27: Tile<E, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
             let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
             let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
@@ -687,12 +687,12 @@ pub mod layer_norm {
                 )
             };
             let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
-            let pointers_55: PointerTile<*mut E, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_56: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
                 pointers_55.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_61: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
-            let pointers_57: PointerTile<*mut E, { [BLOCK_SIZE] }> = arg_61;
-            let (loaded_58, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
                     pointers_57,
                     ordering::Weak,
@@ -703,8 +703,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_59: Tile<E, { [BLOCK_SIZE] }> = constant(E::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_60: Tile<E, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
             let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))

@@ -6,7 +6,7 @@
 pub mod matmul {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(c_ptr)
+    // generic ET: ElementType <- dtype(c_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
@@ -14,17 +14,17 @@ pub mod matmul {
     // note: `tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"matmul_kernel_f16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"matmul_kernel_f16","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_kernel_f16<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
     >(
         a_ptr: *mut f16,
         b_ptr: *mut f16,
-        c_ptr: *mut E,
+        c_ptr: *mut ET,
         M: i32,
         N: i32,
         K: i32,
@@ -143,22 +143,22 @@ pub mod matmul {
                 broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
             b_ptrs = b_ptrs.offset_tile(offsets_32);
         }
-        let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_33: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_34: PointerTile<*mut E, { [1, 1] }> = pointers_33.reshape(const_shape![1, 1]);
-        let pointers_35: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let c: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
+        let pointers_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(c_ptr);
+        let pointers_34: PointerTile<*mut ET, { [1, 1] }> = pointers_33.reshape(const_shape![1, 1]);
+        let pointers_35: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_34.broadcast(const_shape![BLOCK_M, 1]);
         let offsets_36: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
             * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_37: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_37: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_35.offset_tile(offsets_36);
-        let pointers_38: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let pointers_38: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_37.broadcast(const_shape![BLOCK_M, BLOCK_N]);
         let offsets_39: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
             .reshape(const_shape![1, BLOCK_N])
             * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
         .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let c_ptrs: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_38.offset_tile(offsets_39);
         let value_40: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
             offs_m.reshape(const_shape![BLOCK_M, 1]),
@@ -185,7 +185,7 @@ pub mod matmul {
         };
     }
 
-    // generic E: ElementType <- dtype(c_ptr)
+    // generic ET: ElementType <- dtype(c_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
@@ -193,17 +193,17 @@ pub mod matmul {
     // note: `tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"matmul_kernel_bf16","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"matmul_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_kernel_bf16<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
     >(
         a_ptr: *mut bf16,
         b_ptr: *mut bf16,
-        c_ptr: *mut E,
+        c_ptr: *mut ET,
         M: i32,
         N: i32,
         K: i32,
@@ -323,22 +323,22 @@ pub mod matmul {
                 broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
             b_ptrs = b_ptrs.offset_tile(offsets_32);
         }
-        let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_33: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_34: PointerTile<*mut E, { [1, 1] }> = pointers_33.reshape(const_shape![1, 1]);
-        let pointers_35: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let c: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
+        let pointers_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(c_ptr);
+        let pointers_34: PointerTile<*mut ET, { [1, 1] }> = pointers_33.reshape(const_shape![1, 1]);
+        let pointers_35: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_34.broadcast(const_shape![BLOCK_M, 1]);
         let offsets_36: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
             * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_37: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_37: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_35.offset_tile(offsets_36);
-        let pointers_38: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let pointers_38: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_37.broadcast(const_shape![BLOCK_M, BLOCK_N]);
         let offsets_39: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
             .reshape(const_shape![1, BLOCK_N])
             * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
         .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let c_ptrs: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_38.offset_tile(offsets_39);
         let value_40: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
             offs_m.reshape(const_shape![BLOCK_M, 1]),
@@ -365,7 +365,7 @@ pub mod matmul {
         };
     }
 
-    // generic E: ElementType <- dtype(c_ptr)
+    // generic ET: ElementType <- dtype(c_ptr)
     // generic BLOCK_M: i32 <- const(BLOCK_M)
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
@@ -375,10 +375,10 @@ pub mod matmul {
     // note: `tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"matmul_kernel_f32","generics":[{"kind":"type","name":"E","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"matmul_kernel_f32","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 21 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `b_ptr` at line 22 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `c_ptr` at line 29 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
     #[cutile::entry()]
     unsafe fn matmul_kernel_f32<
-        E: ElementType,
+        ET: ElementType,
         const BLOCK_M: i32,
         const BLOCK_N: i32,
         const BLOCK_K: i32,
@@ -387,7 +387,7 @@ pub mod matmul {
     >(
         a_ptr: *mut f32,
         b_ptr: *mut f32,
-        c_ptr: *mut E,
+        c_ptr: *mut ET,
         M: i32,
         N: i32,
         K: i32,
@@ -514,22 +514,22 @@ pub mod matmul {
                 broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
             b_ptrs = b_ptrs.offset_tile(offsets_36);
         }
-        let c: Tile<E, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
-        let pointers_37: PointerTile<*mut E, { [] }> = pointer_to_tile(c_ptr);
-        let pointers_38: PointerTile<*mut E, { [1, 1] }> = pointers_37.reshape(const_shape![1, 1]);
-        let pointers_39: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let c: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
+        let pointers_37: PointerTile<*mut ET, { [] }> = pointer_to_tile(c_ptr);
+        let pointers_38: PointerTile<*mut ET, { [1, 1] }> = pointers_37.reshape(const_shape![1, 1]);
+        let pointers_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_38.broadcast(const_shape![BLOCK_M, 1]);
         let offsets_40: Tile<i32, { [BLOCK_M, 1] }> = offs_m.reshape(const_shape![BLOCK_M, 1])
             * broadcast_scalar(stride_cm, const_shape![BLOCK_M, 1]);
-        let pointers_41: PointerTile<*mut E, { [BLOCK_M, 1] }> =
+        let pointers_41: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_39.offset_tile(offsets_40);
-        let pointers_42: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let pointers_42: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_41.broadcast(const_shape![BLOCK_M, BLOCK_N]);
         let offsets_43: Tile<i32, { [BLOCK_M, BLOCK_N] }> = (offs_n
             .reshape(const_shape![1, BLOCK_N])
             * broadcast_scalar(stride_cn, const_shape![1, BLOCK_N]))
         .broadcast(const_shape![BLOCK_M, BLOCK_N]);
-        let c_ptrs: PointerTile<*mut E, { [BLOCK_M, BLOCK_N] }> =
+        let c_ptrs: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
             pointers_42.offset_tile(offsets_43);
         let value_44: Tile<bool, { [BLOCK_M, 1] }> = lt_tile(
             offs_m.reshape(const_shape![BLOCK_M, 1]),

@@ -6,17 +6,17 @@
 pub mod transpose_2d {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
     // generic BM: i32 <- const(BM)
     // generic BN: i32 <- const(BN)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"transpose_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"kernel":"transpose_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
     #[cutile::entry()]
-    unsafe fn transpose_kernel<E: ElementType, const BM: i32, const BN: i32>(
-        x_ptr: *mut E,
-        y_ptr: *mut E,
+    unsafe fn transpose_kernel<ET: ElementType, const BM: i32, const BN: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
         M: i32,
         N: i32,
     ) {
@@ -38,21 +38,21 @@ pub mod transpose_2d {
             broadcast_scalar(N, const_shape![1, BN]),
         );
         let mask: Tile<bool, { [BM, BN] }> = arg_7 & value_6.broadcast(const_shape![BM, BN]);
-        let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let pointers_9: PointerTile<*mut E, { [1, 1] }> = pointers_8.reshape(const_shape![1, 1]);
-        let pointers_10: PointerTile<*mut E, { [BM, 1] }> =
+        let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_9: PointerTile<*mut ET, { [1, 1] }> = pointers_8.reshape(const_shape![1, 1]);
+        let pointers_10: PointerTile<*mut ET, { [BM, 1] }> =
             pointers_9.broadcast(const_shape![BM, 1]);
         let offsets_11: Tile<i32, { [BM, 1] }> =
             rm.reshape(const_shape![BM, 1]) * broadcast_scalar(N, const_shape![BM, 1]);
-        let pointers_12: PointerTile<*mut E, { [BM, 1] }> = pointers_10.offset_tile(offsets_11);
-        let pointers_13: PointerTile<*mut E, { [BM, BN] }> =
+        let pointers_12: PointerTile<*mut ET, { [BM, 1] }> = pointers_10.offset_tile(offsets_11);
+        let pointers_13: PointerTile<*mut ET, { [BM, BN] }> =
             pointers_12.broadcast(const_shape![BM, BN]);
         let offsets_14: Tile<i32, { [BM, BN] }> = rn
             .reshape(const_shape![1, BN])
             .broadcast(const_shape![BM, BN]);
-        let arg_19: PointerTile<*mut E, { [BM, BN] }> = pointers_13.offset_tile(offsets_14);
-        let pointers_15: PointerTile<*mut E, { [BM, BN] }> = arg_19;
-        let (loaded_16, _): (Tile<E, { [BM, BN] }>, Token) = unsafe {
+        let arg_19: PointerTile<*mut ET, { [BM, BN] }> = pointers_13.offset_tile(offsets_14);
+        let pointers_15: PointerTile<*mut ET, { [BM, BN] }> = arg_19;
+        let (loaded_16, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_15,
                 ordering::Weak,
@@ -63,9 +63,9 @@ pub mod transpose_2d {
                 Latency::<0>,
             )
         };
-        let t_17: Tile<E, { [BM, BN] }> = constant(E::ZERO, const_shape![BM, BN]);
-        let selected_18: Tile<E, { [BM, BN] }> = select(mask, loaded_16, t_17);
-        let x: Tile<E, { [BM, BN] }> = selected_18;
+        let t_17: Tile<ET, { [BM, BN] }> = constant(ET::ZERO, const_shape![BM, BN]);
+        let selected_18: Tile<ET, { [BM, BN] }> = select(mask, loaded_16, t_17);
+        let x: Tile<ET, { [BM, BN] }> = selected_18;
         let value_20: Tile<bool, { [BN, 1] }> = lt_tile(
             rn.reshape(const_shape![BN, 1]),
             broadcast_scalar(N, const_shape![BN, 1]),
@@ -76,21 +76,21 @@ pub mod transpose_2d {
             broadcast_scalar(M, const_shape![1, BM]),
         );
         let t_mask: Tile<bool, { [BN, BM] }> = arg_22 & value_21.broadcast(const_shape![BN, BM]);
-        let pointers_23: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_24: PointerTile<*mut E, { [1, 1] }> = pointers_23.reshape(const_shape![1, 1]);
-        let pointers_25: PointerTile<*mut E, { [BN, 1] }> =
+        let pointers_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_24: PointerTile<*mut ET, { [1, 1] }> = pointers_23.reshape(const_shape![1, 1]);
+        let pointers_25: PointerTile<*mut ET, { [BN, 1] }> =
             pointers_24.broadcast(const_shape![BN, 1]);
         let offsets_26: Tile<i32, { [BN, 1] }> =
             rn.reshape(const_shape![BN, 1]) * broadcast_scalar(M, const_shape![BN, 1]);
-        let pointers_27: PointerTile<*mut E, { [BN, 1] }> = pointers_25.offset_tile(offsets_26);
-        let pointers_28: PointerTile<*mut E, { [BN, BM] }> =
+        let pointers_27: PointerTile<*mut ET, { [BN, 1] }> = pointers_25.offset_tile(offsets_26);
+        let pointers_28: PointerTile<*mut ET, { [BN, BM] }> =
             pointers_27.broadcast(const_shape![BN, BM]);
         let offsets_29: Tile<i32, { [BN, BM] }> = rm
             .reshape(const_shape![1, BM])
             .broadcast(const_shape![BN, BM]);
-        let arg_32: PointerTile<*mut E, { [BN, BM] }> = pointers_28.offset_tile(offsets_29);
-        let pointers_30: PointerTile<*mut E, { [BN, BM] }> = arg_32;
-        let perm_31: Tile<E, { [BN, BM] }> = permute(x, const_array![1, 0]);
+        let arg_32: PointerTile<*mut ET, { [BN, BM] }> = pointers_28.offset_tile(offsets_29);
+        let pointers_30: PointerTile<*mut ET, { [BN, BM] }> = arg_32;
+        let perm_31: Tile<ET, { [BN, BM] }> = permute(x, const_array![1, 0]);
         unsafe {
             store_ptr_tko(
                 pointers_30,

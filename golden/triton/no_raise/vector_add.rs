@@ -5,18 +5,18 @@
 pub mod vector_add {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.load` of `y_ptr` at line 12 kept as a pointer tile: raising is off (`--no-raise`)
     // note: `tl.store` of `out_ptr` at line 14 kept as a pointer tile: raising is off (`--no-raise`)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"E","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `y_ptr` at line 12 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `out_ptr` at line 14 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"E","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: raising is off (`--no-raise`)","`tl.load` of `y_ptr` at line 12 kept as a pointer tile: raising is off (`--no-raise`)","`tl.store` of `out_ptr` at line 14 kept as a pointer tile: raising is off (`--no-raise`)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
-    unsafe fn add_kernel<E: ElementType, const BLOCK_SIZE: i32>(
-        x_ptr: *mut E,
-        y_ptr: *mut E,
-        out_ptr: *mut E,
+    unsafe fn add_kernel<ET: ElementType, const BLOCK_SIZE: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        out_ptr: *mut ET,
         n_elements: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
@@ -29,12 +29,12 @@ pub mod vector_add {
             offsets,
             broadcast_scalar(n_elements, const_shape![BLOCK_SIZE]),
         );
-        let pointers_3: PointerTile<*mut E, { [] }> = pointer_to_tile(x_ptr);
-        let pointers_4: PointerTile<*mut E, { [1] }> = pointers_3.reshape(const_shape![1]);
-        let pointers_5: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
             pointers_4.broadcast(const_shape![BLOCK_SIZE]);
-        let pointers_6: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_5.offset_tile(offsets);
-        let (loaded_7, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let pointers_6: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_5.offset_tile(offsets);
+        let (loaded_7, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_6,
                 ordering::Weak,
@@ -45,13 +45,13 @@ pub mod vector_add {
                 Latency::<0>,
             )
         };
-        let x: Tile<E, { [BLOCK_SIZE] }> = loaded_7;
-        let pointers_8: PointerTile<*mut E, { [] }> = pointer_to_tile(y_ptr);
-        let pointers_9: PointerTile<*mut E, { [1] }> = pointers_8.reshape(const_shape![1]);
-        let pointers_10: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+        let x: Tile<ET, { [BLOCK_SIZE] }> = loaded_7;
+        let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+        let pointers_10: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
             pointers_9.broadcast(const_shape![BLOCK_SIZE]);
-        let pointers_11: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_10.offset_tile(offsets);
-        let (loaded_12, _): (Tile<E, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let pointers_11: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_10.offset_tile(offsets);
+        let (loaded_12, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_ptr_tko(
                 pointers_11,
                 ordering::Weak,
@@ -62,13 +62,13 @@ pub mod vector_add {
                 Latency::<0>,
             )
         };
-        let y: Tile<E, { [BLOCK_SIZE] }> = loaded_12;
-        let output: Tile<E, { [BLOCK_SIZE] }> = x + y;
-        let pointers_13: PointerTile<*mut E, { [] }> = pointer_to_tile(out_ptr);
-        let pointers_14: PointerTile<*mut E, { [1] }> = pointers_13.reshape(const_shape![1]);
-        let pointers_15: PointerTile<*mut E, { [BLOCK_SIZE] }> =
+        let y: Tile<ET, { [BLOCK_SIZE] }> = loaded_12;
+        let output: Tile<ET, { [BLOCK_SIZE] }> = x + y;
+        let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let pointers_14: PointerTile<*mut ET, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
             pointers_14.broadcast(const_shape![BLOCK_SIZE]);
-        let pointers_16: PointerTile<*mut E, { [BLOCK_SIZE] }> = pointers_15.offset_tile(offsets);
+        let pointers_16: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_15.offset_tile(offsets);
         unsafe {
             store_ptr_tko(
                 pointers_16,
