@@ -78,7 +78,7 @@ def test_an_element_type_fixed_in_one_arm_of_a_compile_time_if_splits_the_kernel
                      if p["kind"] == "array"}["out"], m["const_variant"])
                 for e, m in entries.items()}
     assert sorted(elements.values(), key=str) == sorted(
-        [("f32", {"ATOMIC": True}), ("EOut", {"ATOMIC": False})], key=str), elements
+        [("f32", {"ATOMIC": True}), ("EOutT", {"ATOMIC": False})], key=str), elements
 
 
 _HOST_READS_DTYPE = _HEADER + _ACCUMULATE.format(stored="t") + """

@@ -17,9 +17,10 @@ import pytest
 
 from transpiler.driver import translate_text
 from transpiler.emit_launcher import is_triton_source
+from transpiler.hostglue.abi import DEFAULT_ELEMENT_TYPES
 from transpiler.hostglue.triton_launchers import emit_triton_launchers
 from transpiler.hostglue.triton_plan import plan_triton
-from transpiler.hostglue.triton_pywrapper import emit_triton_pywrapper
+from transpiler.hostglue.triton_pywrapper import emit_triton_pywrapper, kernel_table
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "golden" / "triton"
@@ -361,3 +362,30 @@ def test_every_golden_triton_file_gets_glue() -> None:
                 assert f"pub unsafe extern \"C\" fn {entry.symbol}(" in launchers, entry
         compile(emit_triton_pywrapper(text, plan), path.name, "exec")
 
+
+
+ARGMAX_HOST = '''
+
+def argmax(x):
+    rows, n = x.shape
+    out = torch.empty((rows,), dtype=torch.int32, device=x.device)
+    argmax_kernel[(rows,)](x, out, n, x.stride(0), BLOCK=triton.next_power_of_2(n))
+    return out
+'''
+
+
+def test_an_element_type_the_launches_pass_gets_its_launcher_arm() -> None:
+    # The type generics are built for f32/f16/bf16; an int32 output that the file's own
+    # launch passes is built too, and the wrapper's table lets the call through.
+    text = "import torch\n" + (GOLDEN / "argmax_rows.py").read_text() + ARGMAX_HOST
+    rust = translate_text(text, "argmax_rows.py").rust
+    plan = plan_triton(text, "argmax_rows.py", rust)
+    (entry,) = plan.kernel("argmax_kernel").entries
+    launched = {g.name: g.launched for g in entry.generics if g.kind == "type"}
+    out_generic = next(g.name for g in entry.generics if g.params == ("out_ptr",))
+    assert "i32" in launched[out_generic]
+    launcher = emit_triton_launchers(plan)
+    body = launcher[launcher.index(f"fn {entry.symbol}("):]
+    assert "DT_I32 => unsafe" in body and '"i32"' in body
+    (table,) = kernel_table(plan.kernel("argmax_kernel"), DEFAULT_ELEMENT_TYPES)["entries"]
+    assert table["launched"][out_generic] == ("i32",)

@@ -6,18 +6,18 @@
 pub mod silu_mul {
     use cutile::core::*;
 
-    // generic E: ElementType <- dtype(a)
+    // generic ET: ElementType <- dtype(a)
     // generic EB: ElementType <- dtype(b)
-    // generic EOut: ElementType <- dtype(out)
+    // generic EOutT: ElementType <- dtype(out)
     // generic TILE: i32 <- const(TILE)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"silu_mul_kernel","generics":[{"kind":"type","name":"E","params":["a"],"source":"dtype(a)"},{"kind":"type","name":"EB","params":["b"],"source":"dtype(b)"},{"kind":"type","name":"EOut","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"silu_mul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"E","kind":"array","name":"a","ndim":2,"written":false},{"element":"EB","kind":"array","name":"b","ndim":2,"written":false},{"element":"EOut","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"silu_mul_kernel","generics":[{"kind":"type","name":"ET","params":["a"],"source":"dtype(a)"},{"kind":"type","name":"EB","params":["b"],"source":"dtype(b)"},{"kind":"type","name":"EOutT","params":["out"],"source":"dtype(out)"},{"kind":"i32","name":"TILE","params":["TILE"],"source":"const(TILE)"}],"kernel":"silu_mul_kernel","notes":[],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","kind":"array","name":"a","ndim":2,"written":false},{"element":"EB","kind":"array","name":"b","ndim":2,"written":false},{"element":"EOutT","kind":"array","name":"out","ndim":2,"written":true},{"const_kind":"int","kind":"const","name":"TILE"}],"version":1}
     #[cutile::entry()]
-    fn silu_mul_kernel<E: ElementType, EB: ElementType, EOut: ElementType, const TILE: i32>(
-        a: &Tensor<E, { [-1, -1] }>,
+    fn silu_mul_kernel<ET: ElementType, EB: ElementType, EOutT: ElementType, const TILE: i32>(
+        a: &Tensor<ET, { [-1, -1] }>,
         b: &Tensor<EB, { [-1, -1] }>,
-        out: &Tensor<EOut, { [-1, -1] }>,
+        out: &Tensor<EOutT, { [-1, -1] }>,
     ) {
-        let a_view_1: Partition<E, { [1, TILE] }> = unsafe {
+        let a_view_1: Partition<ET, { [1, TILE] }> = unsafe {
             make_partition_view(
                 a,
                 const_shape![1, TILE],
@@ -37,7 +37,7 @@ pub mod silu_mul {
         };
         let mut out_out_5 = unsafe { out.partition_full_mut(const_shape![1, TILE]) };
         let row: i32 = get_tile_block_id().0;
-        let t_2: Tile<E, { [1, TILE] }> = load_view_tko(
+        let t_2: Tile<ET, { [1, TILE] }> = load_view_tko(
             &a_view_1,
             [row, 0i32],
             ordering::Weak,
@@ -59,7 +59,7 @@ pub mod silu_mul {
         let t_7: Tile<f32, { [1, TILE] }> = constant(1.0f32, const_shape![1, TILE]);
         let arg_9: Tile<f32, { [1, TILE] }> = x * (t_6 / (t_7 + exp(negf(x)))) * y;
         let t_8: Tile<f32, { [1, TILE] }> = constant(1.0f32, const_shape![1, TILE]);
-        let conv_10: Tile<EOut, { [1, TILE] }> = convert_tile(arg_9 * t_8);
+        let conv_10: Tile<EOutT, { [1, TILE] }> = convert_tile(arg_9 * t_8);
         unsafe {
             store_view_tko_mut(
                 &mut out_out_5,

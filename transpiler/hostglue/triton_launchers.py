@@ -21,7 +21,12 @@ import json
 
 from rust_emit.rustfmt import format_rust
 from transpiler.hostglue.abi import DEFAULT_ELEMENT_TYPES, RESERVED_NAMES
-from transpiler.hostglue.triton_plan import TritonEntry, TritonKernelPlan, TritonPlan
+from transpiler.hostglue.triton_plan import (
+    TritonEntry,
+    TritonGeneric,
+    TritonKernelPlan,
+    TritonPlan,
+)
 from transpiler.lowering.reserved_names import RUST_KEYWORDS
 
 _INT_SCALARS = {"i8", "i16", "i32", "i64", "u8", "u16", "u32"}
@@ -165,10 +170,11 @@ def _extern(kernel: TritonKernelPlan, entry: TritonEntry,
         if arg.kind == "ptr" and arg.element not in generic_names:
             body.append(f"        expect_pointer_dtype({json.dumps(arg.name)}, "
                         f"{_dtype_ident(arg.name)}, {_dt(arg.element)})?;")
-    built = ", ".join(_dt(e) for e in element_types)
-    names = ", ".join(json.dumps(e) for e in element_types)
     for generic in (g for g in entry.generics if g.kind == "type"):
         # Refused before the driver is touched: the dtype, not the machine, is the problem.
+        elements = dispatched(generic, element_types)
+        built = ", ".join(_dt(e) for e in elements)
+        names = ", ".join(json.dumps(e) for e in elements)
         body.append(f"        if ![{built}].contains(&g_{generic.name}) {{ return Err("
                     f"unsupported_dtype({json.dumps(generic.name)}, "
                     f"{json.dumps(generic.params[0])}, g_{generic.name}, &[{names}])); }}")
@@ -204,15 +210,22 @@ def _variant_doc(entry: TritonEntry) -> str:
     return f", for {', '.join(fixed)}" if fixed else ""
 
 
+def dispatched(generic: TritonGeneric, element_types: tuple[str, ...]) -> tuple[str, ...]:
+    """The element types a type generic's launcher arms are built for: the defaults, then
+    those the file's own launches pass its pointers."""
+    return tuple(dict.fromkeys((*element_types, *generic.launched)))
+
+
 def _match_tree(generics: list, chosen: list[str], call: str,
                 elements: tuple[str, ...]) -> str:
     if not generics:
         text = call.replace("::<{types}>", f"::<{', '.join(chosen)}>" if chosen else "")
         return f"unsafe {{ {text} }}"
     generic, rest = generics[0], generics[1:]
+    mine = dispatched(generic, elements)
     arms = [f"{_dt(e)} => {_match_tree(rest, [*chosen, e], call, elements)},"
-            for e in elements]
-    built = ", ".join(json.dumps(e) for e in elements)
+            for e in mine]
+    built = ", ".join(json.dumps(e) for e in mine)
     arms.append(f"other => Err(unsupported_dtype({json.dumps(generic.name)}, "
                 f"{json.dumps(generic.params[0])}, other, &[{built}])),")
     return f"match g_{generic.name} {{\n" + "\n".join(arms) + "\n}"

@@ -46,6 +46,9 @@ class TritonGeneric:
     kind: str
     params: tuple[str, ...]
     tree: object = None
+    #: a type generic's element types beyond the dispatched defaults that the file's own
+    #: launches pass to its pointers (an int32 output); the launcher builds them too
+    launched: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,14 +99,27 @@ def plan_triton(text: str, path: str, rust: str) -> TritonPlan:
     for data in read_manifests(rust).values():
         manifest = Manifest.from_json(data)
         manifests.setdefault(manifest.kernel, []).append(manifest)
-    signatures = read_host(text, path).kernels
-    kernels = tuple(_kernel_plan(sig, manifests.get(name, []), module)
-                    for name, sig in signatures.items())
+    host = read_host(text, path)
+    kernels = tuple(_kernel_plan(sig, manifests.get(name, []), module,
+                                 _launched_elements(host.specializations.get(name, [])))
+                    for name, sig in host.kernels.items())
     return TritonPlan(path, module, kernels)
 
 
-def _kernel_plan(sig: KernelSignature, manifests: list[Manifest],
-                 module: str) -> TritonKernelPlan:
+def _launched_elements(launches: list) -> dict[str, tuple[str, ...]]:
+    """Per pointer parameter, the element types (cutile names) the file's launches pass it
+    that the C ABI has a dtype code for, in launch order."""
+    found: dict[str, list[str]] = {}
+    for launch in launches:
+        for name, dtype in launch.pointer_dtypes:
+            element = RUST_ELEMENT_TYPES.get(dtype or "")
+            if element in DTYPE_CODES and element not in found.setdefault(name, []):
+                found[name].append(element)
+    return {name: tuple(elements) for name, elements in found.items()}
+
+
+def _kernel_plan(sig: KernelSignature, manifests: list[Manifest], module: str,
+                 launched: dict[str, tuple[str, ...]]) -> TritonKernelPlan:
     constexprs = tuple(p for p in sig.params if p in sig.constexprs)
     base = TritonKernelPlan(sig.name, sig.params, constexprs, sig.defaults, ())
     if not manifests:
@@ -115,7 +131,7 @@ def _kernel_plan(sig: KernelSignature, manifests: list[Manifest],
         if names != sig.params:
             return _without(base, f"the Rust entry `{manifest.entry}` takes "
                                   f"({', '.join(names)}), the kernel ({', '.join(sig.params)})")
-        entry = _entry(manifest, module)
+        entry = _entry(manifest, module, launched)
         if isinstance(entry, str):
             return _without(base, entry)
         entries.append(entry)
@@ -126,7 +142,8 @@ def _without(plan: TritonKernelPlan, why: str) -> TritonKernelPlan:
     return TritonKernelPlan(plan.name, plan.params, plan.constexprs, plan.defaults, (), why)
 
 
-def _entry(manifest: Manifest, module: str) -> TritonEntry | str:
+def _entry(manifest: Manifest, module: str,
+           launched: dict[str, tuple[str, ...]]) -> TritonEntry | str:
     args: list[TritonArg] = []
     folded: list[tuple[str, object]] = []
     described = [p.name for p in manifest.kernel_params if p.block is not None]
@@ -158,8 +175,11 @@ def _entry(manifest: Manifest, module: str) -> TritonEntry | str:
         if generic.kind not in ("type", "i32", "bool"):
             return (f"the Rust entry `{manifest.entry}` has the generic `{generic.name}` of "
                     f"kind {generic.kind}, which a Triton launch does not compute")
+        passed = tuple(dict.fromkeys(
+            e for p in generic.params for e in launched.get(p, ()))) if generic.kind == "type" \
+            else ()
         generics.append(TritonGeneric(generic.name, generic.kind, tuple(generic.params),
-                                      generic.tree))
+                                      generic.tree, passed))
     variant = tuple((p, RUST_ELEMENT_TYPES.get(e, e)) for p, e in manifest.dtype_variant.items())
     conds = tuple((c.tree, c.value, c.text) for c in manifest.conditions)
     return TritonEntry(manifest.entry, f"tl_{module}__{manifest.entry}", tuple(args),

@@ -138,13 +138,15 @@ def _tl_entry_misfit(entry, bound, element_types):
     for tree, outcome, text in entry["conds"]:
         if bool(_tl_eval(tree, bound)) != outcome:
             return text if outcome else f"not ({text})"
-    built = {_TL_ELEMENT_DTYPES[e] for e in element_types}
     for generic, kind, params, _ in entry["generics"]:
         dtypes = {_tl_dtype_name(bound[p]) for p in params} if kind == "type" else set()
         if len(dtypes) > 1:
             return f"one dtype for {', '.join(params)} (generic {generic})"
-        if dtypes and not dtypes <= built:
-            return f"{params[0]} -> one of {', '.join(element_types)}"
+        # The launcher's arms: the defaults, and what the file's own launches pass.
+        elements = [*element_types, *(e for e in entry.get("launched", {}).get(generic, ())
+                                      if e not in element_types)]
+        if dtypes and not dtypes <= {_TL_ELEMENT_DTYPES[e] for e in elements}:
+            return f"{params[0]} -> one of {', '.join(elements)}"
     generics = {g for g, kind, _, _ in entry["generics"] if kind == "type"}
     for name, kind, element in entry["args"]:
         if kind == "ptr" and element not in generics and (

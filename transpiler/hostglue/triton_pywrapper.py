@@ -86,6 +86,7 @@ def _entry_table(entry: TritonEntry) -> dict:
     return {"rust_fn": entry.rust_fn, "symbol": entry.symbol,
             "args": tuple((a.name, a.kind, a.element) for a in entry.args),
             "generics": tuple((g.name, g.kind, g.params, g.tree) for g in entry.generics),
+            "launched": {g.name: g.launched for g in entry.generics if g.launched},
             "variant": entry.variant, "consts": entry.consts, "folded": entry.folded,
             "conds": entry.conds}
 
