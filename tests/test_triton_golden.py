@@ -79,10 +79,11 @@ def test_triton_golden_compiles_to_tile_ir(rs: Path) -> None:
     assert not failures, "\n".join(failures)
     manifests = read_manifests(rs.read_text(encoding="utf-8"))
     for r in results:
-        # Each access is in the Tile IR on the path its manifest note names.
-        ir, notes = r.disassemble(), manifests[r.request["entry"]]["notes"]
-        assert ("raised to a tensor view" in " ".join(notes)) == ("_view_tko" in ir)
-        assert ("kept as a pointer tile" in " ".join(notes)) == ("_ptr_tko" in ir)
+        # Each path an access takes in the Tile IR is one its manifest notes name (an access
+        # under a compile-time `if` may be folded away in one entry's IR).
+        ir, notes = r.disassemble(), " ".join(manifests[r.request["entry"]]["notes"])
+        assert "raised to a tensor view" in notes or "_view_tko" not in ir
+        assert "kept as a pointer tile" in notes or "_ptr_tko" not in ir
 
 
 def test_triton_golden_rust_type_checks_against_the_cutile_crate() -> None:

@@ -61,12 +61,13 @@ MUTANTS: list[tuple[str, str, str, str]] = [
      "let mask: Tile<bool, { [BLOCK_SIZE] }> = le_tile("),
     ("no_raise/vector_add", "offset off by one", "let block_start: i32 = pid * BLOCK_SIZE;",
      "let block_start: i32 = pid * BLOCK_SIZE + 1i32;"),
-    ("fused_softmax", "other", "padding::NegInf", "padding::Zero"),
+    ("fused_softmax", "other", "constant(f32::NEG_INFINITY, const_shape![])",
+     "constant(0.0f32, const_shape![])"),
     ("c_division", "truncating division", "rounding::Zero", "rounding::NegativeInf"),
-    ("fused_softmax", "operand order", "= x_2\n            - value_11\n"
+    ("fused_softmax", "operand order", "= x_2\n            - value_15\n"
      "                .reshape(const_shape![1])\n"
      "                .broadcast(const_shape![BLOCK_SIZE]);",
-     "= value_11.reshape(const_shape![1]).broadcast(const_shape![BLOCK_SIZE]) - x_2;"),
+     "= value_15.reshape(const_shape![1]).broadcast(const_shape![BLOCK_SIZE]) - x_2;"),
     ("layer_norm", "accumulator type", "            _mean = _mean + a;\n",
      "            let low: Tile<f16, { [BLOCK_SIZE] }> = convert_tile(_mean + a);\n"
      "            _mean = convert_tile(low);\n"),

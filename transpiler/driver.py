@@ -90,7 +90,7 @@ class TranslationResult:
 
 def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
                     language: str | None = None,
-                    raise_pointers: bool = True,
+                    raise_pointers: bool | str = True,
                     param_facts: Mapping[str, ParamFacts] | None = None) -> TranslationResult:
     if len(data) > MAX_SOURCE_BYTES:
         diag = Diagnostic("E0004", f"the file is {len(data)} bytes; the limit is "
@@ -123,7 +123,7 @@ def front_ends_for(text: str, language: str | None = None) -> list[FrontEnd]:
 def translate_text(text: str, path: str, digest: str | None = None,
                    hole_hook: HoleHook | None = None,
                    language: str | None = None,
-                   raise_pointers: bool = True,
+                   raise_pointers: bool | str = True,
                    param_facts: Mapping[str, ParamFacts] | None = None) -> TranslationResult:
     """`param_facts`: per kernel name, what its raised views may assume of its arguments
     (`raise_pointers.ParamFacts`; the translation is then only for arguments that hold
@@ -162,7 +162,7 @@ def translate_text(text: str, path: str, digest: str | None = None,
 def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
                       kernel: KernelSource, path: str, hole_hook: HoleHook | None,
                       functions: list[t.Function], support: set[str],
-                      result: TranslationResult, raise_pointers: bool = True,
+                      result: TranslationResult, raise_pointers: bool | str = True,
                       facts: ParamFacts = NO_FACTS) -> KernelReport:
     """One kernel through the passes its front end's profile selects (`state`: what the
     front end keeps of the file between its kernels); its Rust entries go to `functions`,

@@ -13,11 +13,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f16<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f16,
@@ -28,90 +28,68 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f16, { [BLOCK] }> = if EVEN {
-            let base_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let extent_2: i32 = BLOCK + BLOCK * pid;
-            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
-            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_5: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-            let view_6: Partition<f16, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_5,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
+            let pointers_3: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_4: PointerTile<*mut f16, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut f16, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut f16, { [BLOCK] }> = pointers_5.offset_tile(offs);
             let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_6,
-                    [pid],
-                    None,
+                load_ptr_tko(
+                    pointers_6,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    None,
+                    Latency::<0>,
                 )
             };
             let x: Tile<f16, { [BLOCK] }> = loaded_7;
-            let arg_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_8: PointerTile<*mut ET, { [] }> = arg_17;
-            let arg_18: i32 = BLOCK + BLOCK * pid;
-            let extent_9: i32 = arg_18;
-            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
-            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_12: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
-            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_12,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_15: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_16: Token = unsafe {
-                store_view_raw(
-                    &view_13,
-                    conv_15,
-                    [pid],
-                    Some(y_ptr_accessed),
+            let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+            let pointers_10: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_9.broadcast(const_shape![BLOCK]);
+            let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_10.offset_tile(offs);
+            let pointers_11: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_13: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_14: Token = unsafe {
+                store_ptr_tko(
+                    pointers_11,
+                    conv_13,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
                     None,
-                    [false],
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
                 )
             };
-            y_ptr_written = token_16;
-            y_ptr_accessed = token_16;
+            y_ptr_written = token_14;
+            y_ptr_accessed = token_14;
             x
         } else {
-            let base_19: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_22: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_19, shape_20, strides_21, new_token_unordered()) };
-            let view_23: Partition<f16, { [BLOCK] }> = unsafe {
+            let base_16: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_19: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
+            let view_20: Partition<f16, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_22,
+                    &tensor_19,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_24, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_21, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_23,
+                    &view_20,
                     [pid],
                     None,
                     ordering::Weak,
@@ -122,29 +100,29 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x_2: Tile<f16, { [BLOCK] }> = loaded_24;
-            let arg_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_25: PointerTile<*mut ET, { [] }> = arg_33;
-            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_28: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-            let view_29: Partition<ET, { [BLOCK] }> = unsafe {
+            let x_2: Tile<f16, { [BLOCK] }> = loaded_21;
+            let arg_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_22: PointerTile<*mut ET, { [] }> = arg_30;
+            let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_25: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_22, shape_23, strides_24, new_token_unordered()) };
+            let view_26: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_28,
+                    &tensor_25,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_31: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_32: Token = unsafe {
+            let conv_27: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_28: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_27 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_29: Token = unsafe {
                 store_view_raw(
-                    &view_29,
-                    conv_31,
+                    &view_26,
+                    conv_28,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -154,8 +132,8 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_32;
-            y_ptr_accessed = token_32;
+            y_ptr_written = token_29;
+            y_ptr_accessed = token_29;
             x_2
         };
     }
@@ -167,11 +145,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_bf16<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut bf16,
@@ -182,90 +160,68 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<bf16, { [BLOCK] }> = if EVEN {
-            let base_1: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let extent_2: i32 = BLOCK + BLOCK * pid;
-            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
-            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_5: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-            let view_6: Partition<bf16, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_5,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
+            let pointers_3: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_4: PointerTile<*mut bf16, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut bf16, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> = pointers_5.offset_tile(offs);
             let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_6,
-                    [pid],
-                    None,
+                load_ptr_tko(
+                    pointers_6,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    None,
+                    Latency::<0>,
                 )
             };
             let x: Tile<bf16, { [BLOCK] }> = loaded_7;
-            let arg_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_8: PointerTile<*mut ET, { [] }> = arg_17;
-            let arg_18: i32 = BLOCK + BLOCK * pid;
-            let extent_9: i32 = arg_18;
-            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
-            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_12: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
-            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_12,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_15: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_16: Token = unsafe {
-                store_view_raw(
-                    &view_13,
-                    conv_15,
-                    [pid],
-                    Some(y_ptr_accessed),
+            let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+            let pointers_10: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_9.broadcast(const_shape![BLOCK]);
+            let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_10.offset_tile(offs);
+            let pointers_11: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_13: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_14: Token = unsafe {
+                store_ptr_tko(
+                    pointers_11,
+                    conv_13,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
                     None,
-                    [false],
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
                 )
             };
-            y_ptr_written = token_16;
-            y_ptr_accessed = token_16;
+            y_ptr_written = token_14;
+            y_ptr_accessed = token_14;
             x
         } else {
-            let base_19: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_22: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_19, shape_20, strides_21, new_token_unordered()) };
-            let view_23: Partition<bf16, { [BLOCK] }> = unsafe {
+            let base_16: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_19: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
+            let view_20: Partition<bf16, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_22,
+                    &tensor_19,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_24, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_21, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_23,
+                    &view_20,
                     [pid],
                     None,
                     ordering::Weak,
@@ -276,29 +232,29 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x_2: Tile<bf16, { [BLOCK] }> = loaded_24;
-            let arg_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_25: PointerTile<*mut ET, { [] }> = arg_33;
-            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_28: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_25, shape_26, strides_27, new_token_unordered()) };
-            let view_29: Partition<ET, { [BLOCK] }> = unsafe {
+            let x_2: Tile<bf16, { [BLOCK] }> = loaded_21;
+            let arg_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_22: PointerTile<*mut ET, { [] }> = arg_30;
+            let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_25: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_22, shape_23, strides_24, new_token_unordered()) };
+            let view_26: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_28,
+                    &tensor_25,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_31: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_30 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_32: Token = unsafe {
+            let conv_27: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_28: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_27 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_29: Token = unsafe {
                 store_view_raw(
-                    &view_29,
-                    conv_31,
+                    &view_26,
+                    conv_28,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -308,8 +264,8 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_32;
-            y_ptr_accessed = token_32;
+            y_ptr_written = token_29;
+            y_ptr_accessed = token_29;
             x_2
         };
     }
@@ -321,11 +277,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f32<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f32,
@@ -336,89 +292,67 @@ pub mod autotuned_scale {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
         let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let x_3: Tile<f32, { [BLOCK] }> = if EVEN {
-            let base_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let extent_2: i32 = BLOCK + BLOCK * pid;
-            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
-            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_5: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-            let view_6: Partition<f32, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_5,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
+            let pointers_3: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_4: PointerTile<*mut f32, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut f32, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut f32, { [BLOCK] }> = pointers_5.offset_tile(offs);
             let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_6,
-                    [pid],
-                    None,
+                load_ptr_tko(
+                    pointers_6,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    None,
+                    Latency::<0>,
                 )
             };
             let x: Tile<f32, { [BLOCK] }> = loaded_7;
-            let arg_16: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_8: PointerTile<*mut ET, { [] }> = arg_16;
-            let arg_17: i32 = BLOCK + BLOCK * pid;
-            let extent_9: i32 = arg_17;
-            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
-            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_12: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
-            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_12,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_14: Tile<ET, { [BLOCK] }> =
+            let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+            let pointers_10: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_9.broadcast(const_shape![BLOCK]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK] }> = pointers_10.offset_tile(offs);
+            let pointers_11: PointerTile<*mut ET, { [BLOCK] }> = arg_14;
+            let conv_12: Tile<ET, { [BLOCK] }> =
                 convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_15: Token = unsafe {
-                store_view_raw(
-                    &view_13,
-                    conv_14,
-                    [pid],
-                    Some(y_ptr_accessed),
+            let token_13: Token = unsafe {
+                store_ptr_tko(
+                    pointers_11,
+                    conv_12,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
                     None,
-                    [false],
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
                 )
             };
-            y_ptr_written = token_15;
-            y_ptr_accessed = token_15;
+            y_ptr_written = token_13;
+            y_ptr_accessed = token_13;
             x
         } else {
-            let base_18: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_21: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
-            let view_22: Partition<f32, { [BLOCK] }> = unsafe {
+            let base_15: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_18: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
+            let view_19: Partition<f32, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_21,
+                    &tensor_18,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_23, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_20, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_22,
+                    &view_19,
                     [pid],
                     None,
                     ordering::Weak,
@@ -429,28 +363,28 @@ pub mod autotuned_scale {
                     const_shape![BLOCK],
                 )
             };
-            let x_2: Tile<f32, { [BLOCK] }> = loaded_23;
-            let arg_31: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_24: PointerTile<*mut ET, { [] }> = arg_31;
-            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_27: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_24, shape_25, strides_26, new_token_unordered()) };
-            let view_28: Partition<ET, { [BLOCK] }> = unsafe {
+            let x_2: Tile<f32, { [BLOCK] }> = loaded_20;
+            let arg_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let base_21: PointerTile<*mut ET, { [] }> = arg_28;
+            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_24: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
+            let view_25: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_27,
+                    &tensor_24,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let conv_29: Tile<ET, { [BLOCK] }> =
+            let conv_26: Tile<ET, { [BLOCK] }> =
                 convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_30: Token = unsafe {
+            let token_27: Token = unsafe {
                 store_view_raw(
-                    &view_28,
-                    conv_29,
+                    &view_25,
+                    conv_26,
                     [pid],
                     Some(y_ptr_accessed),
                     ordering::Weak,
@@ -460,8 +394,8 @@ pub mod autotuned_scale {
                     [false],
                 )
             };
-            y_ptr_written = token_30;
-            y_ptr_accessed = token_30;
+            y_ptr_written = token_27;
+            y_ptr_accessed = token_27;
             x_2
         };
     }

@@ -10,11 +10,11 @@ pub mod barrier_roundtrip {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `scratch_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `scratch_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn shift_kernel<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -26,93 +26,16 @@ pub mod barrier_roundtrip {
         let block_1: i32 = get_tile_block_id().0;
         let base: i32 = block_1 * BLOCK;
         let offs: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
-        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let base_2: PointerTile<*mut ET, { [] }> = arg_12;
-        let block_3: i32 = get_tile_block_id().0;
-        let arg_13: i32 = block_3 * BLOCK + BLOCK;
-        let extent_4: i32 = arg_13;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_2, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [block_5],
-                Some(all_written),
-                ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
-                None,
-                [false],
-                const_shape![BLOCK],
-            )
-        };
-        all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<ET, { [BLOCK] }> = loaded_10;
-        let arg_27: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
-        let base_14: PointerTile<*mut ET, { [] }> = arg_27;
-        let block_15: i32 = get_tile_block_id().0;
-        let arg_28: i32 = block_15 * BLOCK + BLOCK;
-        let extent_16: i32 = arg_28;
-        let block_17: i32 = get_tile_block_id().0;
-        let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_16] };
-        let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_20: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_14, shape_18, strides_19, new_token_unordered()) };
-        let view_21: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_20,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let f32_const_22: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
-        let value_23: Tile<ET, { [] }> = convert_tile(f32_const_22);
-        let t_24: Tile<ET, { [BLOCK] }> = value_23
-            .reshape(const_shape![1])
-            .broadcast(const_shape![BLOCK]);
-        let values_25: Tile<ET, { [BLOCK] }> = x * t_24;
-        let token_26: Token = unsafe {
-            store_view_raw(
-                &view_21,
-                values_25,
-                [block_17],
-                Some(all_accessed),
-                ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
-                None,
-                [false],
-            )
-        };
-        all_written = token_26;
-        all_accessed = token_26;
-        let pointers_29: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
-        let offsets_30: Tile<i32, { [] }> = scalar_to_tile(base);
-        let pointers_31: PointerTile<*mut ET, { [] }> = pointers_29.offset_tile(offsets_30);
-        let pointers_32: PointerTile<*mut ET, { [1] }> = pointers_31.reshape(const_shape![1]);
-        let arg_36: PointerTile<*mut ET, { [BLOCK] }> = pointers_32.broadcast(const_shape![BLOCK]);
-        let pointers_33: PointerTile<*mut ET, { [BLOCK] }> = arg_36;
-        let dim_34: i32 = (BLOCK - 1);
-        let offsets_35: Tile<i32, { [BLOCK] }> =
-            broadcast_scalar(dim_34, const_shape![BLOCK]) - offs;
-        let pointers_37: PointerTile<*mut ET, { [BLOCK] }> = pointers_33.offset_tile(offsets_35);
-        let (loaded_39, token_38): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+        let pointers_2: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let offsets_3: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointers_2.offset_tile(offsets_3);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_37,
+                pointers_7,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,
@@ -121,41 +44,77 @@ pub mod barrier_roundtrip {
                 Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_38]);
-        let rev: Tile<ET, { [BLOCK] }> = loaded_39;
-        let arg_49: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-        let base_40: PointerTile<*mut ET, { [] }> = arg_49;
-        let block_41: i32 = get_tile_block_id().0;
-        let arg_50: i32 = block_41 * BLOCK + BLOCK;
-        let extent_42: i32 = arg_50;
-        let block_43: i32 = get_tile_block_id().0;
-        let shape_44: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_42] };
-        let strides_45: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_46: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_40, shape_44, strides_45, new_token_unordered()) };
-        let view_47: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_46,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let token_48: Token = unsafe {
-            store_view_raw(
-                &view_47,
-                rev,
-                [block_43],
-                Some(all_accessed),
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let x: Tile<ET, { [BLOCK] }> = loaded_9;
+        let pointers_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
+        let offsets_11: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_12: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let f32_const_16: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_17: Tile<ET, { [] }> = convert_tile(f32_const_16);
+        let t_18: Tile<ET, { [BLOCK] }> = value_17
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let values_19: Tile<ET, { [BLOCK] }> = x * t_18;
+        let token_20: Token = unsafe {
+            store_ptr_tko(
+                pointers_15,
+                values_19,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                Some(all_accessed),
+                Latency::<0>,
             )
         };
-        all_written = token_48;
-        all_accessed = token_48;
+        all_written = token_20;
+        all_accessed = token_20;
+        let pointers_22: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
+        let offsets_23: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_24: PointerTile<*mut ET, { [] }> = pointers_22.offset_tile(offsets_23);
+        let pointers_25: PointerTile<*mut ET, { [1] }> = pointers_24.reshape(const_shape![1]);
+        let arg_29: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.broadcast(const_shape![BLOCK]);
+        let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = arg_29;
+        let dim_27: i32 = (BLOCK - 1);
+        let offsets_28: Tile<i32, { [BLOCK] }> =
+            broadcast_scalar(dim_27, const_shape![BLOCK]) - offs;
+        let pointers_30: PointerTile<*mut ET, { [BLOCK] }> = pointers_26.offset_tile(offsets_28);
+        let (loaded_32, token_31): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_30,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_31]);
+        let rev: Tile<ET, { [BLOCK] }> = loaded_32;
+        let pointers_33: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let offsets_34: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_35: PointerTile<*mut ET, { [] }> = pointers_33.offset_tile(offsets_34);
+        let pointers_36: PointerTile<*mut ET, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let pointers_38: PointerTile<*mut ET, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let token_39: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                rev,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                Some(all_accessed),
+                Latency::<0>,
+            )
+        };
+        all_written = token_39;
+        all_accessed = token_39;
     }
 }

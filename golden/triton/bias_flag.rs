@@ -12,10 +12,10 @@ pub mod bias_flag {
     // generic HAS_BIAS: bool <- const(HAS_BIAS)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn linear_bias_kernel<
         ET: ElementType,
@@ -30,54 +30,48 @@ pub mod bias_flag {
         N: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK]));
         let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(N * row);
-        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_6,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_7,
-                [0i32],
-                None,
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * N);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_10: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_10;
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let t_8: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_9: Tile<ET, { [BLOCK] }> = select(mask, loaded_7, t_8);
+        let y: Tile<f32, { [BLOCK] }> = convert_tile(selected_9);
         let y_3: Tile<f32, { [BLOCK] }> = if HAS_BIAS {
-            let base_9: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
-            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_12: Tensor<EBPtr, { [-1] }> =
-                unsafe { make_tensor_view(base_9, shape_10, strides_11, new_token_unordered()) };
-            let view_13: Partition<EBPtr, { [BLOCK] }> = unsafe {
+            let base_11: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
+            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_14: Tensor<EBPtr, { [-1] }> =
+                unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
+            let view_15: Partition<EBPtr, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_12,
+                    &tensor_14,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_14, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_16, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_13,
+                    &view_15,
                     [0i32],
                     None,
                     ordering::Weak,
@@ -88,41 +82,30 @@ pub mod bias_flag {
                     const_shape![BLOCK],
                 )
             };
-            let conv_15: Tile<f32, { [BLOCK] }> = convert_tile(loaded_14);
-            let y_2: Tile<f32, { [BLOCK] }> = y + conv_15;
+            let conv_17: Tile<f32, { [BLOCK] }> = convert_tile(loaded_16);
+            let y_2: Tile<f32, { [BLOCK] }> = y + conv_17;
             y_2
         } else {
             y
         };
-        let pointers_16: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let offsets_17: Tile<i32, { [] }> = scalar_to_tile(N * row);
-        let arg_24: PointerTile<*mut EYPtr, { [] }> = pointers_16.offset_tile(offsets_17);
-        let base_18: PointerTile<*mut EYPtr, { [] }> = arg_24;
-        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<EYPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_21,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_23: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
+        let pointers_18: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let offsets_19: Tile<i32, { [] }> = scalar_to_tile(row * N);
+        let pointers_20: PointerTile<*mut EYPtr, { [] }> = pointers_18.offset_tile(offsets_19);
+        let pointers_21: PointerTile<*mut EYPtr, { [1] }> = pointers_20.reshape(const_shape![1]);
+        let pointers_22: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_21.broadcast(const_shape![BLOCK]);
+        let arg_25: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_22.offset_tile(cols);
+        let pointers_23: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_25;
+        let conv_24: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
         unsafe {
-            store_view_raw(
-                &view_22,
-                conv_23,
-                [0i32],
-                None,
+            store_ptr_tko(
+                pointers_23,
+                conv_24,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

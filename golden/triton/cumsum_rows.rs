@@ -9,9 +9,9 @@ pub mod cumsum_rows {
     // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"cumsum_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cumsum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `y_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"cumsum_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cumsum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn cumsum_kernel<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -20,64 +20,48 @@ pub mod cumsum_rows {
         stride: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
         let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_6,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_7,
-                [0i32],
-                None,
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_10: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_10;
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<ET, { [BLOCK] }> = loaded_8;
+        let t_8: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_9: Tile<ET, { [BLOCK] }> = select(mask, loaded_7, t_8);
+        let x: Tile<ET, { [BLOCK] }> = selected_9;
         let y: Tile<ET, { [BLOCK] }> = scan_sum(x, 0i32, reverse::Forward, ET::ZERO);
-        let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-        let offsets_10: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_11: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
-        let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-        let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_14: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-        let view_15: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_14,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
+        let pointers_11: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let offsets_12: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_13: PointerTile<*mut ET, { [] }> = pointers_11.offset_tile(offsets_12);
+        let pointers_14: PointerTile<*mut ET, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let pointers_16: PointerTile<*mut ET, { [BLOCK] }> = pointers_15.offset_tile(cols);
         unsafe {
-            store_view_raw(
-                &view_15,
+            store_ptr_tko(
+                pointers_16,
                 y,
-                [0i32],
-                None,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

@@ -9,9 +9,9 @@ pub mod early_return {
     // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_rows_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_rows_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_rows_f16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f16,
@@ -23,67 +23,48 @@ pub mod early_return {
         let row: i32 = get_tile_block_id().0;
         if row >= n_rows {
         } else {
+            let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
             let pointers_1: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let base_3: PointerTile<*mut f16, { [] }> = pointers_1.offset_tile(offsets_2);
-            let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_6: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-            let view_7: Partition<f16, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_6,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_8, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_7,
-                    [0i32],
-                    None,
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * n_cols);
+            let pointers_3: PointerTile<*mut f16, { [] }> = pointers_1.offset_tile(offsets_2);
+            let pointers_4: PointerTile<*mut f16, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut f16, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut f16, { [BLOCK] }> = pointers_5.offset_tile(cols);
+            let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_6,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x: Tile<f16, { [BLOCK] }> = loaded_8;
-            let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let offsets_10: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let arg_18: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
-            let base_11: PointerTile<*mut ET, { [] }> = arg_18;
-            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_14,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_17: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_16 * broadcast_scalar(scale, const_shape![BLOCK]));
+            let x: Tile<f16, { [BLOCK] }> = loaded_7;
+            let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let offsets_9: Tile<i32, { [] }> = scalar_to_tile(row * n_cols);
+            let pointers_10: PointerTile<*mut ET, { [] }> = pointers_8.offset_tile(offsets_9);
+            let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+            let pointers_12: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_11.broadcast(const_shape![BLOCK]);
+            let arg_16: PointerTile<*mut ET, { [BLOCK] }> = pointers_12.offset_tile(cols);
+            let pointers_13: PointerTile<*mut ET, { [BLOCK] }> = arg_16;
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(scale, const_shape![BLOCK]));
             unsafe {
-                store_view_raw(
-                    &view_15,
-                    conv_17,
-                    [0i32],
-                    None,
+                store_ptr_tko(
+                    pointers_13,
+                    conv_15,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
+                    Latency::<0>,
                 )
             };
         }
@@ -92,9 +73,9 @@ pub mod early_return {
     // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_rows_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_rows_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_rows_bf16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut bf16,
@@ -106,67 +87,48 @@ pub mod early_return {
         let row: i32 = get_tile_block_id().0;
         if row >= n_rows {
         } else {
+            let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
             let pointers_1: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let base_3: PointerTile<*mut bf16, { [] }> = pointers_1.offset_tile(offsets_2);
-            let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_6: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-            let view_7: Partition<bf16, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_6,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_8, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_7,
-                    [0i32],
-                    None,
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * n_cols);
+            let pointers_3: PointerTile<*mut bf16, { [] }> = pointers_1.offset_tile(offsets_2);
+            let pointers_4: PointerTile<*mut bf16, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut bf16, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> = pointers_5.offset_tile(cols);
+            let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_6,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x: Tile<bf16, { [BLOCK] }> = loaded_8;
-            let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let offsets_10: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let arg_18: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
-            let base_11: PointerTile<*mut ET, { [] }> = arg_18;
-            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_14,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
-            let conv_17: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_16 * broadcast_scalar(scale, const_shape![BLOCK]));
+            let x: Tile<bf16, { [BLOCK] }> = loaded_7;
+            let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let offsets_9: Tile<i32, { [] }> = scalar_to_tile(row * n_cols);
+            let pointers_10: PointerTile<*mut ET, { [] }> = pointers_8.offset_tile(offsets_9);
+            let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+            let pointers_12: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_11.broadcast(const_shape![BLOCK]);
+            let arg_16: PointerTile<*mut ET, { [BLOCK] }> = pointers_12.offset_tile(cols);
+            let pointers_13: PointerTile<*mut ET, { [BLOCK] }> = arg_16;
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(scale, const_shape![BLOCK]));
             unsafe {
-                store_view_raw(
-                    &view_15,
-                    conv_17,
-                    [0i32],
-                    None,
+                store_ptr_tko(
+                    pointers_13,
+                    conv_15,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
+                    Latency::<0>,
                 )
             };
         }
@@ -175,9 +137,9 @@ pub mod early_return {
     // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_rows_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_rows_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_rows_f32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f32,
@@ -189,66 +151,47 @@ pub mod early_return {
         let row: i32 = get_tile_block_id().0;
         if row >= n_rows {
         } else {
+            let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
             let pointers_1: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let base_3: PointerTile<*mut f32, { [] }> = pointers_1.offset_tile(offsets_2);
-            let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_6: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-            let view_7: Partition<f32, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_6,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_8, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_7,
-                    [0i32],
-                    None,
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * n_cols);
+            let pointers_3: PointerTile<*mut f32, { [] }> = pointers_1.offset_tile(offsets_2);
+            let pointers_4: PointerTile<*mut f32, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut f32, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut f32, { [BLOCK] }> = pointers_5.offset_tile(cols);
+            let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_6,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x: Tile<f32, { [BLOCK] }> = loaded_8;
-            let pointers_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let offsets_10: Tile<i32, { [] }> = scalar_to_tile(n_cols * row);
-            let arg_17: PointerTile<*mut ET, { [] }> = pointers_9.offset_tile(offsets_10);
-            let base_11: PointerTile<*mut ET, { [] }> = arg_17;
-            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_14,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_16: Tile<ET, { [BLOCK] }> =
+            let x: Tile<f32, { [BLOCK] }> = loaded_7;
+            let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let offsets_9: Tile<i32, { [] }> = scalar_to_tile(row * n_cols);
+            let pointers_10: PointerTile<*mut ET, { [] }> = pointers_8.offset_tile(offsets_9);
+            let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+            let pointers_12: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_11.broadcast(const_shape![BLOCK]);
+            let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_12.offset_tile(cols);
+            let pointers_13: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+            let conv_14: Tile<ET, { [BLOCK] }> =
                 convert_tile(x * broadcast_scalar(scale, const_shape![BLOCK]));
             unsafe {
-                store_view_raw(
-                    &view_15,
-                    conv_16,
-                    [0i32],
-                    None,
+                store_ptr_tko(
+                    pointers_13,
+                    conv_14,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
+                    Latency::<0>,
                 )
             };
         }

@@ -10,9 +10,9 @@ pub mod embedding {
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
-    // note: `tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i32<ET: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i32,
@@ -36,63 +36,44 @@ pub mod embedding {
             )
         };
         let row: i32 = tile_to_scalar(loaded_4);
+        let cols: Tile<i32, { [BLOCK_D] }> = iota(const_shape![BLOCK_D]);
+        let mask: Tile<bool, { [BLOCK_D] }> =
+            lt_tile(cols, broadcast_scalar(dim, const_shape![BLOCK_D]));
         let pointers_5: PointerTile<*mut ET, { [] }> = pointer_to_tile(table_ptr);
-        let offsets_6: Tile<i32, { [] }> = scalar_to_tile(dim * row);
-        let base_7: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_6);
-        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
-        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_10: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
-        let view_11: Partition<ET, { [BLOCK_D] }> = unsafe {
-            make_partition_view(
-                &tensor_10,
-                const_shape![BLOCK_D],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_12, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
-            load_view_raw(
-                &view_11,
-                [0i32],
-                None,
+        let offsets_6: Tile<i32, { [] }> = scalar_to_tile(row * dim);
+        let pointers_7: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_6);
+        let pointers_8: PointerTile<*mut ET, { [1] }> = pointers_7.reshape(const_shape![1]);
+        let pointers_9: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_8.broadcast(const_shape![BLOCK_D]);
+        let pointers_10: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_9.offset_tile(cols);
+        let (loaded_11, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_10,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK_D],
+                None,
+                Latency::<0>,
             )
         };
-        let vals: Tile<ET, { [BLOCK_D] }> = loaded_12;
-        let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
-        let offsets_14: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
-        let base_15: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
-        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
-        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_18: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
-        let view_19: Partition<ET, { [BLOCK_D] }> = unsafe {
-            make_partition_view(
-                &tensor_18,
-                const_shape![BLOCK_D],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
+        let vals: Tile<ET, { [BLOCK_D] }> = loaded_11;
+        let pointers_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let offsets_13: Tile<i32, { [] }> = scalar_to_tile(tok * dim);
+        let pointers_14: PointerTile<*mut ET, { [] }> = pointers_12.offset_tile(offsets_13);
+        let pointers_15: PointerTile<*mut ET, { [1] }> = pointers_14.reshape(const_shape![1]);
+        let pointers_16: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_15.broadcast(const_shape![BLOCK_D]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_16.offset_tile(cols);
         unsafe {
-            store_view_raw(
-                &view_19,
+            store_ptr_tko(
+                pointers_17,
                 vals,
-                [0i32],
-                None,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }
@@ -102,8 +83,8 @@ pub mod embedding {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
     // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i64<ET: ElementType, const BLOCK_D: i32>(
         ids_ptr: *mut i64,
@@ -154,32 +135,21 @@ pub mod embedding {
         };
         let vals: Tile<ET, { [BLOCK_D] }> = loaded_15;
         let pointers_16: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
-        let offsets_17: Tile<i32, { [] }> = scalar_to_tile(dim * tok);
-        let base_18: PointerTile<*mut ET, { [] }> = pointers_16.offset_tile(offsets_17);
-        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[dim] };
-        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<ET, { [BLOCK_D] }> = unsafe {
-            make_partition_view(
-                &tensor_21,
-                const_shape![BLOCK_D],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
+        let offsets_17: Tile<i32, { [] }> = scalar_to_tile(tok * dim);
+        let pointers_18: PointerTile<*mut ET, { [] }> = pointers_16.offset_tile(offsets_17);
+        let pointers_19: PointerTile<*mut ET, { [1] }> = pointers_18.reshape(const_shape![1]);
+        let pointers_20: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_19.broadcast(const_shape![BLOCK_D]);
+        let pointers_21: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_20.offset_tile(cols);
         unsafe {
-            store_view_raw(
-                &view_22,
+            store_ptr_tko(
+                pointers_21,
                 vals,
-                [0i32],
-                None,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

@@ -10,9 +10,9 @@ pub mod fused_softmax {
     // generic EInPtr: ElementType <- dtype(in_ptr)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)
-    // note: `tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `in_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `out_ptr` at line 18 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `in_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `out_ptr` at line 18 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn softmax_kernel<ET: ElementType, EInPtr: ElementType, const BLOCK_SIZE: i32>(
         out_ptr: *mut ET,
@@ -22,77 +22,65 @@ pub mod fused_softmax {
         n_cols: i32,
     ) {
         let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+        let mask: Tile<bool, { [BLOCK_SIZE] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK_SIZE]));
         let pointers_1: PointerTile<*mut EInPtr, { [] }> = pointer_to_tile(in_ptr);
-        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(in_row_stride * row);
-        let base_3: PointerTile<*mut EInPtr, { [] }> = pointers_1.offset_tile(offsets_2);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<EInPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<EInPtr, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_6,
-                const_shape![BLOCK_SIZE],
-                padding::NegInf,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_8, _): (Tile<EInPtr, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_view_raw(
-                &view_7,
-                [0i32],
-                None,
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * in_row_stride);
+        let pointers_3: PointerTile<*mut EInPtr, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut EInPtr, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut EInPtr, { [BLOCK_SIZE] }> =
+            pointers_4.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_12: PointerTile<*mut EInPtr, { [BLOCK_SIZE] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut EInPtr, { [BLOCK_SIZE] }> = arg_12;
+        let (loaded_7, _): (Tile<EInPtr, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK_SIZE],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<EInPtr, { [BLOCK_SIZE] }> = loaded_8;
+        let f32_const_8: Tile<f32, { [] }> = constant(f32::NEG_INFINITY, const_shape![]);
+        let value_9: Tile<EInPtr, { [] }> = convert_tile(f32_const_8);
+        let t_10: Tile<EInPtr, { [BLOCK_SIZE] }> = value_9
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK_SIZE]);
+        let selected_11: Tile<EInPtr, { [BLOCK_SIZE] }> = select(mask, loaded_7, t_10);
+        let x: Tile<EInPtr, { [BLOCK_SIZE] }> = selected_11;
         let x_2: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(x);
-        let red_9: Tile<f32, { [] }> = reduce_max(x_2, 0i32);
-        let val_10: f32 = tile_to_scalar(red_9);
-        let value_11: Tile<f32, { [] }> = scalar_to_tile(val_10);
+        let red_13: Tile<f32, { [] }> = reduce_max(x_2, 0i32);
+        let val_14: f32 = tile_to_scalar(red_13);
+        let value_15: Tile<f32, { [] }> = scalar_to_tile(val_14);
         let z: Tile<f32, { [BLOCK_SIZE] }> = x_2
-            - value_11
+            - value_15
                 .reshape(const_shape![1])
                 .broadcast(const_shape![BLOCK_SIZE]);
         let num: Tile<f32, { [BLOCK_SIZE] }> = exp(z);
-        let red_12: Tile<f32, { [] }> = reduce_sum(num, 0i32);
-        let den: f32 = tile_to_scalar(red_12);
+        let red_16: Tile<f32, { [] }> = reduce_sum(num, 0i32);
+        let den: f32 = tile_to_scalar(red_16);
         let y: Tile<f32, { [BLOCK_SIZE] }> = num / broadcast_scalar(den, const_shape![BLOCK_SIZE]);
-        let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
-        let offsets_14: Tile<i32, { [] }> = scalar_to_tile(out_row_stride * row);
-        let arg_21: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
-        let base_15: PointerTile<*mut ET, { [] }> = arg_21;
-        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_18: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
-        let view_19: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_18,
-                const_shape![BLOCK_SIZE],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_20: Tile<ET, { [BLOCK_SIZE] }> = convert_tile(y);
+        let pointers_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let offsets_18: Tile<i32, { [] }> = scalar_to_tile(row * out_row_stride);
+        let pointers_19: PointerTile<*mut ET, { [] }> = pointers_17.offset_tile(offsets_18);
+        let pointers_20: PointerTile<*mut ET, { [1] }> = pointers_19.reshape(const_shape![1]);
+        let pointers_21: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_20.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_24: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_21.offset_tile(cols);
+        let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_24;
+        let conv_23: Tile<ET, { [BLOCK_SIZE] }> = convert_tile(y);
         unsafe {
-            store_view_raw(
-                &view_19,
-                conv_20,
-                [0i32],
-                None,
+            store_ptr_tko(
+                pointers_22,
+                conv_23,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

@@ -9,10 +9,10 @@ pub mod grid_3d {
     // generic ET: ElementType <- dtype(x_ptr), dtype(b_ptr), dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `b_ptr` at line 15 kept as a pointer tile: an address or index computed by `rem_trunc`
-    // note: `tl.store` of `y_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_bias_3d","generics":[{"kind":"type","name":"ET","params":["x_ptr","b_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(b_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"add_bias_3d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 15 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `y_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"R"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"C"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `y_ptr` at line 17 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_bias_3d","generics":[{"kind":"type","name":"ET","params":["x_ptr","b_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(b_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"add_bias_3d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `b_ptr` at line 15 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `y_ptr` at line 17 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"R"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"C"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn add_bias_3d<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -28,46 +28,17 @@ pub mod grid_3d {
         let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let cols: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(C, const_shape![BLOCK]));
+        let base: i32 = (bz * R + r) * C;
         let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(C * R * bz + C * r);
-        let base_5: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[C] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [cb],
-                None,
-                ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
-                None,
-                [false],
-                const_shape![BLOCK],
-            )
-        };
-        let x: Tile<ET, { [BLOCK] }> = loaded_10;
-        let pointers_11: PointerTile<*mut ET, { [] }> = pointer_to_tile(b_ptr);
-        let pointers_12: PointerTile<*mut ET, { [1] }> = pointers_11.reshape(const_shape![1]);
-        let pointers_13: PointerTile<*mut ET, { [BLOCK] }> =
-            pointers_12.broadcast(const_shape![BLOCK]);
-        let offsets_14: Tile<i32, { [BLOCK] }> =
-            remi(cols, broadcast_scalar(C, const_shape![BLOCK]));
-        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_13.offset_tile(offsets_14);
-        let (loaded_16, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_5: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
+        let pointers_6: PointerTile<*mut ET, { [1] }> = pointers_5.reshape(const_shape![1]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_6.broadcast(const_shape![BLOCK]);
+        let pointers_8: PointerTile<*mut ET, { [BLOCK] }> = pointers_7.offset_tile(cols);
+        let (loaded_9, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_ptr_tko(
-                pointers_15,
+                pointers_8,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 Some(mask),
@@ -76,40 +47,48 @@ pub mod grid_3d {
                 Latency::<0>,
             )
         };
-        let b: Tile<ET, { [BLOCK] }> = loaded_16;
-        let t_17: Tile<i32, { [BLOCK] }> = constant(2i32, const_shape![BLOCK]);
-        let half: Tile<i32, { [BLOCK] }> = divi(cols, t_17, rounding::Zero);
-        let pointers_18: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-        let offsets_19: Tile<i32, { [] }> = scalar_to_tile(C * R * bz + C * r);
-        let arg_28: PointerTile<*mut ET, { [] }> = pointers_18.offset_tile(offsets_19);
-        let base_20: PointerTile<*mut ET, { [] }> = arg_28;
-        let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[C] };
-        let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_23: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_20, shape_21, strides_22, new_token_unordered()) };
-        let view_24: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_23,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
+        let x: Tile<ET, { [BLOCK] }> = loaded_9;
+        let pointers_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(b_ptr);
+        let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let pointers_12: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_11.broadcast(const_shape![BLOCK]);
+        let offsets_13: Tile<i32, { [BLOCK] }> =
+            remi(cols, broadcast_scalar(C, const_shape![BLOCK]));
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> = pointers_12.offset_tile(offsets_13);
+        let (loaded_15, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_14,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
             )
         };
-        let arg_26: Tile<ET, { [BLOCK] }> = x + b;
-        let conv_25: Tile<ET, { [BLOCK] }> = convert_tile(half);
-        let values_27: Tile<ET, { [BLOCK] }> = arg_26 + conv_25;
+        let b: Tile<ET, { [BLOCK] }> = loaded_15;
+        let t_16: Tile<i32, { [BLOCK] }> = constant(2i32, const_shape![BLOCK]);
+        let half: Tile<i32, { [BLOCK] }> = divi(cols, t_16, rounding::Zero);
+        let pointers_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let offsets_18: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_19: PointerTile<*mut ET, { [] }> = pointers_17.offset_tile(offsets_18);
+        let pointers_20: PointerTile<*mut ET, { [1] }> = pointers_19.reshape(const_shape![1]);
+        let pointers_21: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_20.broadcast(const_shape![BLOCK]);
+        let arg_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_21.offset_tile(cols);
+        let pointers_22: PointerTile<*mut ET, { [BLOCK] }> = arg_26;
+        let arg_24: Tile<ET, { [BLOCK] }> = x + b;
+        let conv_23: Tile<ET, { [BLOCK] }> = convert_tile(half);
+        let values_25: Tile<ET, { [BLOCK] }> = arg_24 + conv_23;
         unsafe {
-            store_view_raw(
-                &view_24,
-                values_27,
-                [cb],
-                None,
+            store_ptr_tko(
+                pointers_22,
+                values_25,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

@@ -11,9 +11,9 @@ pub mod inplace_accumulate {
     // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn accumulate_kernel<ET: ElementType, const BLOCK: i32>(
         acc_ptr: *mut ET,
@@ -23,27 +23,32 @@ pub mod inplace_accumulate {
     ) {
         let mut acc_ptr_written: Token = new_token_unordered();
         let mut acc_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
         for s in 0i32..steps {
-            let arg_9: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-            let base_1: PointerTile<*mut ET, { [] }> = arg_9;
-            let block_2: i32 = get_tile_block_id().0;
-            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_5: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-            let view_6: Partition<ET, { [BLOCK] }> = unsafe {
+            let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let base_4: PointerTile<*mut ET, { [] }> = arg_12;
+            let block_5: i32 = get_tile_block_id().0;
+            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_8: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
+            let view_9: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_5,
+                    &tensor_8,
                     const_shape![BLOCK],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_7, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_6,
-                    [block_2],
+                    &view_9,
+                    [block_5],
                     Some(acc_ptr_written),
                     ordering::Weak,
                     scope::TileBlock,
@@ -53,62 +58,52 @@ pub mod inplace_accumulate {
                     const_shape![BLOCK],
                 )
             };
-            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
-            let a: Tile<ET, { [BLOCK] }> = loaded_7;
-            let pointers_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-            let offsets_11: Tile<i32, { [] }> = scalar_to_tile(n * s);
-            let arg_19: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
-            let base_12: PointerTile<*mut ET, { [] }> = arg_19;
-            let block_13: i32 = get_tile_block_id().0;
-            let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_16: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
-            let view_17: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_16,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_18, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_17,
-                    [block_13],
-                    None,
+            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_11]);
+            let a: Tile<ET, { [BLOCK] }> = loaded_10;
+            let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+            let offsets_14: Tile<i32, { [] }> = scalar_to_tile(s * n);
+            let pointers_15: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
+            let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+            let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_16.broadcast(const_shape![BLOCK]);
+            let arg_22: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+            let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_22;
+            let (loaded_19, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_18,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x: Tile<ET, { [BLOCK] }> = loaded_18;
-            let arg_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-            let base_20: PointerTile<*mut ET, { [] }> = arg_28;
-            let block_21: i32 = get_tile_block_id().0;
-            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_24: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_20, shape_22, strides_23, new_token_unordered()) };
-            let view_25: Partition<ET, { [BLOCK] }> = unsafe {
+            let t_20: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_21: Tile<ET, { [BLOCK] }> = select(mask, loaded_19, t_20);
+            let x: Tile<ET, { [BLOCK] }> = selected_21;
+            let arg_31: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let base_23: PointerTile<*mut ET, { [] }> = arg_31;
+            let block_24: i32 = get_tile_block_id().0;
+            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_27: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
+            let view_28: Partition<ET, { [BLOCK] }> = unsafe {
                 make_partition_view(
-                    &tensor_24,
+                    &tensor_27,
                     const_shape![BLOCK],
                     padding::None,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let values_26: Tile<ET, { [BLOCK] }> = a + x;
-            let token_27: Token = unsafe {
+            let values_29: Tile<ET, { [BLOCK] }> = a + x;
+            let token_30: Token = unsafe {
                 store_view_raw(
-                    &view_25,
-                    values_26,
-                    [block_21],
+                    &view_28,
+                    values_29,
+                    [block_24],
                     Some(acc_ptr_accessed),
                     ordering::Weak,
                     scope::TileBlock,
@@ -117,8 +112,8 @@ pub mod inplace_accumulate {
                     [false],
                 )
             };
-            acc_ptr_written = token_27;
-            acc_ptr_accessed = token_27;
+            acc_ptr_written = token_30;
+            acc_ptr_accessed = token_30;
         }
     }
 }

@@ -13,15 +13,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
     // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
     // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f16<
         ET: ElementType,
@@ -43,105 +43,97 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
-            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
-            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_7,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_9, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_8,
-                    [index_4],
-                    None,
+            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
+            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
+            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_9,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask_10),
                     None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
             _mean = _mean + a;
         }
-        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_11: f32 = tile_to_scalar(red_10);
-        let val_12: f32 = convert_scalar(N);
-        let mean: f32 = val_11 / val_12;
+        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let val_18: f32 = convert_scalar(N);
+        let mean: f32 = val_17 / val_18;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
-            let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_17: PointerTile<*mut ET, { [] }> = pointers_15.offset_tile(offsets_16);
-            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
-            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_21: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
-            let view_22: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_21,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_23, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_22,
-                    [index_18],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
-            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
+            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
+            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
+            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_23,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_24),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
+            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
             _var = _var + x_2 * x_2;
         }
-        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_28: f32 = tile_to_scalar(red_27);
-        let val_29: f32 = convert_scalar(N);
-        let var: f32 = val_28 / val_29;
+        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_34: f32 = tile_to_scalar(red_33);
+        let val_35: f32 = convert_scalar(N);
+        let var: f32 = val_34 / val_35;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_30;
+        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_36;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
+        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
         unsafe {
             store_ptr_tko(
-                pointers_33,
+                pointers_39,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -152,12 +144,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
         unsafe {
             store_ptr_tko(
-                pointers_36,
+                pointers_42,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -167,25 +159,31 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let base_37: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
-            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_41: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
-            let view_42: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
+            let mask: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let base_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
+            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_49: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
+            let view_50: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_41,
+                    &tensor_49,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_43, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_51, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_42,
-                    [index_38],
+                    &view_50,
+                    [index_46],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -195,26 +193,26 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_43;
-            let base_44: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
-            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_48: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
-            let view_49: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_51;
+            let base_52: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
+            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_56: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
+            let view_57: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_48,
+                    &tensor_56,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_50, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_58, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_49,
-                    [index_45],
+                    &view_57,
+                    [index_53],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -224,80 +222,52 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_50;
-            let pointers_51: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_53: PointerTile<*mut ET, { [] }> = pointers_51.offset_tile(offsets_52);
-            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_57: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
-            let view_58: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_57,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_59, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_58,
-                    [index_54],
-                    None,
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_58;
+            let pointers_59: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_60: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_59.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_65: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_60.offset_tile(cols_3);
+            let pointers_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_65;
+            let (loaded_62, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_61,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
+            let t_63: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_64: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_62, t_63);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_64);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_60: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_62: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_60;
-            let conv_61: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_62 + conv_61;
-            let pointers_63: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-            let offsets_64: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let arg_73: PointerTile<*mut EY, { [] }> = pointers_63.offset_tile(offsets_64);
-            let base_65: PointerTile<*mut EY, { [] }> = arg_73;
-            let arg_74: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let index_66: i32 = arg_74;
-            let shape_67: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_68: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_69: Tensor<EY, { [-1] }> =
-                unsafe { make_tensor_view(base_65, shape_67, strides_68, new_token_unordered()) };
-            let view_70: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_69,
-                    const_shape![BLOCK_SIZE],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_71: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_72: Token = unsafe {
-                store_view_raw(
-                    &view_70,
-                    conv_71,
-                    [index_66],
-                    Some(y_accessed),
+            let conv_66: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_68: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_66;
+            let conv_67: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_68 + conv_67;
+            let pointers_69: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_69.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_74: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_70.offset_tile(cols_3);
+            let pointers_71: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_74;
+            let conv_72: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_73: Token = unsafe {
+                store_ptr_tko(
+                    pointers_71,
+                    conv_72,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
-                    None,
-                    [false],
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_accessed),
+                    Latency::<0>,
                 )
             };
-            y_written = token_72;
-            y_accessed = token_72;
+            y_written = token_73;
+            y_accessed = token_73;
         }
     }
 
@@ -308,15 +278,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
     // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
     // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
         ET: ElementType,
@@ -338,105 +308,97 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
-            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
-            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_7,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_9, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_8,
-                    [index_4],
-                    None,
+            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
+            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
+            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_9,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask_10),
                     None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
             _mean = _mean + a;
         }
-        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_11: f32 = tile_to_scalar(red_10);
-        let val_12: f32 = convert_scalar(N);
-        let mean: f32 = val_11 / val_12;
+        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let val_18: f32 = convert_scalar(N);
+        let mean: f32 = val_17 / val_18;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
-            let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_17: PointerTile<*mut ET, { [] }> = pointers_15.offset_tile(offsets_16);
-            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
-            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_21: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
-            let view_22: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_21,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_23, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_22,
-                    [index_18],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
-            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
+            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
+            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
+            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_23,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_24),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
+            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
             _var = _var + x_2 * x_2;
         }
-        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_28: f32 = tile_to_scalar(red_27);
-        let val_29: f32 = convert_scalar(N);
-        let var: f32 = val_28 / val_29;
+        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_34: f32 = tile_to_scalar(red_33);
+        let val_35: f32 = convert_scalar(N);
+        let var: f32 = val_34 / val_35;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_30;
+        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_36;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
+        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
         unsafe {
             store_ptr_tko(
-                pointers_33,
+                pointers_39,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -447,12 +409,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
         unsafe {
             store_ptr_tko(
-                pointers_36,
+                pointers_42,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -462,25 +424,31 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let base_37: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
-            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_41: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
-            let view_42: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
+            let mask: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let base_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
+            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_49: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
+            let view_50: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_41,
+                    &tensor_49,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_43, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_51, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_42,
-                    [index_38],
+                    &view_50,
+                    [index_46],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -490,26 +458,26 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_43;
-            let base_44: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
-            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_48: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
-            let view_49: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_51;
+            let base_52: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
+            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_56: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
+            let view_57: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_48,
+                    &tensor_56,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_50, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_58, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_49,
-                    [index_45],
+                    &view_57,
+                    [index_53],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -519,80 +487,52 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_50;
-            let pointers_51: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_53: PointerTile<*mut ET, { [] }> = pointers_51.offset_tile(offsets_52);
-            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_57: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
-            let view_58: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_57,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_59, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_58,
-                    [index_54],
-                    None,
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_58;
+            let pointers_59: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_60: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_59.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_65: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_60.offset_tile(cols_3);
+            let pointers_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_65;
+            let (loaded_62, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_61,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
+            let t_63: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_64: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_62, t_63);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_64);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_60: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_62: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_60;
-            let conv_61: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_62 + conv_61;
-            let pointers_63: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-            let offsets_64: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let arg_73: PointerTile<*mut EY, { [] }> = pointers_63.offset_tile(offsets_64);
-            let base_65: PointerTile<*mut EY, { [] }> = arg_73;
-            let arg_74: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let index_66: i32 = arg_74;
-            let shape_67: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_68: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_69: Tensor<EY, { [-1] }> =
-                unsafe { make_tensor_view(base_65, shape_67, strides_68, new_token_unordered()) };
-            let view_70: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_69,
-                    const_shape![BLOCK_SIZE],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_71: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_72: Token = unsafe {
-                store_view_raw(
-                    &view_70,
-                    conv_71,
-                    [index_66],
-                    Some(y_accessed),
+            let conv_66: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_68: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_66;
+            let conv_67: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_68 + conv_67;
+            let pointers_69: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_69.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_74: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_70.offset_tile(cols_3);
+            let pointers_71: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_74;
+            let conv_72: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_73: Token = unsafe {
+                store_ptr_tko(
+                    pointers_71,
+                    conv_72,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
-                    None,
-                    [false],
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_accessed),
+                    Latency::<0>,
                 )
             };
-            y_written = token_72;
-            y_accessed = token_72;
+            y_written = token_73;
+            y_accessed = token_73;
         }
     }
 
@@ -603,15 +543,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
     // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
     // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
-    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
         ET: ElementType,
@@ -633,105 +573,97 @@ pub mod layer_norm {
         let mut y_written: Token = new_token_unordered();
         let mut y_accessed: Token = new_token_unordered();
         let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
         let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
-            let index_4: i32 = (off - 0i32) / BLOCK_SIZE;
-            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_7: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
-            let view_8: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_7,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_9, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_8,
-                    [index_4],
-                    None,
+            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
+            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
+            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_9,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask_10),
                     None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
             _mean = _mean + a;
         }
-        let red_10: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
-        let val_11: f32 = tile_to_scalar(red_10);
-        let val_12: f32 = convert_scalar(N);
-        let mean: f32 = val_11 / val_12;
+        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let val_18: f32 = convert_scalar(N);
+        let mean: f32 = val_17 / val_18;
         let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
         for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let arg_14: Tile<i32, { [BLOCK_SIZE] }> =
+            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
                 broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
-            let iota_13: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
-            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_14 + iota_13;
-            let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_16: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_17: PointerTile<*mut ET, { [] }> = pointers_15.offset_tile(offsets_16);
-            let index_18: i32 = (off_2 - 0i32) / BLOCK_SIZE;
-            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_21: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
-            let view_22: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_21,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_23, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_22,
-                    [index_18],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_23);
-            let arg_25: Tile<bool, { [BLOCK_SIZE] }> =
+            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
+            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let arg_26: Tile<f32, { [BLOCK_SIZE] }> =
+            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_23,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_24),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
                 x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
-            let t_24: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
-            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_25, arg_26, t_24);
+            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
             _var = _var + x_2 * x_2;
         }
-        let red_27: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
-        let val_28: f32 = tile_to_scalar(red_27);
-        let val_29: f32 = convert_scalar(N);
-        let var: f32 = val_28 / val_29;
+        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_34: f32 = tile_to_scalar(red_33);
+        let val_35: f32 = convert_scalar(N);
+        let var: f32 = val_34 / val_35;
         let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
-        let val_30: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_30;
+        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_36;
         let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
         let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
-        let pointers_31: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
-        let offsets_32: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_33: PointerTile<*mut EMean, { [] }> = pointers_31.offset_tile(offsets_32);
+        let pointers_37: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
         unsafe {
             store_ptr_tko(
-                pointers_33,
+                pointers_39,
                 converted,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -742,12 +674,12 @@ pub mod layer_norm {
         };
         let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
         let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
-        let pointers_34: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
-        let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row);
-        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointers_34.offset_tile(offsets_35);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
         unsafe {
             store_ptr_tko(
-                pointers_36,
+                pointers_42,
                 converted_2,
                 ordering::Weak,
                 None::<scope::TileBlock>,
@@ -757,25 +689,31 @@ pub mod layer_norm {
             )
         };
         for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
-            let base_37: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
-            let index_38: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_41: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
-            let view_42: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
+            let mask: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let base_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
+            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_49: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
+            let view_50: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_41,
+                    &tensor_49,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_43, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_51, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_42,
-                    [index_38],
+                    &view_50,
+                    [index_46],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -785,26 +723,26 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_43;
-            let base_44: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
-            let index_45: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_46: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_47: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_48: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_44, shape_46, strides_47, new_token_unordered()) };
-            let view_49: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_51;
+            let base_52: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
+            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_56: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
+            let view_57: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
                 make_partition_view(
-                    &tensor_48,
+                    &tensor_56,
                     const_shape![BLOCK_SIZE],
                     padding::Zero,
                     dim_map::Identity,
                     new_token_unordered(),
                 )
             };
-            let (loaded_50, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let (loaded_58, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_view_raw(
-                    &view_49,
-                    [index_45],
+                    &view_57,
+                    [index_53],
                     None,
                     ordering::Weak,
                     scope::TileBlock,
@@ -814,77 +752,49 @@ pub mod layer_norm {
                     const_shape![BLOCK_SIZE],
                 )
             };
-            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_50;
-            let pointers_51: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
-            let offsets_52: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let base_53: PointerTile<*mut ET, { [] }> = pointers_51.offset_tile(offsets_52);
-            let index_54: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_55: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_56: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_57: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_53, shape_55, strides_56, new_token_unordered()) };
-            let view_58: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_57,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_59, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_58,
-                    [index_54],
-                    None,
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_58;
+            let pointers_59: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_60: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_59.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_65: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_60.offset_tile(cols_3);
+            let pointers_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_65;
+            let (loaded_62, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_61,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_59);
+            let t_63: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_64: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_62, t_63);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_64);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
             let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
-            let pointers_60: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-            let offsets_61: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-            let arg_70: PointerTile<*mut EY, { [] }> = pointers_60.offset_tile(offsets_61);
-            let base_62: PointerTile<*mut EY, { [] }> = arg_70;
-            let arg_71: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let index_63: i32 = arg_71;
-            let shape_64: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_65: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_66: Tensor<EY, { [-1] }> =
-                unsafe { make_tensor_view(base_62, shape_64, strides_65, new_token_unordered()) };
-            let view_67: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_66,
-                    const_shape![BLOCK_SIZE],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_69: Token = unsafe {
-                store_view_raw(
-                    &view_67,
-                    conv_68,
-                    [index_63],
-                    Some(y_accessed),
+            let pointers_66: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_66.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_71: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_67.offset_tile(cols_3);
+            let pointers_68: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_71;
+            let conv_69: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_70: Token = unsafe {
+                store_ptr_tko(
+                    pointers_68,
+                    conv_69,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Disabled,
-                    None,
-                    [false],
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_accessed),
+                    Latency::<0>,
                 )
             };
-            y_written = token_69;
-            y_accessed = token_69;
+            y_written = token_70;
+            y_accessed = token_70;
         }
     }
 }

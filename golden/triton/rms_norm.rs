@@ -11,10 +11,10 @@ pub mod rms_norm {
     // generic EW: ElementType <- dtype(W)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.store` of `Y` at line 18 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `Y` at line 18 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn rms_norm_fwd<
         ET: ElementType,
@@ -32,58 +32,56 @@ pub mod rms_norm {
         let row: i32 = get_tile_block_id().0;
         let pointers_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(X);
         let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
-        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_6: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_3, shape_4, strides_5, new_token_unordered()) };
-        let view_7: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_6,
-                const_shape![BLOCK_SIZE],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_3.offset_tile(offsets_4);
+        let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+        let mask: Tile<bool, { [BLOCK_SIZE] }> =
+            lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+        let pointers_5: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_5.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_6.offset_tile(cols);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_11;
         let (loaded_8, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_view_raw(
-                &view_7,
-                [0i32],
-                None,
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK_SIZE],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_8);
-        let red_9: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
-        let val_10: f32 = tile_to_scalar(red_9);
-        let val_11: f32 = convert_scalar(N);
-        let ms: f32 = val_10 / val_11;
+        let t_9: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+        let selected_10: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_10);
+        let red_12: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
+        let val_13: f32 = tile_to_scalar(red_12);
+        let val_14: f32 = convert_scalar(N);
+        let ms: f32 = val_13 / val_14;
         let operand: Tile<f32, { [] }> = scalar_to_tile(ms + eps);
-        let val_12: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
-        let rstd: f32 = 1.0f32 / val_12;
-        let base_13: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
-        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_16: Tensor<EW, { [-1] }> =
-            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
-        let view_17: Partition<EW, { [BLOCK_SIZE] }> = unsafe {
+        let val_15: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_15;
+        let base_16: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
+        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
+        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_19: Tensor<EW, { [-1] }> =
+            unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
+        let view_20: Partition<EW, { [BLOCK_SIZE] }> = unsafe {
             make_partition_view(
-                &tensor_16,
+                &tensor_19,
                 const_shape![BLOCK_SIZE],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_18, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
+        let (loaded_21, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
             load_view_raw(
-                &view_17,
+                &view_20,
                 [0i32],
                 None,
                 ordering::Weak,
@@ -94,38 +92,24 @@ pub mod rms_norm {
                 const_shape![BLOCK_SIZE],
             )
         };
-        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_18);
+        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_21);
         let y: Tile<f32, { [BLOCK_SIZE] }> =
             x * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]) * w;
-        let pointers_19: PointerTile<*mut EY, { [] }> = pointer_to_tile(Y);
-        let offsets_20: Tile<i32, { [] }> = scalar_to_tile(row * stride);
-        let arg_27: PointerTile<*mut EY, { [] }> = pointers_19.offset_tile(offsets_20);
-        let base_21: PointerTile<*mut EY, { [] }> = arg_27;
-        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<EY, { [-1] }> =
-            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_24,
-                const_shape![BLOCK_SIZE],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_26: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+        let pointers_22: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+        let pointers_23: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+            pointers_22.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_26: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_23.offset_tile(cols);
+        let pointers_24: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_26;
+        let conv_25: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
         unsafe {
-            store_view_raw(
-                &view_25,
-                conv_26,
-                [0i32],
-                None,
+            store_ptr_tko(
+                pointers_24,
+                conv_25,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

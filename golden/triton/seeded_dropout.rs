@@ -579,10 +579,10 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_f16<ET: ElementType, const BLOCK: i32>(
         bits_ptr: *mut ET,
@@ -659,60 +659,49 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
         let philox_c2_6: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
-        let arg_25: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
-        let base_15: PointerTile<*mut ET, { [] }> = arg_25;
-        let block_16: i32 = get_tile_block_id().0;
-        let arg_26: i32 = block_16 * BLOCK + BLOCK;
-        let extent_17: i32 = arg_26;
-        let block_18: i32 = get_tile_block_id().0;
-        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
-        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_21,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
-        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
+        let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let bits_19: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(bits_19);
         unsafe {
-            store_view_raw(
-                &view_22,
-                conv_24,
-                [block_18],
-                None,
+            store_ptr_tko(
+                pointers_18,
+                conv_20,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                None,
+                Latency::<0>,
             )
         };
         let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
-        let bits_27: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
-        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_27;
-        let t_28: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_32: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_28);
-        let bits_29: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let t_30: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
-        let t_31: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_32, t_30, t_31);
-        let bits_33: Tile<u32, { [BLOCK] }> = bitcast(offs);
-        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_33;
+        let bits_22: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_22;
+        let t_23: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_27: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_23);
+        let bits_24: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_25: Tile<u32, { [BLOCK] }> = bitcast(bits_24);
+        let t_26: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_27, t_25, t_26);
+        let bits_28: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_28;
         let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let bits_34: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
-        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_34);
-        let bits_35: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
-        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_35);
-        let bits_36: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
-        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_36);
-        let bits_37: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
-        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_37);
+        let bits_29: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
+        let bits_30: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_30);
+        let bits_31: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_31);
+        let bits_32: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_32);
         let philox_c0_9: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
         let philox_c2_7: Tile<u32, { [BLOCK] }> =
@@ -790,110 +779,82 @@ pub mod seeded_dropout {
         let philox_c2_16: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
         let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
-        let bits_38: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
-        let philox_bits: Tile<i32, { [BLOCK] }> = bits_38;
-        let bits_39: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
-        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_39;
-        let arg_77: PointerTile<*mut f16, { [] }> = pointer_to_tile(normal_ptr);
-        let base_40: PointerTile<*mut f16, { [] }> = arg_77;
-        let block_41: i32 = get_tile_block_id().0;
-        let arg_78: i32 = block_41 * BLOCK + BLOCK;
-        let extent_42: i32 = arg_78;
-        let block_43: i32 = get_tile_block_id().0;
-        let shape_44: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_42] };
-        let strides_45: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_46: Tensor<f16, { [-1] }> =
-            unsafe { make_tensor_view(base_40, shape_44, strides_45, new_token_unordered()) };
-        let view_47: Partition<f16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_46,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let arg_58: PointerTile<*mut f16, { [] }> = pointer_to_tile(normal_ptr);
-        let base_48: PointerTile<*mut f16, { [] }> = arg_58;
-        let block_49: i32 = get_tile_block_id().0;
-        let arg_59: i32 = block_49 * BLOCK + BLOCK;
-        let extent_50: i32 = arg_59;
-        let block_51: i32 = get_tile_block_id().0;
-        let shape_52: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_50] };
-        let strides_53: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_54: Tensor<f16, { [-1] }> =
-            unsafe { make_tensor_view(base_48, shape_52, strides_53, new_token_unordered()) };
-        let view_55: Partition<f16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_54,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_56, token_57): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_55,
-                [block_51],
-                Some(normal_ptr_written),
+        let philox_c3_16: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_17;
+        let philox_k0_18: Tile<u32, { [BLOCK] }> = philox_k0_17 + philox_key_a_2;
+        let philox_k1_18: Tile<u32, { [BLOCK] }> = philox_k1_17 + philox_key_b_2;
+        let bits_33: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_33;
+        let bits_34: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_34;
+        let pointers_35: PointerTile<*mut f16, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_36: PointerTile<*mut f16, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let arg_62: PointerTile<*mut f16, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let pointers_38: PointerTile<*mut f16, { [BLOCK] }> = arg_62;
+        let pointers_39: PointerTile<*mut f16, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_40: PointerTile<*mut f16, { [1] }> = pointers_39.reshape(const_shape![1]);
+        let pointers_41: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_40.broadcast(const_shape![BLOCK]);
+        let pointers_42: PointerTile<*mut f16, { [BLOCK] }> = pointers_41.offset_tile(offs);
+        let (loaded_44, token_43): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_42,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Some(normal_ptr_written),
+                Latency::<0>,
             )
         };
-        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_57]);
-        let conv_60: Tile<f32, { [BLOCK] }> = convert_tile(loaded_56);
-        let t_61: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
-        let t_62: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
-        let t_63: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_65: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_63);
-        let t_64: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_66: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_65, philox_bits ^ t_64, philox_bits));
-        let t_67: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
-        let arg_74: Tile<f32, { [BLOCK] }> = sqrt(
-            t_61 * log(maxf(t_62, conv_66 * t_67, nan::Disabled, ftz::Disabled)),
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_43]);
+        let conv_45: Tile<f32, { [BLOCK] }> = convert_tile(loaded_44);
+        let t_46: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_47: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_48: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_50: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_48);
+        let t_49: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_51: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_50, philox_bits ^ t_49, philox_bits));
+        let t_52: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_59: Tile<f32, { [BLOCK] }> = sqrt(
+            t_46 * log(maxf(t_47, conv_51 * t_52, nan::Disabled, ftz::Disabled)),
             rounding::NearestEven,
             ftz::Disabled,
         );
-        let t_68: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
-        let t_69: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_71: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_69);
-        let t_70: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_72: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_71, philox_bits_2 ^ t_70, philox_bits_2));
-        let t_73: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
-        let conv_75: Tile<f16, { [BLOCK] }> =
-            convert_tile(conv_60 + arg_74 * cos(t_68 * (conv_72 * t_73)));
-        let token_76: Token = unsafe {
-            store_view_raw(
-                &view_47,
-                conv_75,
-                [block_43],
-                Some(normal_ptr_accessed),
+        let t_53: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_54: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_56: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_54);
+        let t_55: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_57: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_56, philox_bits_2 ^ t_55, philox_bits_2));
+        let t_58: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let conv_60: Tile<f16, { [BLOCK] }> =
+            convert_tile(conv_45 + arg_59 * cos(t_53 * (conv_57 * t_58)));
+        let token_61: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                conv_60,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                Some(normal_ptr_accessed),
+                Latency::<0>,
             )
         };
-        normal_ptr_written = token_76;
-        normal_ptr_accessed = token_76;
+        normal_ptr_written = token_61;
+        normal_ptr_accessed = token_61;
     }
 
     // generic ET: ElementType <- dtype(bits_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_bf16<ET: ElementType, const BLOCK: i32>(
         bits_ptr: *mut ET,
@@ -970,60 +931,49 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
         let philox_c2_6: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
-        let arg_25: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
-        let base_15: PointerTile<*mut ET, { [] }> = arg_25;
-        let block_16: i32 = get_tile_block_id().0;
-        let arg_26: i32 = block_16 * BLOCK + BLOCK;
-        let extent_17: i32 = arg_26;
-        let block_18: i32 = get_tile_block_id().0;
-        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
-        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_21,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
-        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
+        let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let bits_19: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(bits_19);
         unsafe {
-            store_view_raw(
-                &view_22,
-                conv_24,
-                [block_18],
-                None,
+            store_ptr_tko(
+                pointers_18,
+                conv_20,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                None,
+                Latency::<0>,
             )
         };
         let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
-        let bits_27: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
-        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_27;
-        let t_28: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_32: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_28);
-        let bits_29: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let t_30: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
-        let t_31: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_32, t_30, t_31);
-        let bits_33: Tile<u32, { [BLOCK] }> = bitcast(offs);
-        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_33;
+        let bits_22: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_22;
+        let t_23: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_27: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_23);
+        let bits_24: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_25: Tile<u32, { [BLOCK] }> = bitcast(bits_24);
+        let t_26: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_27, t_25, t_26);
+        let bits_28: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_28;
         let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let bits_34: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
-        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_34);
-        let bits_35: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
-        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_35);
-        let bits_36: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
-        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_36);
-        let bits_37: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
-        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_37);
+        let bits_29: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
+        let bits_30: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_30);
+        let bits_31: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_31);
+        let bits_32: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_32);
         let philox_c0_9: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
         let philox_c2_7: Tile<u32, { [BLOCK] }> =
@@ -1101,110 +1051,82 @@ pub mod seeded_dropout {
         let philox_c2_16: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
         let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
-        let bits_38: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
-        let philox_bits: Tile<i32, { [BLOCK] }> = bits_38;
-        let bits_39: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
-        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_39;
-        let arg_77: PointerTile<*mut bf16, { [] }> = pointer_to_tile(normal_ptr);
-        let base_40: PointerTile<*mut bf16, { [] }> = arg_77;
-        let block_41: i32 = get_tile_block_id().0;
-        let arg_78: i32 = block_41 * BLOCK + BLOCK;
-        let extent_42: i32 = arg_78;
-        let block_43: i32 = get_tile_block_id().0;
-        let shape_44: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_42] };
-        let strides_45: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_46: Tensor<bf16, { [-1] }> =
-            unsafe { make_tensor_view(base_40, shape_44, strides_45, new_token_unordered()) };
-        let view_47: Partition<bf16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_46,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let arg_58: PointerTile<*mut bf16, { [] }> = pointer_to_tile(normal_ptr);
-        let base_48: PointerTile<*mut bf16, { [] }> = arg_58;
-        let block_49: i32 = get_tile_block_id().0;
-        let arg_59: i32 = block_49 * BLOCK + BLOCK;
-        let extent_50: i32 = arg_59;
-        let block_51: i32 = get_tile_block_id().0;
-        let shape_52: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_50] };
-        let strides_53: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_54: Tensor<bf16, { [-1] }> =
-            unsafe { make_tensor_view(base_48, shape_52, strides_53, new_token_unordered()) };
-        let view_55: Partition<bf16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_54,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_56, token_57): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_55,
-                [block_51],
-                Some(normal_ptr_written),
+        let philox_c3_16: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_17;
+        let philox_k0_18: Tile<u32, { [BLOCK] }> = philox_k0_17 + philox_key_a_2;
+        let philox_k1_18: Tile<u32, { [BLOCK] }> = philox_k1_17 + philox_key_b_2;
+        let bits_33: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_33;
+        let bits_34: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_34;
+        let pointers_35: PointerTile<*mut bf16, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_36: PointerTile<*mut bf16, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let arg_62: PointerTile<*mut bf16, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let pointers_38: PointerTile<*mut bf16, { [BLOCK] }> = arg_62;
+        let pointers_39: PointerTile<*mut bf16, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_40: PointerTile<*mut bf16, { [1] }> = pointers_39.reshape(const_shape![1]);
+        let pointers_41: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_40.broadcast(const_shape![BLOCK]);
+        let pointers_42: PointerTile<*mut bf16, { [BLOCK] }> = pointers_41.offset_tile(offs);
+        let (loaded_44, token_43): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_42,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Some(normal_ptr_written),
+                Latency::<0>,
             )
         };
-        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_57]);
-        let conv_60: Tile<f32, { [BLOCK] }> = convert_tile(loaded_56);
-        let t_61: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
-        let t_62: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
-        let t_63: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_65: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_63);
-        let t_64: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_66: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_65, philox_bits ^ t_64, philox_bits));
-        let t_67: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
-        let arg_74: Tile<f32, { [BLOCK] }> = sqrt(
-            t_61 * log(maxf(t_62, conv_66 * t_67, nan::Disabled, ftz::Disabled)),
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_43]);
+        let conv_45: Tile<f32, { [BLOCK] }> = convert_tile(loaded_44);
+        let t_46: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_47: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_48: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_50: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_48);
+        let t_49: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_51: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_50, philox_bits ^ t_49, philox_bits));
+        let t_52: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_59: Tile<f32, { [BLOCK] }> = sqrt(
+            t_46 * log(maxf(t_47, conv_51 * t_52, nan::Disabled, ftz::Disabled)),
             rounding::NearestEven,
             ftz::Disabled,
         );
-        let t_68: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
-        let t_69: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_71: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_69);
-        let t_70: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_72: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_71, philox_bits_2 ^ t_70, philox_bits_2));
-        let t_73: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
-        let conv_75: Tile<bf16, { [BLOCK] }> =
-            convert_tile(conv_60 + arg_74 * cos(t_68 * (conv_72 * t_73)));
-        let token_76: Token = unsafe {
-            store_view_raw(
-                &view_47,
-                conv_75,
-                [block_43],
-                Some(normal_ptr_accessed),
+        let t_53: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_54: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_56: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_54);
+        let t_55: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_57: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_56, philox_bits_2 ^ t_55, philox_bits_2));
+        let t_58: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let conv_60: Tile<bf16, { [BLOCK] }> =
+            convert_tile(conv_45 + arg_59 * cos(t_53 * (conv_57 * t_58)));
+        let token_61: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                conv_60,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                Some(normal_ptr_accessed),
+                Latency::<0>,
             )
         };
-        normal_ptr_written = token_76;
-        normal_ptr_accessed = token_76;
+        normal_ptr_written = token_61;
+        normal_ptr_accessed = token_61;
     }
 
     // generic ET: ElementType <- dtype(bits_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_f32<ET: ElementType, const BLOCK: i32>(
         bits_ptr: *mut ET,
@@ -1281,60 +1203,49 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
         let philox_c2_6: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
-        let arg_25: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
-        let base_15: PointerTile<*mut ET, { [] }> = arg_25;
-        let block_16: i32 = get_tile_block_id().0;
-        let arg_26: i32 = block_16 * BLOCK + BLOCK;
-        let extent_17: i32 = arg_26;
-        let block_18: i32 = get_tile_block_id().0;
-        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
-        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_21,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
-        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let pointers_15: PointerTile<*mut ET, { [] }> = pointer_to_tile(bits_ptr);
+        let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let bits_19: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(bits_19);
         unsafe {
-            store_view_raw(
-                &view_22,
-                conv_24,
-                [block_18],
-                None,
+            store_ptr_tko(
+                pointers_18,
+                conv_20,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                None,
+                Latency::<0>,
             )
         };
         let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
-        let bits_27: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
-        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_27;
-        let t_28: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_32: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_28);
-        let bits_29: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let t_30: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
-        let t_31: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_32, t_30, t_31);
-        let bits_33: Tile<u32, { [BLOCK] }> = bitcast(offs);
-        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_33;
+        let bits_22: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_22;
+        let t_23: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_27: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_23);
+        let bits_24: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_25: Tile<u32, { [BLOCK] }> = bitcast(bits_24);
+        let t_26: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_27, t_25, t_26);
+        let bits_28: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_28;
         let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let bits_34: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
-        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_34);
-        let bits_35: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
-        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_35);
-        let bits_36: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
-        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_36);
-        let bits_37: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
-        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_37);
+        let bits_29: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
+        let bits_30: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_30);
+        let bits_31: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_31);
+        let bits_32: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_32);
         let philox_c0_9: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
         let philox_c2_7: Tile<u32, { [BLOCK] }> =
@@ -1412,97 +1323,69 @@ pub mod seeded_dropout {
         let philox_c2_16: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
         let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
-        let bits_38: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
-        let philox_bits: Tile<i32, { [BLOCK] }> = bits_38;
-        let bits_39: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
-        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_39;
-        let arg_76: PointerTile<*mut f32, { [] }> = pointer_to_tile(normal_ptr);
-        let base_40: PointerTile<*mut f32, { [] }> = arg_76;
-        let block_41: i32 = get_tile_block_id().0;
-        let arg_77: i32 = block_41 * BLOCK + BLOCK;
-        let extent_42: i32 = arg_77;
-        let block_43: i32 = get_tile_block_id().0;
-        let shape_44: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_42] };
-        let strides_45: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_46: Tensor<f32, { [-1] }> =
-            unsafe { make_tensor_view(base_40, shape_44, strides_45, new_token_unordered()) };
-        let view_47: Partition<f32, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_46,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let arg_58: PointerTile<*mut f32, { [] }> = pointer_to_tile(normal_ptr);
-        let base_48: PointerTile<*mut f32, { [] }> = arg_58;
-        let block_49: i32 = get_tile_block_id().0;
-        let arg_59: i32 = block_49 * BLOCK + BLOCK;
-        let extent_50: i32 = arg_59;
-        let block_51: i32 = get_tile_block_id().0;
-        let shape_52: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_50] };
-        let strides_53: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_54: Tensor<f32, { [-1] }> =
-            unsafe { make_tensor_view(base_48, shape_52, strides_53, new_token_unordered()) };
-        let view_55: Partition<f32, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_54,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_56, token_57): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_55,
-                [block_51],
-                Some(normal_ptr_written),
+        let philox_c3_16: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_17;
+        let philox_k0_18: Tile<u32, { [BLOCK] }> = philox_k0_17 + philox_key_a_2;
+        let philox_k1_18: Tile<u32, { [BLOCK] }> = philox_k1_17 + philox_key_b_2;
+        let bits_33: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_33;
+        let bits_34: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_34;
+        let pointers_35: PointerTile<*mut f32, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_36: PointerTile<*mut f32, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let arg_61: PointerTile<*mut f32, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let pointers_38: PointerTile<*mut f32, { [BLOCK] }> = arg_61;
+        let pointers_39: PointerTile<*mut f32, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_40: PointerTile<*mut f32, { [1] }> = pointers_39.reshape(const_shape![1]);
+        let pointers_41: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_40.broadcast(const_shape![BLOCK]);
+        let pointers_42: PointerTile<*mut f32, { [BLOCK] }> = pointers_41.offset_tile(offs);
+        let (loaded_44, token_43): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_42,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Some(normal_ptr_written),
+                Latency::<0>,
             )
         };
-        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_57]);
-        let t_60: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
-        let t_61: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
-        let t_62: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_64: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_62);
-        let t_63: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_65: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_64, philox_bits ^ t_63, philox_bits));
-        let t_66: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
-        let arg_73: Tile<f32, { [BLOCK] }> = sqrt(
-            t_60 * log(maxf(t_61, conv_65 * t_66, nan::Disabled, ftz::Disabled)),
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_43]);
+        let t_45: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_46: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_47: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_49: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_47);
+        let t_48: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_50: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_49, philox_bits ^ t_48, philox_bits));
+        let t_51: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_58: Tile<f32, { [BLOCK] }> = sqrt(
+            t_45 * log(maxf(t_46, conv_50 * t_51, nan::Disabled, ftz::Disabled)),
             rounding::NearestEven,
             ftz::Disabled,
         );
-        let t_67: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
-        let t_68: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_70: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_68);
-        let t_69: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_71: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_70, philox_bits_2 ^ t_69, philox_bits_2));
-        let t_72: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
-        let values_74: Tile<f32, { [BLOCK] }> = loaded_56 + arg_73 * cos(t_67 * (conv_71 * t_72));
-        let token_75: Token = unsafe {
-            store_view_raw(
-                &view_47,
-                values_74,
-                [block_43],
-                Some(normal_ptr_accessed),
+        let t_52: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_53: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_55: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_53);
+        let t_54: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_56: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_55, philox_bits_2 ^ t_54, philox_bits_2));
+        let t_57: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let values_59: Tile<f32, { [BLOCK] }> = loaded_44 + arg_58 * cos(t_52 * (conv_56 * t_57));
+        let token_60: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                values_59,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                Some(normal_ptr_accessed),
+                Latency::<0>,
             )
         };
-        normal_ptr_written = token_75;
-        normal_ptr_accessed = token_75;
+        normal_ptr_written = token_60;
+        normal_ptr_accessed = token_60;
     }
 }

@@ -11,10 +11,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -24,84 +24,78 @@ pub mod spin_lock {
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
         let arg_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let pointers_1: PointerTile<*mut ET, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let base_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [0i32],
-                Some(all_written),
+        let pointers_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let pointers_6: PointerTile<*mut ET, { [1] }> = pointers_5.reshape(const_shape![1]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_6.broadcast(const_shape![BLOCK]);
+        let arg_13: PointerTile<*mut ET, { [BLOCK] }> = pointers_7.offset_tile(cols);
+        let pointers_8: PointerTile<*mut ET, { [BLOCK] }> = arg_13;
+        let (loaded_10, token_9): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_8,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                Some(all_written),
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        all_accessed = join_tokens(&[all_accessed, token_9]);
+        let t_11: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_12: Tile<ET, { [BLOCK] }> = select(mask, loaded_10, t_11);
+        let x: Tile<ET, { [BLOCK] }> = selected_12;
         loop {
-            let pointers_12: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
-            let expected_13: Tile<i32, { [] }> = scalar_to_tile(0i32);
-            let update_14: Tile<i32, { [] }> = scalar_to_tile(1i32);
-            let pointers_15: PointerTile<*mut i32, { [1] }> = pointers_12.reshape(const_shape![1]);
-            let expected_16: Tile<i32, { [1] }> = expected_13.reshape(const_shape![1]);
-            let update_17: Tile<i32, { [1] }> = update_14.reshape(const_shape![1]);
-            let (old_18, token_19): (Tile<i32, { [1] }>, Token) = unsafe {
+            let pointers_14: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_15: Tile<i32, { [] }> = scalar_to_tile(0i32);
+            let update_16: Tile<i32, { [] }> = scalar_to_tile(1i32);
+            let pointers_17: PointerTile<*mut i32, { [1] }> = pointers_14.reshape(const_shape![1]);
+            let expected_18: Tile<i32, { [1] }> = expected_15.reshape(const_shape![1]);
+            let update_19: Tile<i32, { [1] }> = update_16.reshape(const_shape![1]);
+            let (old_20, token_21): (Tile<i32, { [1] }>, Token) = unsafe {
                 atomic_cas_tko(
-                    pointers_15,
-                    expected_16,
-                    update_17,
+                    pointers_17,
+                    expected_18,
+                    update_19,
                     ordering::AcqRel,
                     scope::Device,
                     None,
                     Some(all_accessed),
                 )
             };
-            all_written = token_19;
-            all_accessed = token_19;
+            all_written = token_21;
+            all_accessed = token_21;
             let cond: Tile<bool, { [] }> =
-                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1i32));
-            let val_20: bool = tile_to_scalar(cond);
-            if val_20 {
+                eq_tile(old_20.reshape(const_shape![]), scalar_to_tile(1i32));
+            let val_22: bool = tile_to_scalar(cond);
+            if val_22 {
             } else {
                 break;
             }
         }
-        let base_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<ET, { [BLOCK] }> = unsafe {
+        let base_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_26: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_23, shape_24, strides_25, new_token_unordered()) };
+        let view_27: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_24,
+                &tensor_26,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_26, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_28, token_29): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_25,
+                &view_27,
                 [0i32],
                 Some(all_written),
                 ordering::Weak,
@@ -112,25 +106,25 @@ pub mod spin_lock {
                 const_shape![BLOCK],
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_26;
-        let base_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_31: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
-        let view_32: Partition<ET, { [BLOCK] }> = unsafe {
+        all_accessed = join_tokens(&[all_accessed, token_29]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_28;
+        let base_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_31,
+                &tensor_33,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let token_33: Token = unsafe {
+        let token_35: Token = unsafe {
             store_view_raw(
-                &view_32,
+                &view_34,
                 x_2,
                 [0i32],
                 Some(all_accessed),
@@ -141,16 +135,16 @@ pub mod spin_lock {
                 [false],
             )
         };
-        all_written = token_33;
-        all_accessed = token_33;
-        let pointers_34: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
-        let update_35: Tile<i32, { [] }> = scalar_to_tile(0i32);
-        let pointers_36: PointerTile<*mut i32, { [1] }> = pointers_34.reshape(const_shape![1]);
-        let update_37: Tile<i32, { [1] }> = update_35.reshape(const_shape![1]);
-        let (_, token_38): (Tile<i32, { [1] }>, Token) = unsafe {
+        all_written = token_35;
+        all_accessed = token_35;
+        let pointers_36: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_37: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let pointers_38: PointerTile<*mut i32, { [1] }> = pointers_36.reshape(const_shape![1]);
+        let update_39: Tile<i32, { [1] }> = update_37.reshape(const_shape![1]);
+        let (_, token_40): (Tile<i32, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_36,
-                update_37,
+                pointers_38,
+                update_39,
                 atomic::Xchg,
                 ordering::AcqRel,
                 scope::Device,
@@ -158,18 +152,18 @@ pub mod spin_lock {
                 Some(all_accessed),
             )
         };
-        all_written = token_38;
-        all_accessed = token_38;
+        all_written = token_40;
+        all_accessed = token_40;
     }
 
     // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_f32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -179,84 +173,78 @@ pub mod spin_lock {
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
         let arg_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let pointers_1: PointerTile<*mut ET, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let base_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [0i32],
-                Some(all_written),
+        let pointers_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let pointers_6: PointerTile<*mut ET, { [1] }> = pointers_5.reshape(const_shape![1]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_6.broadcast(const_shape![BLOCK]);
+        let arg_13: PointerTile<*mut ET, { [BLOCK] }> = pointers_7.offset_tile(cols);
+        let pointers_8: PointerTile<*mut ET, { [BLOCK] }> = arg_13;
+        let (loaded_10, token_9): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_8,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                Some(all_written),
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        all_accessed = join_tokens(&[all_accessed, token_9]);
+        let t_11: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_12: Tile<ET, { [BLOCK] }> = select(mask, loaded_10, t_11);
+        let x: Tile<ET, { [BLOCK] }> = selected_12;
         loop {
-            let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
-            let expected_13: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
-            let update_14: Tile<f32, { [] }> = scalar_to_tile(1.0f32);
-            let pointers_15: PointerTile<*mut f32, { [1] }> = pointers_12.reshape(const_shape![1]);
-            let expected_16: Tile<f32, { [1] }> = expected_13.reshape(const_shape![1]);
-            let update_17: Tile<f32, { [1] }> = update_14.reshape(const_shape![1]);
-            let (old_18, token_19): (Tile<f32, { [1] }>, Token) = unsafe {
+            let pointers_14: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_15: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+            let update_16: Tile<f32, { [] }> = scalar_to_tile(1.0f32);
+            let pointers_17: PointerTile<*mut f32, { [1] }> = pointers_14.reshape(const_shape![1]);
+            let expected_18: Tile<f32, { [1] }> = expected_15.reshape(const_shape![1]);
+            let update_19: Tile<f32, { [1] }> = update_16.reshape(const_shape![1]);
+            let (old_20, token_21): (Tile<f32, { [1] }>, Token) = unsafe {
                 atomic_cas_tko(
-                    pointers_15,
-                    expected_16,
-                    update_17,
+                    pointers_17,
+                    expected_18,
+                    update_19,
                     ordering::AcqRel,
                     scope::Device,
                     None,
                     Some(all_accessed),
                 )
             };
-            all_written = token_19;
-            all_accessed = token_19;
+            all_written = token_21;
+            all_accessed = token_21;
             let cond: Tile<bool, { [] }> =
-                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1.0f32));
-            let val_20: bool = tile_to_scalar(cond);
-            if val_20 {
+                eq_tile(old_20.reshape(const_shape![]), scalar_to_tile(1.0f32));
+            let val_22: bool = tile_to_scalar(cond);
+            if val_22 {
             } else {
                 break;
             }
         }
-        let base_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<ET, { [BLOCK] }> = unsafe {
+        let base_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_26: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_23, shape_24, strides_25, new_token_unordered()) };
+        let view_27: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_24,
+                &tensor_26,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_26, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_28, token_29): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_25,
+                &view_27,
                 [0i32],
                 Some(all_written),
                 ordering::Weak,
@@ -267,25 +255,25 @@ pub mod spin_lock {
                 const_shape![BLOCK],
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_26;
-        let base_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_31: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
-        let view_32: Partition<ET, { [BLOCK] }> = unsafe {
+        all_accessed = join_tokens(&[all_accessed, token_29]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_28;
+        let base_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_31,
+                &tensor_33,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let token_33: Token = unsafe {
+        let token_35: Token = unsafe {
             store_view_raw(
-                &view_32,
+                &view_34,
                 x_2,
                 [0i32],
                 Some(all_accessed),
@@ -296,16 +284,16 @@ pub mod spin_lock {
                 [false],
             )
         };
-        all_written = token_33;
-        all_accessed = token_33;
-        let pointers_34: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
-        let update_35: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
-        let pointers_36: PointerTile<*mut f32, { [1] }> = pointers_34.reshape(const_shape![1]);
-        let update_37: Tile<f32, { [1] }> = update_35.reshape(const_shape![1]);
-        let (_, token_38): (Tile<f32, { [1] }>, Token) = unsafe {
+        all_written = token_35;
+        all_accessed = token_35;
+        let pointers_36: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_37: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+        let pointers_38: PointerTile<*mut f32, { [1] }> = pointers_36.reshape(const_shape![1]);
+        let update_39: Tile<f32, { [1] }> = update_37.reshape(const_shape![1]);
+        let (_, token_40): (Tile<f32, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_36,
-                update_37,
+                pointers_38,
+                update_39,
                 atomic::Xchg,
                 ordering::AcqRel,
                 scope::Device,
@@ -313,18 +301,18 @@ pub mod spin_lock {
                 Some(all_accessed),
             )
         };
-        all_written = token_38;
-        all_accessed = token_38;
+        all_written = token_40;
+        all_accessed = token_40;
     }
 
     // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i64<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -334,84 +322,78 @@ pub mod spin_lock {
     ) {
         let mut all_written: Token = new_token_unordered();
         let mut all_accessed: Token = new_token_unordered();
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
         let arg_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
         let pointers_1: PointerTile<*mut ET, { [] }> = arg_4;
         let block_2: i32 = get_tile_block_id().0;
         let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
-        let base_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_5, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [0i32],
-                Some(all_written),
+        let pointers_5: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let pointers_6: PointerTile<*mut ET, { [1] }> = pointers_5.reshape(const_shape![1]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_6.broadcast(const_shape![BLOCK]);
+        let arg_13: PointerTile<*mut ET, { [BLOCK] }> = pointers_7.offset_tile(cols);
+        let pointers_8: PointerTile<*mut ET, { [BLOCK] }> = arg_13;
+        let (loaded_10, token_9): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_8,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                Some(all_written),
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        all_accessed = join_tokens(&[all_accessed, token_9]);
+        let t_11: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_12: Tile<ET, { [BLOCK] }> = select(mask, loaded_10, t_11);
+        let x: Tile<ET, { [BLOCK] }> = selected_12;
         loop {
-            let pointers_12: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
-            let expected_13: Tile<i64, { [] }> = scalar_to_tile(0i64);
-            let update_14: Tile<i64, { [] }> = scalar_to_tile(1i64);
-            let pointers_15: PointerTile<*mut i64, { [1] }> = pointers_12.reshape(const_shape![1]);
-            let expected_16: Tile<i64, { [1] }> = expected_13.reshape(const_shape![1]);
-            let update_17: Tile<i64, { [1] }> = update_14.reshape(const_shape![1]);
-            let (old_18, token_19): (Tile<i64, { [1] }>, Token) = unsafe {
+            let pointers_14: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_15: Tile<i64, { [] }> = scalar_to_tile(0i64);
+            let update_16: Tile<i64, { [] }> = scalar_to_tile(1i64);
+            let pointers_17: PointerTile<*mut i64, { [1] }> = pointers_14.reshape(const_shape![1]);
+            let expected_18: Tile<i64, { [1] }> = expected_15.reshape(const_shape![1]);
+            let update_19: Tile<i64, { [1] }> = update_16.reshape(const_shape![1]);
+            let (old_20, token_21): (Tile<i64, { [1] }>, Token) = unsafe {
                 atomic_cas_tko(
-                    pointers_15,
-                    expected_16,
-                    update_17,
+                    pointers_17,
+                    expected_18,
+                    update_19,
                     ordering::AcqRel,
                     scope::Device,
                     None,
                     Some(all_accessed),
                 )
             };
-            all_written = token_19;
-            all_accessed = token_19;
+            all_written = token_21;
+            all_accessed = token_21;
             let cond: Tile<bool, { [] }> =
-                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1i64));
-            let val_20: bool = tile_to_scalar(cond);
-            if val_20 {
+                eq_tile(old_20.reshape(const_shape![]), scalar_to_tile(1i64));
+            let val_22: bool = tile_to_scalar(cond);
+            if val_22 {
             } else {
                 break;
             }
         }
-        let base_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<ET, { [BLOCK] }> = unsafe {
+        let base_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_26: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_23, shape_24, strides_25, new_token_unordered()) };
+        let view_27: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_24,
+                &tensor_26,
                 const_shape![BLOCK],
                 padding::Zero,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let (loaded_26, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+        let (loaded_28, token_29): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
             load_view_raw(
-                &view_25,
+                &view_27,
                 [0i32],
                 Some(all_written),
                 ordering::Weak,
@@ -422,25 +404,25 @@ pub mod spin_lock {
                 const_shape![BLOCK],
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_27]);
-        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_26;
-        let base_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_31: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_28, shape_29, strides_30, new_token_unordered()) };
-        let view_32: Partition<ET, { [BLOCK] }> = unsafe {
+        all_accessed = join_tokens(&[all_accessed, token_29]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_28;
+        let base_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
-                &tensor_31,
+                &tensor_33,
                 const_shape![BLOCK],
                 padding::None,
                 dim_map::Identity,
                 new_token_unordered(),
             )
         };
-        let token_33: Token = unsafe {
+        let token_35: Token = unsafe {
             store_view_raw(
-                &view_32,
+                &view_34,
                 x_2,
                 [0i32],
                 Some(all_accessed),
@@ -451,16 +433,16 @@ pub mod spin_lock {
                 [false],
             )
         };
-        all_written = token_33;
-        all_accessed = token_33;
-        let pointers_34: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
-        let update_35: Tile<i64, { [] }> = scalar_to_tile(0i64);
-        let pointers_36: PointerTile<*mut i64, { [1] }> = pointers_34.reshape(const_shape![1]);
-        let update_37: Tile<i64, { [1] }> = update_35.reshape(const_shape![1]);
-        let (_, token_38): (Tile<i64, { [1] }>, Token) = unsafe {
+        all_written = token_35;
+        all_accessed = token_35;
+        let pointers_36: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+        let update_37: Tile<i64, { [] }> = scalar_to_tile(0i64);
+        let pointers_38: PointerTile<*mut i64, { [1] }> = pointers_36.reshape(const_shape![1]);
+        let update_39: Tile<i64, { [1] }> = update_37.reshape(const_shape![1]);
+        let (_, token_40): (Tile<i64, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_36,
-                update_37,
+                pointers_38,
+                update_39,
                 atomic::Xchg,
                 ordering::AcqRel,
                 scope::Device,
@@ -468,7 +450,7 @@ pub mod spin_lock {
                 Some(all_accessed),
             )
         };
-        all_written = token_38;
-        all_accessed = token_38;
+        all_written = token_40;
+        all_accessed = token_40;
     }
 }

@@ -13,8 +13,8 @@ pub mod while_search {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 16 kept as a pointer tile: `k` is assigned more than once
-    // note: `tl.store` of `out_ptr` at line 22 raised to a tensor view (padding none, no tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"running_sum_until","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"running_sum_until","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 16 kept as a pointer tile: `k` is assigned more than once","`tl.store` of `out_ptr` at line 22 raised to a tensor view (padding none, no tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_tiles"},{"element":"f32","kind":"scalar","name":"limit"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `out_ptr` at line 22 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"running_sum_until","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"running_sum_until","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 16 kept as a pointer tile: `k` is assigned more than once","`tl.store` of `out_ptr` at line 22 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_tiles"},{"element":"f32","kind":"scalar","name":"limit"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn running_sum_until<ET: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -64,35 +64,24 @@ pub mod while_search {
             } else {
             }
         }
-        let arg_18: PointerTile<*mut EOutPtr, { [] }> = pointer_to_tile(out_ptr);
-        let base_11: PointerTile<*mut EOutPtr, { [] }> = arg_18;
-        let arg_19: i32 = BLOCK + BLOCK * row;
-        let extent_12: i32 = arg_19;
-        let shape_13: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_12] };
-        let strides_14: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_15: Tensor<EOutPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_11, shape_13, strides_14, new_token_unordered()) };
-        let view_16: Partition<EOutPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_15,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
+        let pointers_11: PointerTile<*mut EOutPtr, { [] }> = pointer_to_tile(out_ptr);
+        let offsets_12: Tile<i32, { [] }> = scalar_to_tile(row * BLOCK);
+        let pointers_13: PointerTile<*mut EOutPtr, { [] }> = pointers_11.offset_tile(offsets_12);
+        let pointers_14: PointerTile<*mut EOutPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut EOutPtr, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let arg_18: PointerTile<*mut EOutPtr, { [BLOCK] }> = pointers_15.offset_tile(cols);
+        let pointers_16: PointerTile<*mut EOutPtr, { [BLOCK] }> = arg_18;
         let conv_17: Tile<EOutPtr, { [BLOCK] }> = convert_tile(acc);
         unsafe {
-            store_view_raw(
-                &view_16,
+            store_ptr_tko(
+                pointers_16,
                 conv_17,
-                [row],
-                None,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Disabled,
+                None::<scope::TileBlock>,
                 None,
-                [false],
+                None,
+                Latency::<0>,
             )
         };
     }

@@ -43,8 +43,10 @@ Each raised access also says whether it goes through the tensor memory accelerat
 base, extents and strides that are parameters or constants), so that tileiras builds the
 descriptor once on the host side; a view whose base, extent or stride depends on the block
 (a row offset, an extent `pid * BLOCK + BLOCK`) would make every block build a descriptor
-in global memory (`ATOMG`, `UTMACCTL.IV`, 255 registers: `bench/results/triton_sass.md`),
-and takes plain loads and stores instead.
+in global memory (`ATOMG`, `UTMACCTL.IV`, 255 registers: `bench/results/triton_sass.md`).
+Such an access is raised only when the entry has `ParamFacts` (its view then takes plain
+16-byte loads and stores); without them it stays a pointer tile, which the H200 runs much
+faster than that view (row reductions 4-6x: `bench/results/gpu_triton_noraise.md`).
 
 `ParamFacts` are what an entry may assume of its runtime arguments: Triton's JIT
 specializations (`frontend/triton/jit_keys`): an int equal to 1 (a stride of a contiguous
@@ -667,12 +669,18 @@ def _accesses(stmts: list[TStmt]) -> Iterator[tuple[TExpr, TStmt]]:
             stack.extend(node.args)
 
 
-def raise_pointer_accesses(body: list[TStmt], enabled: bool = True,
+#: `enabled` of `raise_pointer_accesses` that raises every provable access, also those whose
+#: view the hardware reads slower than pointer tiles (for testing what the analysis proves).
+RAISE_ALL = "all"
+
+
+def raise_pointer_accesses(body: list[TStmt], enabled: bool | str = True,
                            facts: ParamFacts = NO_FACTS) -> list[str]:
     """Rewrite each provable access of `body` in place (none when not `enabled`, the
-    `--no-raise` translation); one note per access, in program order (`RAISED`, or
-    `POINTER` with the reason). `facts`: what the raised views may assume of the
-    parameters (module docstring); a note names them when there are any."""
+    `--no-raise` translation; also the slow views with `RAISE_ALL`); one note per access,
+    in program order (`RAISED`, or `POINTER` with the reason). `facts`: what the raised
+    views may assume of the parameters (module docstring); a note names them when there
+    are any."""
     defs = collect_definitions(body)
     found = sorted(_accesses(body), key=lambda pair: _position(pair[0]))
     notes = []
@@ -691,6 +699,11 @@ def raise_pointer_accesses(body: list[TStmt], enabled: bool = True,
             plan = plan_access(access, affine, defs.where[id(stmt)])
         except NotAffine as why:
             notes.append(f"{what} of `{access.attrs.get('param')}`{place} {POINTER}: {why}")
+            continue
+        if not plan.tma and facts == NO_FACTS and enabled != RAISE_ALL:
+            notes.append(f"{what} of `{plan.param}`{place} {POINTER}: its view would depend "
+                         "on the block (no tensor memory accelerator), and such a view is "
+                         "slower than pointer tiles while the entry assumes no JIT facts")
             continue
         _rewrite(access, plan, affine)
         memory = "tensor memory accelerator" if plan.tma else "no tensor memory accelerator"
