@@ -333,3 +333,103 @@ def test_a_pointer_from_an_integer_is_a_diagnostic_naming_why() -> None:
     assert not result.ok
     (diag,) = result.all_diagnostics()
     assert diag.code == "E0121" and "int_to_ptr" in diag.message and "alias" in diag.message
+
+
+GUARDED_IMPORT = """import triton
+import triton.language as tl
+
+if triton.__version__ >= "3":
+    try:
+        from triton.language.extra.libdevice import tanh as th
+    except ModuleNotFoundError:
+        from triton.language.extra.cuda.libdevice import tanh as th
+else:
+    from triton.language.math import tanh as th
+
+
+@triton.jit
+def k(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(y_ptr + o, th(tl.load(x_ptr + o)))
+"""
+
+
+def test_libdevice_function_imported_under_a_guard_is_resolved() -> None:
+    result = translate_text(GUARDED_IMPORT, "g.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert "tanh(" in (result.rust or "")
+
+
+def test_unknown_bare_function_is_still_a_diagnostic() -> None:
+    text = GUARDED_IMPORT.replace("th(tl.load", "erfcx(tl.load")
+    result = translate_text(text, "g.py")
+    assert [d.code for d in result.all_diagnostics()] == ["E0105"]
+
+
+def _loop_rust(body: str, params: str = "x_ptr, y_ptr, n, BLOCK: tl.constexpr") -> str:
+    result = translate_text(_kernel(body, params), "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    return result.rust or ""
+
+
+def test_a_loop_with_a_negative_constant_step_counts_a_counter_up() -> None:
+    rust = _loop_rust("""
+acc = 0
+for t in range(n, 2, -3):
+    acc += t
+tl.store(y_ptr, acc)
+""")
+    # cuTile Rust's `for` counts up: a counter over the trip count, `t = n - i * 3`.
+    assert "for t_index in 0i32.." in rust
+    assert "step_by" not in rust
+    assert "n - t_index * 3i32" in rust
+
+
+def test_a_negative_step_over_a_tile_extent_needs_no_entry_per_sign() -> None:
+    rust = _loop_rust("""
+o = tl.arange(0, BLOCK)
+acc = tl.zeros((BLOCK,), dtype=tl.float32)
+for s in range(n, -1, -BLOCK):
+    acc += tl.load(x_ptr + s + o, mask=s + o < n, other=0.0)
+tl.store(y_ptr + o, acc)
+""")
+    assert "step_by" not in rust and "_when_" not in rust and "s_index * BLOCK" in rust
+
+
+def test_a_step_of_unknown_sign_gets_an_entry_per_sign() -> None:
+    rust = _loop_rust("""
+acc = 0
+for t in range(0, n, STEP):
+    acc += t
+tl.store(y_ptr, acc)
+""", "x_ptr, y_ptr, n, STEP: tl.constexpr")
+    manifests = list(read_manifests(rust).values())
+    conditions = sorted(str(c) for m in manifests for c in m.get("conditions", []))
+    assert len(manifests) == 2 and conditions, conditions
+    # The entry for a negative step counts down; the other steps up by STEP.
+    assert "t_index" in rust and "step_by" in rust
+
+
+def test_a_loop_bound_read_through_a_generic_pointer_gets_an_int32_entry() -> None:
+    rust = _loop_rust("""
+m = tl.load(x_ptr)
+acc = 0
+for t in range(0, m):
+    acc += 1
+tl.store(y_ptr, acc)
+""")
+    entries = [m["entry"] for m in read_manifests(rust).values()]
+    assert entries == ["k_i32"], entries
+
+
+def test_a_loop_over_int64_bounds_is_a_diagnostic() -> None:
+    text = _kernel("""
+m = tl.load(x_ptr).to(tl.int64)
+acc = 0
+for t in range(0, m):
+    acc += 1
+tl.store(y_ptr, acc)
+""")
+    result = translate_text(text, "k.py")
+    assert [d.code for d in result.all_diagnostics()] == ["E0110"]
+    assert "int64" in result.all_diagnostics()[0].message

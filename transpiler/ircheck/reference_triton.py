@@ -143,7 +143,27 @@ def lift_triton(source: str, filename: str = "<kernel>") -> str:
     for start, end in drop_ranges:
         for line in range(start, end + 1):
             out[line - 1] = ""
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _guarded_imports(tree)) + "\n"
+
+
+def _guarded_imports(tree: ast.Module) -> list[str]:
+    """Lines (for after the file's last line, so the kernels keep their lines) that make
+    the imports a file guards with `try`/`if` (`from triton.language.extra.libdevice
+    import tanh`, else another path): each name from the first of its imports that
+    succeeds, as the file's own guard would pick it; the guards' conditions are not run
+    (they may call the file's helpers)."""
+    lines: list[str] = []
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.If | ast.Try):
+            continue
+        for node in ast.walk(stmt):
+            if not _kept_import(node):
+                continue
+            names = sorted(_import_names(node))
+            missing = " or ".join(f"{name!r} not in globals()" for name in names)
+            lines += [f"if {missing}:", "    try:", f"        {ast.unparse(node)}",
+                      "    except ImportError:", "        pass"]
+    return lines
 
 
 def _triton_aliases(tree: ast.Module) -> dict[str, str]:

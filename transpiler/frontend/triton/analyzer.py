@@ -168,6 +168,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.kernel = kernel
         self.decisions = decisions
         self.bool_constexprs = bool_constexprs
+        # Parameters the kernel uses as a tile's extent (read on first need).
+        self.extent_names: set[str] | None = None
         self.out: list[TStmt] = []
         self.scope = _Scope({})
         self.used: dict[str, int] = {}
@@ -499,8 +501,16 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 self.scope.names[node.target.value] = const(value, self.span(node.target))
                 self.block(list(node.body.body))
             return
-        if is_const(step) and isinstance(step.type.value, int) and step.type.value <= 0:
-            raise self.error("E0104", "a loop step must be positive", it)
+        descent = None
+        if is_const(step) and self.counts_down(step.type.value):
+            # cuTile Rust's `for` counts up: `for t in range(a, b, -s)` runs a counter `i`
+            # over `range(0, max(0, (a - b + s - 1) // s))` and binds `t = a - i * s` at the
+            # top of each iteration: Python's values, in Python's order (Triton's compiler
+            # normalizes a negative constexpr step the same way).
+            start, stop, descent = self.descending_bounds(start, stop, step.type.value, it)
+            step = const(1)
+        if is_const(step) and isinstance(step.type.value, int) and step.type.value == 0:
+            raise self.error("E0104", "a loop step must not be zero", it)
         if not is_const(step):
             self.notes.append(f"the loop at line {(self.span(node) or Span(0, 0)).line} "
                               "steps by a runtime value, assumed positive (as Triton's own "
@@ -509,6 +519,18 @@ class Analyzer(PhiloxRules, DescriptorRules):
             self.note_int_use(bound)
         start, stop = self.scalar_int(start, it), self.scalar_int(stop, it)
         step_e = self.scalar_int(step, it)
+        # The induction variable has the bounds' common type (Triton promotes them).
+        index = self.elem(start)
+        for bound in (stop, step_e):
+            index = dtypes.computation_type(index, False, self.elem(bound), False, False)
+        if index != I32:
+            raise self.error("E0110", f"a loop over {index} bounds has no cuTile Rust 0.5.0 "
+                             "form (its compiler types a loop's step as i32, `step_by` "
+                             "takes no i64, and narrowing to i32 needs `trunci`)", it)
+        start, stop, step_e = (
+            TExpr("literal", [], ScalarType(index), b.span, dict(b.attrs))
+            if b.op == "literal" and dtypes.is_int(self.elem(b)) else self.cast(b, index)
+            for b in (start, stop, step_e))
         assigned = _assigned_names(node.body.body)
         for name in sorted(assigned):
             if name in self.scope.names:
@@ -520,13 +542,19 @@ class Analyzer(PhiloxRules, DescriptorRules):
             if isinstance(binding, TAssign | TIf):
                 binding.mutable = True
         saved, self.out = self.out, []
-        loop_var = self.fresh(node.target.value)
-        self.scope.names[node.target.value] = TExpr("var", [], ScalarType(start.type.dtype),
-                                                    self.span(node.target),
-                                                    {"name": loop_var})
+        # A count-down loop's counter is not the source's variable (that is made of it).
+        loop_var = self.fresh(node.target.value + ("_index" if descent else ""))
+        counter = TExpr("var", [], ScalarType(start.type.dtype), self.span(node.target),
+                        {"name": loop_var})
+        self.scope.names[node.target.value] = counter
         self.carried_stack.append(carried)
         self.loop_kinds.append("for")
         try:
+            if descent is not None:
+                first, down = descent
+                offset = self.binary("*", counter, const(down), node.target)
+                self.scope.names[node.target.value] = self.binary("-", first, offset,
+                                                                  node.target)
             self.block(list(node.body.body))
         finally:
             self.carried_stack.pop()
@@ -535,6 +563,56 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.restore_after_loop(before)
         self.out.append(TFor(loop_var, start, stop, step_e, body,
                              sorted(before[n].attrs["name"] for n in carried), self.span(node)))
+
+    def counts_down(self, step: object) -> bool:
+        """Whether a constexpr loop step is negative: a number's sign, or, for a step
+        over constexpr parameters (`-BLOCK`), the outcome of `step < 0` in this entry (one
+        entry per outcome, as Triton compiles each value)."""
+        if isinstance(step, int) and not isinstance(step, bool):
+            return step < 0
+        if isinstance(step, DimSym) and self.is_tile_extent(step):
+            return False
+        if isinstance(step, DimExpr) and step.op == "-" and step.left == 0:
+            if isinstance(step.right, DimSym) and self.is_tile_extent(step.right):
+                return True
+            return self.choose(DimExpr(">", step.right, 0))
+        if isinstance(step, DimSym | DimExpr):
+            return self.choose(DimExpr("<", step, 0))
+        return False
+
+    def is_tile_extent(self, sym: DimSym) -> bool:
+        """Whether a constexpr is the extent of a tile (a tile in scope has it, or the
+        kernel names it as `tl.arange(0, BLOCK)`'s end or in a `tl.zeros`/`tl.full` shape):
+        Triton requires tile extents to be powers of two, so it is positive."""
+        if any(isinstance(v.type, TileType | PointerType) and sym in v.type.shape
+               for v in self.scope.names.values()):
+            return True
+        if self.extent_names is None:
+            self.extent_names = _tile_extent_names(self.source, self.kernel.node)
+        return sym.name in self.extent_names
+
+    def descending_bounds(self, start: TExpr, stop: TExpr, step: object,
+                          node: cst.CSTNode) -> tuple[TExpr, TExpr, tuple[TExpr, object]]:
+        """The counting-up bounds `0, max(0, (a - b + s - 1) // s)` of `range(a, b, -s)`
+        (`step` is -s, a negative number or a negative expression over constexprs) and
+        what the loop variable is made of (`a`, `s`)."""
+        first, last = self.scalar_int(start, node), self.scalar_int(stop, node)
+        dtype = dtypes.computation_type(self.elem(first), False, self.elem(last), False,
+                                        False)
+        first, last = self.cast(first, dtype), self.cast(last, dtype)
+        if isinstance(step, int):
+            down: object = -step
+        elif isinstance(step, DimExpr) and step.op == "-" and step.left == 0:
+            down = step.right  # `-BLOCK`
+        else:
+            down = DimExpr("-", 0, step)
+        less = down - 1 if isinstance(down, int) else DimExpr("-", down, 1)
+        width = self.binary("+", self.binary("-", first, last, node), const(less), node)
+        trips = self.binary("//", width, const(down), node)
+        zero = self.runtime(const(0), dtype)
+        trips = TExpr("scalar_minmax", [trips, zero], trips.type, self.span(node),
+                      {"which": "max"})
+        return self.runtime(const(0), dtype), trips, (first, down)
 
     def restore_after_loop(self, before: dict[str, TExpr]) -> None:
         """The scope after a loop: as before it (carried names keep their variables), plus
@@ -931,6 +1009,16 @@ class Analyzer(PhiloxRules, DescriptorRules):
 
     def scalar_int(self, e: TExpr, node: cst.CSTNode) -> TExpr:
         value = self.runtime(e)
+        if isinstance(value.type, TileType) and not value.type.shape:
+            # A 0-d tile (`tl.load` of one element) is Triton's scalar.
+            value = TExpr("tile_to_scalar", [value], ScalarType(value.type.dtype), value.span)
+        if isinstance(value.type, ScalarType) and isinstance(self.find(value.type.dtype),
+                                                             DTypeVar):
+            # A value loaded through a pointer of a launch-time element type (a loop bound
+            # read from memory): one entry per integer type, as for bit operations.
+            # int32 only: cuTile Rust 0.5.0 compiles a loop's step as i32 (an i64 range
+            # is invalid Tile IR, and `step_by` takes no i64), so an i64 bound has no form.
+            raise DtypeDependent(self.find(value.type.dtype), (("int32",),))
         if not isinstance(value.type, ScalarType) or not dtypes.is_int(self.find(
                 value.type.dtype)):
             raise self.error("E0107", "an integer scalar is required here", node)
@@ -2125,6 +2213,36 @@ def _else_body(node: cst.If) -> list[cst.BaseStatement]:
     if isinstance(node.orelse, cst.If):
         return [node.orelse]
     return list(node.orelse.body.body)
+
+
+_SHAPED_CREATIONS = frozenset({"zeros", "full", "empty"})
+
+
+def _tile_extent_names(source: TritonSource, fn: cst.FunctionDef) -> set[str]:
+    """The parameters of `fn` it names as a tile's extent, never reassigning them:
+    `tl.arange(0, B)`'s end, an element of a `tl.zeros((A, B))` / `tl.full` shape."""
+    found: set[str] = set()
+
+    def names(node: cst.BaseExpression) -> list[str]:
+        if isinstance(node, cst.Name):
+            return [node.value]
+        if isinstance(node, cst.Tuple | cst.List):
+            return [e.value.value for e in node.elements if isinstance(e.value, cst.Name)]
+        return []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            member = source.language_attr(node.func)
+            args = [a.value for a in node.args if a.keyword is None]
+            if member == "arange" and len(args) == 2 and isinstance(args[0], cst.Integer) \
+                    and args[0].evaluated_value == 0:
+                found.update(names(args[1]))
+            elif member in _SHAPED_CREATIONS and args:
+                found.update(names(args[0]))
+
+    fn.body.visit(Finder())
+    params = {p.name.value for p in fn.params.params}
+    return (found & params) - _assigned_names(fn.body.body)
 
 
 def _assigned_names(stmts: Sequence[cst.CSTNode]) -> set[str]:

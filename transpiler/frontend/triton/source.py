@@ -51,6 +51,8 @@ class TritonSource:
     libdevice_names: set[str] = field(default_factory=set)
     # `from triton.language import arange as ar`: ar -> "arange".
     language_members: dict[str, str] = field(default_factory=dict)
+    # `from triton.language.extra.libdevice import tanh as th`: th -> "tanh".
+    libdevice_members: dict[str, str] = field(default_factory=dict)
     constants: dict[str, cst.BaseExpression] = field(default_factory=dict)
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     jit_functions: set[str] = field(default_factory=set)
@@ -81,6 +83,8 @@ class TritonSource:
         name = dotted_name(node)
         if name is None:
             return None
+        if name in self.libdevice_members:
+            return self.libdevice_members[name]
         head, _, rest = name.rpartition(".")
         if head in self.libdevice_names:
             return rest
@@ -133,14 +137,23 @@ def _constant_value(source: TritonSource, value: cst.BaseExpression) -> cst.Base
     return value
 
 
+def _index_small_import(source: TritonSource, small: cst.BaseSmallStatement) -> bool:
+    """Index `small` if it is an import; whether it was."""
+    if isinstance(small, cst.Import):
+        _index_import(source, small)
+    elif isinstance(small, cst.ImportFrom):
+        _index_import_from(source, small)
+    else:
+        return False
+    return True
+
+
 def _index_statement(source: TritonSource, stmt: cst.CSTNode) -> None:
     if isinstance(stmt, cst.SimpleStatementLine):
         for small in stmt.body:
-            if isinstance(small, cst.Import):
-                _index_import(source, small)
-            elif isinstance(small, cst.ImportFrom):
-                _index_import_from(source, small)
-            elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+            if _index_small_import(source, small):
+                continue
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
                     small.targets[0].target, cst.Name):
                 source.constants[small.targets[0].target.value] = _constant_value(
                     source, small.value)
@@ -152,6 +165,34 @@ def _index_statement(source: TritonSource, stmt: cst.CSTNode) -> None:
     elif isinstance(stmt, cst.If | cst.Try):
         for inner in stmt.body.body:
             _index_statement(source, inner)
+        # The other branches (`else`, `except`) of a guarded import import the same
+        # function from another path (`triton.language.extra.cuda.libdevice`, an older
+        # `triton.language.math`): their imports are indexed too; their other statements
+        # are not, so that one definition of a name stays the one read.
+        for block in _other_branches(stmt):
+            for inner in block.body:
+                _index_imports_only(source, inner)
+
+
+def _other_branches(stmt: cst.If | cst.Try) -> list[cst.BaseSuite]:
+    """The blocks of an `if`'s `elif`/`else` chain, or of a `try`'s handlers and `else`."""
+    if isinstance(stmt, cst.If):
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            return [orelse.body, *_other_branches(orelse)]
+        return [orelse.body] if orelse is not None else []
+    blocks = [handler.body for handler in stmt.handlers]
+    return blocks + ([stmt.orelse.body] if stmt.orelse is not None else [])
+
+
+def _index_imports_only(source: TritonSource, stmt: cst.CSTNode) -> None:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            _index_small_import(source, small)
+    elif isinstance(stmt, cst.If | cst.Try):
+        for block in [stmt.body, *_other_branches(stmt)]:
+            for inner in block.body:
+                _index_imports_only(source, inner)
 
 
 def _bind_module(source: TritonSource, module: str, bound: str) -> None:
@@ -189,6 +230,8 @@ def _index_import_from(source: TritonSource, node: cst.ImportFrom) -> None:
             _bind_module(source, full, bound)
         elif module in LANGUAGE_MODULES[:2]:
             source.language_members[bound] = name
+        elif module in LIBDEVICE_MODULES:
+            source.libdevice_members[bound] = name
         elif module == "triton" and name == "jit":
             source.language_members.setdefault(bound, "@jit")
         elif module == "triton":
