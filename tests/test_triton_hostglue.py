@@ -389,3 +389,42 @@ def test_an_element_type_the_launches_pass_gets_its_launcher_arm() -> None:
     assert "DT_I32 => unsafe" in body and '"i32"' in body
     (table,) = kernel_table(plan.kernel("argmax_kernel"), DEFAULT_ELEMENT_TYPES)["entries"]
     assert table["launched"][out_generic] == ("i32",)
+
+
+DTYPE_CONSTEXPR = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def cast_kernel(x_ptr, y_ptr, n, OUT_DTYPE: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = o < n
+    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=m).to(OUT_DTYPE), mask=m)
+
+
+def cast(x, y, out_dtype):
+    n = x.numel()
+    cast_kernel[(triton.cdiv(n, 128),)](x, y, n, OUT_DTYPE=out_dtype, BLOCK=128)
+'''
+
+
+def test_an_element_type_constexpr_picks_its_entry(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A constexpr used as an element type that no launch names gets an entry per float
+    type; the wrapper picks the one the call's `triton.language` dtype names."""
+    tl = pytest.importorskip("triton.language")
+    wrapper, _, rust = _wrapper(tmp_path, "cast", DTYPE_CONSTEXPR, monkeypatch)
+    assert {"cast_kernel_out_dtype_float16", "cast_kernel_out_dtype_bfloat16",
+            "cast_kernel_out_dtype_float32"} <= set(
+                line.split("fn ", 1)[1].split("<", 1)[0] for line in rust.splitlines()
+                if "unsafe fn " in line)
+    calls = Recorder(wrapper).install(monkeypatch).calls
+    x = FakeTensor((300,), "float32")
+    wrapper.cast(x, FakeTensor((300,), "bfloat16"), tl.bfloat16)
+    wrapper.cast(x, FakeTensor((300,), "float16"), tl.float16)
+    assert [c[0] for c in calls] == ["tl_cast__cast_kernel_out_dtype_bfloat16",
+                                     "tl_cast__cast_kernel_out_dtype_float16"]
+    with pytest.raises(wrapper.TranslationUnsupported, match="OUT_DTYPE"):
+        wrapper.cast(x, FakeTensor((300,), "int8"), tl.int8)

@@ -123,7 +123,24 @@ def _tl_eval(tree, values):
     return tree
 
 
+#: Triton dtype names (`tl.float16.name`) -> the names manifests give element types.
+_TL_LANGUAGE_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
+                       "fp64": "float64"}
+
+
+def _tl_language_dtype(value):
+    """The manifest name of a `triton.language` dtype (`tl.float16` -> `float16`), else
+    None."""
+    name = getattr(value, "name", None)
+    if type(value).__name__ != "dtype" or not isinstance(name, str):
+        return None
+    return _TL_LANGUAGE_DTYPES.get(name, name)
+
+
 def _tl_same_value(given, wanted):
+    if isinstance(wanted, str) and _tl_language_dtype(given) is not None:
+        # An element-type constexpr (`X_dtype=tl.float16`): its entry holds the name.
+        return _tl_language_dtype(given) == wanted
     return type(given) is type(wanted) and given == wanted
 
 

@@ -229,6 +229,39 @@ def _assigned_names(stmt: ast.Assign | ast.AnnAssign) -> set[str]:
     return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
+def element_type_params(source: str, kernel: str) -> set[str]:
+    """The parameters `kernel` uses as an element type (`x.to(P)`, `dtype=P`,
+    `tl.cast(x, P)`): a constexpr launch value read as a dtype name (`"float16"`) is passed
+    to Triton as its dtype (`tl.float16`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    fn = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == kernel),
+              None)
+    if fn is None:
+        return set()
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    used: set[str] = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        operands = [k.value for k in node.keywords if k.arg == "dtype"]
+        if name == "to" and node.args:
+            operands.append(node.args[0])
+        if name == "cast" and len(node.args) >= 2:
+            operands.append(node.args[1])
+        used |= {o.id for o in operands if isinstance(o, ast.Name)}
+    return used & params
+
+
+def dtype_constexprs(source: str, kernel: str, constexprs: Mapping[str, object]) -> list[str]:
+    """The constexprs of a launch to pass to Triton as dtypes (see `element_type_params`)."""
+    used = element_type_params(source, kernel)
+    return sorted(n for n, v in constexprs.items() if n in used and isinstance(v, str))
+
+
 # ---- the side --------------------------------------------------------------------------------
 
 
@@ -280,7 +313,8 @@ def run_launches(source_path: Path, launches: list[TritonLaunch],
     the launch's own arrays are left as they were), or the reason it did not run."""
     if not launches:
         return []
-    text = lift_triton(source_path.read_text(encoding="utf-8"), str(source_path))
+    source_text = source_path.read_text(encoding="utf-8")
+    text = lift_triton(source_text, str(source_path))
     with tempfile.TemporaryDirectory(prefix="transpiler-triton-") as tmp:
         work = Path(tmp)
         lifted = work / f"lifted_{source_path.stem.replace('-', '_')}.py"
@@ -292,6 +326,8 @@ def run_launches(source_path: Path, launches: list[TritonLaunch],
             jobs.append({"module": str(lifted), "kernel": launch.kernel,
                          "scalars": {k: _plain(v) for k, v in launch.scalars.items()},
                          "constexprs": {k: _plain(v) for k, v in launch.constexprs.items()},
+                         "dtype_constexprs": dtype_constexprs(source_text, launch.kernel,
+                                                              launch.constexprs),
                          "grid": list(launch.grid),
                          "descriptors": {k: list(v) for k, v in launch.descriptors.items()},
                          "dtypes": {name: launch.buffer_dtypes.get(name) or _triton_dtype(a)
@@ -459,6 +495,8 @@ for job in jobs:
         args[name] = desc
     args.update(job["scalars"])
     args.update(job["constexprs"])
+    for name in job["dtype_constexprs"]:
+        args[name] = getattr(triton.language, args[name])
     missing = [n for n in kernel.arg_names if n not in args]
     if missing:
         fail("no value for " + ", ".join(f"`{n}`" for n in missing))

@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from transpiler.ircheck.reference_triton import CHILD_LOAD_KERNEL, lift_triton
+from transpiler.ircheck.reference_triton import CHILD_LOAD_KERNEL, dtype_constexprs, lift_triton
 
 #: numpy / project dtype name -> Triton's signature type of a pointer to it.
 POINTER_TYPES: dict[str, str] = {
@@ -109,12 +109,14 @@ def compile_ttir_many(source_path: Path, jobs: list[tuple[str, TtirRequest]],
     Triton costs about a second); a specialization Triton rejects gives its `TtirError`."""
     if not jobs:
         return []
-    text = lift_triton(source_path.read_text(encoding="utf-8"), str(source_path))
+    source_text = source_path.read_text(encoding="utf-8")
+    text = lift_triton(source_text, str(source_path))
     with tempfile.TemporaryDirectory(prefix="transpiler-ttir-") as tmp:
         lifted = Path(tmp) / f"lifted_{source_path.stem.replace('-', '_')}.py"
         lifted.write_text(text, encoding="utf-8")
         batch = [{"module": str(lifted), "kernel": kernel, "signature": dict(r.signature),
                   "constexprs": dict(r.constexprs), "divisible": list(r.divisible),
+                  "dtype_constexprs": dtype_constexprs(source_text, kernel, dict(r.constexprs)),
                   "num_warps": r.num_warps, "target": list(TARGET),
                   "out": str(Path(tmp) / f"ttir{n}.txt"),
                   "error": str(Path(tmp) / f"error{n}.txt")}
@@ -156,8 +158,10 @@ def ttir_of(job):
     fn = load_kernel(job, "ttir")
     names = list(fn.arg_names)
     try:
+        consts = {k: getattr(triton.language, v) if k in job["dtype_constexprs"] else v
+                  for k, v in job["constexprs"].items()}
         src = ASTSource(fn=fn, signature=job["signature"],
-                        constexprs={(names.index(k),): v for k, v in job["constexprs"].items()},
+                        constexprs={(names.index(k),): v for k, v in consts.items()},
                         attrs={(names.index(k),): [["tt.divisibility", 16]]
                                for k in job["divisible"]})
         target = GPUTarget(*job["target"])

@@ -109,6 +109,14 @@ def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.T
         # A bool no launch fixes gets both entries; the note names a value none passes.
         unlaunched = [v for v in (False, True) if values and v not in values]
         values = values or [False, True]
+    if need.dtype and not values:
+        # An element type no launch names (the host computes it, `DTYPES[x.dtype]`): an
+        # entry per float type; the launcher refuses any other.
+        values = list(FLOAT_VARIANTS)
+        notes = [f"`{need.param}` is an element type no launch in this file names: entries "
+                 f"for {', '.join(FLOAT_VARIANTS)}"]
+    else:
+        notes = []
     if not values:
         raise TranslationError(Diagnostic(
             "E0123", f"the code of `{kernel.name}` depends on the value of the `tl.constexpr` "
@@ -124,6 +132,7 @@ def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.T
                 values=dict(decisions.values, **{need.param: value})), attempts):
             model.notes.extend(f"no entry for `{need.param}` = {v!r}: no launch in this file "
                                "passes it" for v in unlaunched)
+            model.notes.extend(notes)
             yield model
 
 

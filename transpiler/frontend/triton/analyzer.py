@@ -25,7 +25,14 @@ from transpiler.analysis import rust_ident
 from transpiler.diagnostics import Diagnostic, Span, TranslationError
 from transpiler.frontend.cutile_py import dotted_name
 from transpiler.frontend.triton import dtypes
-from transpiler.frontend.triton.api import API, LIBDEVICE, METHODS, ApiEntry, bind
+from transpiler.frontend.triton.api import (
+    API,
+    LIBDEVICE,
+    LIBDEVICE_AS_LANGUAGE,
+    METHODS,
+    ApiEntry,
+    bind,
+)
 from transpiler.frontend.triton.choices import (
     BoolSym,
     NeedsChoice,
@@ -1542,6 +1549,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
                      ScalarType(dtype), self.span(node), {"which": which})
 
     def libdevice_call(self, name: str, node: cst.Call) -> TExpr:
+        if name in LIBDEVICE_AS_LANGUAGE:
+            # libdevice's `fma` is `tl.fma` (one rounding), with its typing.
+            member = LIBDEVICE_AS_LANGUAGE[name]
+            return self.api_call(member, API[member], node)
         if name not in LIBDEVICE:
             raise self.error("E0122", f"libdevice function `{name}` is not known to the "
                              "translator", node.func)
@@ -1604,6 +1615,12 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def dtype_arg(self, args: dict, name: str, node: cst.CSTNode,
                   default: ElemType | None = None) -> ElemType:
         value = self.const_arg(args, name, default)
+        if isinstance(value, DimSym):
+            # A `tl.constexpr` used as an element type: one entry per value.
+            raise NeedsChoice(param=value.name, dtype=True)
+        if isinstance(value, str) and value in dtypes.TRITON_DTYPES:
+            # A constexpr's launch value (`X_dtype=tl.float16`, read as its name).
+            value = DType(dtypes.TRITON_DTYPES[value])
         if not isinstance(value, DType | DTypeVar):
             raise self.error("E0107", f"`{name}` must be a Triton dtype", node)
         return self.find(value)

@@ -169,6 +169,10 @@ LIBDEVICE: dict[str, str | None] = {
     "signbit": None, "log10": None, "exp10": None, "fmod": None, "hypot": None,
 }
 
+# libdevice functions that are also `triton.language` functions of the same meaning (the
+# API table row is used).
+LIBDEVICE_AS_LANGUAGE: dict[str, str] = {"fma": "fma"}
+
 
 def bind(entry: ApiEntry, call: cst.Call) -> dict[str, cst.BaseExpression | None]:
     """The call's arguments by parameter name (defaults as None); raises ValueError with a

@@ -38,13 +38,16 @@ class NeedsChoice(Exception):
     condition over constexprs (`condition`, a symbolic value)."""
 
     def __init__(self, param: str | None = None, condition: object = None,
-                 truth: bool = False) -> None:
+                 truth: bool = False, dtype: bool = False) -> None:
         super().__init__(param or condition_text(condition))
         self.param = param
         self.condition = condition
         # The parameter is used as a truth value (`not P`, `a if P else b`): when no launch
         # says its value, both bools get an entry.
         self.truth = truth
+        # The parameter is used as an element type (`x.to(P)`): when no launch says its
+        # value, the float types get an entry each.
+        self.dtype = dtype
 
 
 @dataclass(frozen=True)
