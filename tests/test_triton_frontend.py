@@ -410,7 +410,7 @@ tl.store(y_ptr, acc)
     assert "t_index" in rust and "step_by" in rust
 
 
-def test_a_loop_bound_read_through_a_generic_pointer_gets_an_int32_entry() -> None:
+def test_a_loop_bound_read_through_a_generic_pointer_gets_integer_entries() -> None:
     rust = _loop_rust("""
 m = tl.load(x_ptr)
 acc = 0
@@ -419,14 +419,16 @@ for t in range(0, m):
 tl.store(y_ptr, acc)
 """)
     entries = [m["entry"] for m in read_manifests(rust).values()]
-    assert entries == ["k_i32"], entries
+    assert entries == ["k_i32", "k_i64"], entries
+    # An i64 loop states its step as a bare literal (the compiler types it as the start).
+    assert "for t in 0i32..m {" in rust and "for t in (0i64..m).step_by(1) {" in rust
 
 
-def test_a_loop_over_int64_bounds_is_a_diagnostic() -> None:
+def test_a_loop_over_int64_bounds_with_a_runtime_step_is_a_diagnostic() -> None:
     text = _kernel("""
 m = tl.load(x_ptr).to(tl.int64)
 acc = 0
-for t in range(0, m):
+for t in range(0, m, n):
     acc += 1
 tl.store(y_ptr, acc)
 """)

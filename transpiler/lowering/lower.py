@@ -380,7 +380,13 @@ class KernelLowerer:
     def emit_for(self, stmt: TFor, start: t.Expr, stop: t.Expr, body: list[TStmt],
                  ctx: _Context) -> None:
         rng: t.Expr = t.Range(start, stop)
-        if not (stmt.step.op == "literal" and stmt.step.attrs["value"] == 1):
+        literal = stmt.step.op == "literal"
+        if getattr(stmt.step.type, "dtype", I32) != I32 and literal:
+            # The cuTile Rust compiler types a missing step as i32 and casts no i64 to
+            # usize; an unsuffixed literal step (usize to rustc) it compiles in the
+            # start's type.
+            rng = t.MethodCall(rng, "step_by", (t.Lit(str(stmt.step.attrs["value"])),))
+        elif not (literal and stmt.step.attrs["value"] == 1):
             rng = t.MethodCall(rng, "step_by", (t.Cast(self.expr(stmt.step, ctx), "usize"),))
         inner = _Context([], ctx.carried | set(stmt.carried))
         self.block(body, inner)

@@ -530,10 +530,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
         index = self.elem(start)
         for bound in (stop, step_e):
             index = dtypes.computation_type(index, False, self.elem(bound), False, False)
-        if index != I32:
-            raise self.error("E0110", f"a loop over {index} bounds has no cuTile Rust 0.5.0 "
-                             "form (its compiler types a loop's step as i32, `step_by` "
-                             "takes no i64, and narrowing to i32 needs `trunci`)", it)
+        if index != I32 and step_e.op != "literal":
+            raise self.error("E0110", f"a loop over {index} bounds with a step that is not a "
+                             "number has no cuTile Rust 0.5.0 form (its compiler casts no "
+                             f"{index} to `step_by`'s usize, and narrowing to i32 needs "
+                             "`trunci`)", it)
         start, stop, step_e = (
             TExpr("literal", [], ScalarType(index), b.span, dict(b.attrs))
             if b.op == "literal" and dtypes.is_int(self.elem(b)) else self.cast(b, index)
@@ -1023,9 +1024,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
                                                              DTypeVar):
             # A value loaded through a pointer of a launch-time element type (a loop bound
             # read from memory): one entry per integer type, as for bit operations.
-            # int32 only: cuTile Rust 0.5.0 compiles a loop's step as i32 (an i64 range
-            # is invalid Tile IR, and `step_by` takes no i64), so an i64 bound has no form.
-            raise DtypeDependent(self.find(value.type.dtype), (("int32",),))
+            raise DtypeDependent(self.find(value.type.dtype), (dtypes.INDEX_VARIANTS,))
         if not isinstance(value.type, ScalarType) or not dtypes.is_int(self.find(
                 value.type.dtype)):
             raise self.error("E0107", "an integer scalar is required here", node)
