@@ -435,3 +435,19 @@ tl.store(y_ptr, acc)
     result = translate_text(text, "k.py")
     assert [d.code for d in result.all_diagnostics()] == ["E0110"]
     assert "int64" in result.all_diagnostics()[0].message
+
+
+def test_is_none_of_a_constexpr_folds_and_is_of_other_values_is_refused() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+if SCALE is None:
+    tl.store(y_ptr + o, tl.load(x_ptr + o))
+""", "x_ptr, y_ptr, SCALE: tl.constexpr = None, BLOCK: tl.constexpr = 64")
+    assert translate_text(text, "k.py").ok
+    bad = _kernel("""
+o = tl.arange(0, BLOCK)
+if x_ptr is y_ptr:
+    tl.store(y_ptr + o, 1.0)
+""")
+    result = translate_text(bad, "k.py")
+    assert [d.code for d in result.all_diagnostics()] == ["E0104"]

@@ -428,3 +428,19 @@ def test_an_element_type_constexpr_picks_its_entry(tmp_path: Path,
                                      "tl_cast__cast_kernel_out_dtype_float16"]
     with pytest.raises(wrapper.TranslationUnsupported, match="OUT_DTYPE"):
         wrapper.cast(x, FakeTensor((300,), "int8"), tl.int8)
+
+
+def test_a_pointer_passed_as_none_picks_the_none_entry(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`if mask_ptr is not None` in the kernel: Triton compiles None as a constexpr; the
+    wrapper sends a None argument to the entry for None and a tensor to the other."""
+    text = "import torch\n" + (GOLDEN / "optional_mask.py").read_text()
+    wrapper, _, _ = _wrapper(tmp_path, "optional_mask", text, monkeypatch)
+    calls = Recorder(wrapper).install(monkeypatch).calls
+    x = FakeTensor((300,), "float32")
+    wrapper.run(x, x)
+    wrapper.run(x, x, FakeTensor((300,), "float32"))
+    assert [c[0] for c in calls] == ["tl_optional_mask__masked_scale_mask_ptr_none",
+                                     "tl_optional_mask__masked_scale"]
+    with pytest.raises(wrapper.TranslationUnsupported, match="mask_ptr"):
+        wrapper.run(x, x, 3)

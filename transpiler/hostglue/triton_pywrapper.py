@@ -68,8 +68,10 @@ def _docstring(name: str, plan: TritonPlan) -> str:
 def kernel_table(kernel: TritonKernelPlan, element_types: tuple[str, ...]) -> dict:
     """The wrapper's table of one kernel (plain Python values; `_tl_select` reads it)."""
     entries = [_entry_table(e) for e in kernel.entries]
-    pointers = sorted({a.name for e in kernel.entries for a in e.args if a.kind == "ptr"},
-                      key=kernel.params.index)
+    # Pointers every entry takes as a tensor (one an entry takes as None is a selector).
+    as_values = {p for e in kernel.entries for p, _ in (*e.consts, *e.folded)}
+    pointers = sorted({a.name for e in kernel.entries for a in e.args if a.kind == "ptr"}
+                      - as_values, key=kernel.params.index)
     generic = sorted({g.params[0] for e in kernel.entries for g in e.value_generics
                       if g.tree is None}, key=kernel.params.index)
     selectors = sorted({*(p for e in kernel.entries for p, _ in e.variant),

@@ -39,7 +39,7 @@ class ConstSpec:
     """A `ct.Constant[...]` / `tl.constexpr` argument and the value it is specialized to (a
     string for a Triton constexpr the kernel compares with string literals)."""
 
-    value: int | bool | float | str
+    value: int | bool | float | str | None
 
 
 ParamSpec = ArraySpec | ScalarSpec | ConstSpec
@@ -124,6 +124,7 @@ def _param_from_json(value: Any) -> ParamSpec:
         return ArraySpec(str(value["dtype"]), int(value["ndim"]))
     if isinstance(value, dict) and "scalar" in value:
         return ScalarSpec(str(value["scalar"]))
-    if isinstance(value, bool | int | float | str):
+    if isinstance(value, bool | int | float | str) or value is None:
+        # None: a constexpr's None, or a Triton argument passed as None (compiled as one).
         return ConstSpec(value)
     raise ValueError(f"cannot read specialization value {value!r}")

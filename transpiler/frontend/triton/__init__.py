@@ -12,6 +12,7 @@ pointer parameter.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Iterator
 
 import libcst as cst
@@ -102,6 +103,14 @@ def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.T
             yield from _variants(source, kernel, decisions.copy(
                 outcomes=dict(decisions.outcomes, **{text: outcome})), attempts)
         return
+    if need.nullable:
+        # Triton compiles a None argument as a constexpr: an entry for None, one for a
+        # tensor (the wrapper picks by the argument).
+        yield from _variants(source, kernel, decisions.copy(
+            values=dict(decisions.values, **{need.param: None})), attempts)
+        yield from _variants(source, kernel, decisions.copy(
+            present=decisions.present | {need.param}), attempts)
+        return
     values = launch_values(host_report(source.text, source.path), kernel.name, need.param)
     unlaunched: list[object] = []
     if need.param in bool_constexprs(source, kernel) or need.truth and not values or \
@@ -109,6 +118,11 @@ def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.T
         # A bool no launch fixes gets both entries; the note names a value none passes.
         unlaunched = [v for v in (False, True) if values and v not in values]
         values = values or [False, True]
+    default = _literal_default(kernel, need.param)
+    if not values and default is not _NO_DEFAULT:
+        # No launch in the file passes it: the entry for its default (Triton's value when
+        # a launch leaves it out).
+        values = [default]
     if need.dtype and not values:
         # An element type no launch names (the host computes it, `DTYPES[x.dtype]`): an
         # entry per float type; the launcher refuses any other.
@@ -134,6 +148,21 @@ def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.T
                                "passes it" for v in unlaunched)
             model.notes.extend(notes)
             yield model
+
+
+_NO_DEFAULT = object()
+
+
+def _literal_default(kernel: triton_source.TritonKernel, name: str) -> object:
+    """The default of parameter `name` when it is a literal (None, a bool, a number, a
+    string), else `_NO_DEFAULT`."""
+    for param in kernel.node.params.params:
+        if param.name.value == name and param.default is not None:
+            try:
+                return ast.literal_eval(cst.Module([]).code_for_node(param.default))
+            except (ValueError, SyntaxError):
+                return _NO_DEFAULT
+    return _NO_DEFAULT
 
 
 def _first_family(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,

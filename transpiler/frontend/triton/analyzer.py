@@ -137,13 +137,16 @@ class Decisions:
     values: dict[str, object] = field(default_factory=dict)
     # Condition over constexprs (text) -> its outcome in this entry.
     outcomes: dict[str, Outcome] = field(default_factory=dict)
+    # Pointer parameters tested against None (`if MASK is not None`) that this entry takes
+    # as tensors; an entry that takes one as None holds it in `values`.
+    present: set[str] = field(default_factory=set)
 
     def copy(self, **changes: object) -> Decisions:
         fields = {"pointers": set(self.pointers), "floats": set(self.floats),
                   "descriptors": set(self.descriptors),
                   "fixed": dict(self.fixed), "float_chosen": set(self.float_chosen),
                   "values": dict(self.values),
-                  "outcomes": dict(self.outcomes)}
+                  "outcomes": dict(self.outcomes), "present": set(self.present)}
         fields.update(changes)
         return Decisions(**fields)  # type: ignore[arg-type]
 
@@ -265,7 +268,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
         constexpr = annotation is not None and self.source.language_attr(
             param.annotation.annotation) == "constexpr" or name in self.kernel.heuristics
         default = param.default
-        if constexpr and name in self.decisions.values:
+        if name in self.decisions.values and (constexpr or self.decisions.values[name] is None):
+            # A constexpr's launch value, or None for a pointer (Triton compiles a None
+            # argument as a constexpr).
             fixed = self.decisions.values[name]
             kind = "bool" if isinstance(fixed, bool) else "int" if isinstance(
                 fixed, int) else "value"
@@ -977,6 +982,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def comparison(self, node: cst.Comparison) -> TExpr:
         left = self.expr(node.left)
         result: TExpr | None = None
+        if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator,
+                                                     cst.Is | cst.IsNot):
+            return self.none_test(node.left, node.comparisons[0])
         for target in node.comparisons:
             op = _CMPOPS.get(type(target.operator))
             if op is None:
@@ -987,6 +995,26 @@ class Analyzer(PhiloxRules, DescriptorRules):
             left = right
         assert result is not None
         return result
+
+    def none_test(self, left: cst.BaseExpression, target: cst.ComparisonTarget) -> TExpr:
+        """`X is None` / `X is not None`, folded as Triton's compiler folds it: X a
+        compile-time value, or a pointer parameter (one entry takes it as None, another as
+        a tensor)."""
+        if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+            raise self.error("E0104", "`is` compares with `None` only in a kernel", target)
+        value = self.expr(left)
+        if is_const(value) and not isinstance(value.type.value, _SYMBOLIC):
+            absent = value.type.value is None
+        elif value.op == "ptr_param" or value.op == "var" and value.attrs.get("param"):
+            # A parameter (a pointer, or one not yet known to be: its first use decides).
+            name = str(value.type.param if value.op == "ptr_param" else value.attrs["param"])
+            if name not in self.decisions.present:
+                raise NeedsChoice(param=name, nullable=True)
+            absent = False
+        else:
+            raise self.error("E0104", "only a compile-time value or a pointer parameter can "
+                             "be tested against `None`", left)
+        return const(absent == isinstance(target.operator, cst.Is), self.span(left))
 
     # ---- typing helpers ----------------------------------------------------------------
 

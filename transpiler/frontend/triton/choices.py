@@ -38,7 +38,7 @@ class NeedsChoice(Exception):
     condition over constexprs (`condition`, a symbolic value)."""
 
     def __init__(self, param: str | None = None, condition: object = None,
-                 truth: bool = False, dtype: bool = False) -> None:
+                 truth: bool = False, dtype: bool = False, nullable: bool = False) -> None:
         super().__init__(param or condition_text(condition))
         self.param = param
         self.condition = condition
@@ -48,6 +48,8 @@ class NeedsChoice(Exception):
         # The parameter is used as an element type (`x.to(P)`): when no launch says its
         # value, the float types get an entry each.
         self.dtype = dtype
+        # A pointer parameter tested against None: one entry takes None, one a tensor.
+        self.nullable = nullable
 
 
 @dataclass(frozen=True)
