@@ -207,6 +207,9 @@ def _value_text(value: object) -> str:
     """A constant's value as part of an entry name (a string constant may be empty)."""
     if isinstance(value, bool) or value is None:
         return str(value).lower()
+    if isinstance(value, float):
+        # 0.5 -> 0p5, -1.0 -> m1p0, 1e-06 -> 1em06 (a Rust identifier fragment)
+        return repr(value).replace(".", "p").replace("-", "m").replace("+", "")
     return str(value) or "empty"
 
 

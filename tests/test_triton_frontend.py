@@ -451,3 +451,19 @@ if x_ptr is y_ptr:
 """)
     result = translate_text(bad, "k.py")
     assert [d.code for d in result.all_diagnostics()] == ["E0104"]
+
+
+def test_a_float_constexpr_that_selects_code_names_its_entry() -> None:
+    text = _kernel("""
+o = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + o)
+if BETA == 0.0:
+    x = x * 2.0
+tl.store(y_ptr + o, x * BETA)
+""", "x_ptr, y_ptr, BETA: tl.constexpr, BLOCK: tl.constexpr") + (
+        "\n\ndef run(x, y):\n    k[(1,)](x, y, BETA=-0.5, BLOCK=64)\n"
+        "    k[(1,)](x, y, BETA=1e-06, BLOCK=64)\n")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    entries = sorted(m["entry"] for m in read_manifests(result.rust or "").values())
+    assert entries == ["k_beta_1em06", "k_beta_m0p5"], entries

@@ -87,6 +87,10 @@ MUTANTS: list[tuple[str, str, str, str]] = [
     ("host_descriptor_norm", "descriptor row stride",
      "broadcast_scalar(x_desc_stride_0, const_shape![BLOCK_M, 1])",
      "broadcast_scalar(x_desc_stride_0 + 1i32, const_shape![BLOCK_M, 1])"),
+    ("clamp_rows", "NaN propagation", "maxf(conv_18, t_19, nan::Enabled, ftz::Disabled)",
+     "maxf(conv_18, t_19, nan::Disabled, ftz::Disabled)"),
+    ("descending_loops", "count-down trip count", "scalar_to_tile((arg_2 + dim_1) / BLOCK)",
+     "scalar_to_tile(arg_2 / BLOCK)"),
 ]
 
 

@@ -197,9 +197,13 @@ def _data(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator, spe
         low, high = (float(evaluate(x, names)) for x in low_high)
         values = rng.uniform(low, high, size=shape)
     if special and values.size:
-        count = max(1, values.size // 64)
+        # Every special value at least once (where the array has room), then one in 64
+        # elements: a NaN-handling difference must not hide behind an unlucky draw.
+        count = max(len(_SPECIALS), values.size // 64)
         where = rng.choice(values.size, size=min(count, values.size), replace=False)
-        values.reshape(-1)[where] = rng.choice(_SPECIALS, size=where.size)
+        extra = rng.choice(_SPECIALS, size=max(0, where.size - len(_SPECIALS)))
+        picks = np.concatenate([rng.permutation(_SPECIALS), extra])[:where.size]
+        values.reshape(-1)[where] = picks
     return values.astype(dtype)
 
 

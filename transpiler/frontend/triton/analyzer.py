@@ -1918,9 +1918,26 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def rule_maximum(self, name: str, args: dict, node: cst.Call) -> TExpr:
         x, y = self.arg(args, "x"), self.arg(args, "y")
         assert x is not None and y is not None
-        # `tl.PropagateNan.ALL` asks for NaN propagation; the default ignores NaN.
-        propagate = self.const_arg(args, "propagate_nan") not in (None, "none", "NONE")
-        which = "maximum" if name == "maximum" else "minimum"
+        return self.minmax(name, x, y, self.propagates_nan(args), node)
+
+    rule_minimum = rule_maximum
+
+    def rule_clamp(self, name: str, args: dict, node: cst.Call) -> TExpr:
+        """`tl.clamp(x, min, max)`: `minimum(maximum(x, min), max)`, as Triton's
+        interpreter computes it (`fmin(fmax(..))`: a NaN x gives `min` unless
+        `propagate_nan=ALL`, which keeps NaN)."""
+        x, low, high = self.arg(args, "x"), self.arg(args, "min"), self.arg(args, "max")
+        assert x is not None and low is not None and high is not None
+        propagate = self.propagates_nan(args)
+        return self.minmax("minimum", self.minmax("maximum", x, low, propagate, node), high,
+                           propagate, node)
+
+    def propagates_nan(self, args: dict) -> bool:
+        """`tl.PropagateNan.ALL` asks for NaN propagation; the default ignores NaN."""
+        return self.const_arg(args, "propagate_nan") not in (None, "none", "NONE")
+
+    def minmax(self, which: str, x: TExpr, y: TExpr, propagate: bool,
+               node: cst.CSTNode) -> TExpr:
         result = self.binary("+", x, y, node)  # types and shapes as Triton computes them
         assert result.op == "binary"
         if isinstance(result.type, ScalarType):
@@ -1928,8 +1945,6 @@ class Analyzer(PhiloxRules, DescriptorRules):
                          {"which": which[:3]})
         result.attrs = {"op": which, "nan": propagate}
         return result
-
-    rule_minimum = rule_maximum
 
     def rule_dot(self, name: str, args: dict, node: cst.Call) -> TExpr:
         a, b = self.tile_arg(args, "input", node), self.tile_arg(args, "other", node)

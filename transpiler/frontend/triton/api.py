@@ -145,7 +145,7 @@ API: dict[str, ApiEntry] = {
         "pointer parameter"),
     "softmax": _unsupported("E0121", "`tl.softmax` is not translated yet"),
     "umulhi": _unsupported("E0121", "`tl.umulhi` is not translated yet"),
-    "clamp": _unsupported("E0121", "`tl.clamp` is not translated yet"),
+    "clamp": ApiEntry(_sig("x, min, max, propagate_nan=None"), "clamp", "binary"),
 }
 
 # Tensor methods -> the `API` row they share (`x.to(...)` is its own rule).

@@ -12,6 +12,7 @@ entry: its manifest records the value (`const_variant`) or the outcome (`conditi
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -91,6 +92,8 @@ def _rank(value: object) -> int:
 
 def is_entry_text(value: object) -> bool:
     """Whether an entry can be named after this value."""
+    if isinstance(value, float):
+        return math.isfinite(value)  # named as `0p5` (`specialization.plan`)
     return isinstance(value, bool | int | str | type(None)) and bool(
         _ENTRY_TEXT.match(str(value)))
 
