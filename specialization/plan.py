@@ -10,6 +10,8 @@ or dtype it comes from. The IR check and the launcher generator read the manifes
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from specialization.generic_names import DSL_TYPE_PARAMETERS
@@ -81,7 +83,8 @@ class SpecializedKernel:
         for key, outcome in sorted(self.model.cond_variant.items()):
             tree = outcome["tree"]
             pinned = (outcome["value"] and isinstance(tree, list) and tree[0] == "=="
-                      and isinstance(tree[1], list) and tree[1][1] in self.model.const_variant)
+                      and isinstance(tree[1], list) and tree[1][:1] == ["param"]
+                      and tree[1][1] in self.model.const_variant)
             if not pinned:
                 parts.append(("when_" if outcome["value"] else "unless_") + _slug(key))
         return "_".join([self.model.name, *parts])
@@ -207,8 +210,8 @@ def _value_text(value: object) -> str:
     """A constant's value as part of an entry name (a string constant may be empty)."""
     if isinstance(value, bool) or value is None:
         return str(value).lower()
-    if isinstance(value, float):
-        # 0.5 -> 0p5, -1.0 -> m1p0, 1e-06 -> 1em06 (a Rust identifier fragment)
+    if isinstance(value, int | float):
+        # -1 -> m1, 0.5 -> 0p5, -1.0 -> m1p0, 1e-06 -> 1em06 (a Rust identifier fragment)
         return repr(value).replace(".", "p").replace("-", "m").replace("+", "")
     return str(value) or "empty"
 
@@ -216,6 +219,8 @@ def _value_text(value: object) -> str:
 def _slug(text: str) -> str:
     for op, word in _OPERATOR_WORDS.items():
         text = text.replace(f" {op} ", f"_{word}_")
+    # A negative number (`== -1`) keeps its sign: `eq_m1`, not the `eq_1` of `== 1`.
+    text = re.sub(r"-(?=\d)", "m", text)
     return "_".join(part for part in "".join(
         c.lower() if c.isalnum() else "_" for c in text).split("_") if part)
 
