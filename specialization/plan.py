@@ -11,7 +11,6 @@ or dtype it comes from. The IR check and the launcher generator read the manifes
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 
 from specialization.generic_names import DSL_TYPE_PARAMETERS
