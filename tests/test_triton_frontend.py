@@ -467,3 +467,18 @@ tl.store(y_ptr + o, x * BETA)
     assert result.ok, [d.message for d in result.all_diagnostics()]
     entries = sorted(m["entry"] for m in read_manifests(result.rust or "").values())
     assert entries == ["k_beta_1em06", "k_beta_m0p5"], entries
+
+
+def test_a_pointer_moved_in_one_arm_of_a_constexpr_if_is_still_a_pointer() -> None:
+    text = _kernel("""
+pid = tl.program_id(0)
+if FLAG:
+    y_ptr += pid
+o = tl.arange(0, BLOCK)
+tl.store(x_ptr + o, 1.0)
+if FLAG:
+    tl.store(y_ptr, 2.0)
+""", "x_ptr, y_ptr, FLAG: tl.constexpr, BLOCK: tl.constexpr")
+    result = translate_text(text, "k.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    assert "y_ptr: *mut" in (result.rust or "")

@@ -796,8 +796,12 @@ class Analyzer(PhiloxRules, DescriptorRules):
             else:
                 rust, first = self.fresh(name), True
             stmt.results.append((rust, target, t_name, e_name, first))
+            # The parameter both arms' values derive from (a pointer moved in one arm is
+            # still that pointer: the variant loop learns its kind from a later access).
+            roots = {r for r in (_root(t_val), _root(e_val)) if r}
             self.scope.names[name] = TExpr("var", [], target, self.span(node),
-                                           {"name": rust, "binding": stmt})
+                                           {"name": rust, "binding": stmt,
+                                            "root": roots.pop() if len(roots) == 1 else None})
         self.out.append(stmt)
 
     def arm_value(self, name: str, value: TExpr, target: ValueType, arm: list[TStmt],
