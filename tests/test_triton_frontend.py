@@ -482,3 +482,15 @@ if FLAG:
     result = translate_text(text, "k.py")
     assert result.ok, [d.message for d in result.all_diagnostics()]
     assert "y_ptr: *mut" in (result.rust or "")
+
+
+def test_a_scalar_accumulates_a_zero_dimensional_tensor() -> None:
+    # `acc = 0.0; acc += tl.sum(x, axis=0)`: a 0-d tensor is Triton's scalar (it compiles).
+    rust = _loop_rust("""
+acc = 0.0
+o = tl.arange(0, BLOCK)
+for i in range(0, n):
+    acc += tl.sum(tl.load(x_ptr + i * BLOCK + o), axis=0)
+tl.store(y_ptr, acc)
+""")
+    assert "let mut acc: f32" in rust

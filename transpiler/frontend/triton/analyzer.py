@@ -464,6 +464,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
         """`value` as a loop-carried or merged variable of type `target`."""
         if isinstance(target, TileType) and isinstance(value.type, TileType | ScalarType):
             return self.cast(self.broadcast(value, target.shape, None), target.dtype)
+        if isinstance(target, ScalarType) and isinstance(value.type, TileType) and \
+                not value.type.shape:
+            # A 0-d tensor (`tl.sum(x, axis=0)`) is Triton's scalar.
+            value = TExpr("tile_to_scalar", [value], ScalarType(value.type.dtype), value.span)
         if isinstance(target, ScalarType) and isinstance(value.type, ScalarType):
             return self.cast(value, target.dtype)
         if isinstance(target, PointerType) and isinstance(value.type, PointerType) and \
