@@ -787,6 +787,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 # merge can carry: one entry per outcome, as Triton's compiler folds it.
                 self.choose(cond.attrs["value"])
             target = t_val.type if not is_const(t_val) else e_val.type
+            if static and isinstance(target, ConstType) and is_const(e_val):
+                # Two compile-time values (`False` / a constexpr): folded per outcome.
+                self.choose(cond.attrs["value"])
             if isinstance(target, ConstType) and is_const(e_val):
                 raise self.error("E0108", f"`{name}` gets a different compile-time value in "
                                  "each branch of a runtime `if`", node)
