@@ -87,3 +87,30 @@ def test_corpus_tutorial_matmul_grid_and_configs() -> None:
     host = [s for s in specs if s.host_function == "matmul"]
     assert len(host) == 16  # the CUDA configs; the HIP ones are not taken on a CUDA host
     assert host[0].grid == ("cdiv(M, 128) * cdiv(N, 256)", "1", "1")
+
+
+def test_functions_imported_from_sibling_modules_are_read(tmp_path: Path) -> None:
+    """`from .settings import block_for` and `from pkg.settings import ...`: the host
+    reader runs the sibling module's function (a block size from the row length); a module
+    outside the file's folders stays unknown."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "settings.py").write_text(
+        "import triton\n\n\ndef block_for(n):\n    block = triton.next_power_of_2(n)\n"
+        "    return block, 4 if block < 2048 else 8\n\nWARPS = 4\n")
+    kernel = (
+        "import triton\nimport triton.language as tl\n{imports}\n\n\n@triton.jit\n"
+        "def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n\n\n"
+        "def run(x):\n    n = x.shape[-1]\n    block, warps = block_for(n)\n"
+        "    k[(1,)](x, n, BLOCK=block, num_warps=WARPS)\n")
+    for imports in ("from .settings import WARPS, block_for",
+                    "from pkg.settings import WARPS, block_for"):
+        path = package / "op.py"
+        path.write_text(kernel.format(imports=imports))
+        (spec,) = read_host(path.read_text(), str(path)).specializations["k"]
+        assert dict(spec.derived)["BLOCK"] == "next_power_of_2(n)"
+        assert dict(spec.options)["num_warps"] == 4
+    path.write_text(kernel.format(imports="from elsewhere.settings import WARPS, block_for"))
+    (spec,) = read_host(path.read_text(), str(path)).specializations["k"]
+    assert "BLOCK" not in dict(spec.derived) or "block_for" not in dict(spec.derived)["BLOCK"]

@@ -30,6 +30,7 @@ import copy
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 #: Facts of the host the launch runs on, as host code asks for them (a CUDA sm_90 GPU).
@@ -273,8 +274,10 @@ def read_host(text: str, filename: str = "<host>") -> HostReport:
                if isinstance(fn, ast.FunctionDef) and _is_jit(fn, aliases)}
     report = HostReport(kernels)
     dtypes = _named_dtypes(tree, aliases) or ["float32"]
+    siblings = _sibling_modules(tree, filename)
     for dtype in dtypes:
         interp = _Interpreter(tree, aliases, kernels, dtype)
+        interp.import_siblings(siblings)
         interp.run_module()
         for launch in interp.launches:
             for spec in _specialize(interp, launch):
@@ -286,6 +289,53 @@ def read_host(text: str, filename: str = "<host>") -> HostReport:
 
 
 # ---- module reading --------------------------------------------------------------------------
+
+
+#: How many levels of sibling-module imports the host reader follows.
+_SIBLING_DEPTH = 2
+
+
+def _sibling_modules(tree: ast.Module, filename: str, depth: int = _SIBLING_DEPTH
+                     ) -> list[tuple[list[tuple[str, str]], ast.Module, list]]:
+    """The modules of the file's own package or folder that its imports name (`from .utils
+    import f`, `from pkg.ops.utils import f` with `pkg/` above the file): per module, the
+    (imported name, local name) pairs, its syntax tree and its own siblings. Modules
+    outside the file's folders (torch, triton) are not read."""
+    here = Path(filename).resolve().parent if filename and filename != "<host>" else None
+    if here is None or depth <= 0:
+        return []
+    found = []
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, ast.ImportFrom) or stmt.module is None and not stmt.level:
+            continue
+        path = _module_file(here, stmt.module or "", stmt.level)
+        if path is None:
+            continue
+        try:
+            sibling = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (OSError, SyntaxError, UnicodeDecodeError, RecursionError):
+            continue
+        names = [(a.name, a.asname or a.name) for a in stmt.names if a.name != "*"]
+        found.append((names, sibling, _sibling_modules(sibling, str(path), depth - 1)))
+    return found
+
+
+def _module_file(here: Path, module: str, level: int) -> Path | None:
+    """The file of `module` imported from a file in `here` (relative `level` dots, or an
+    absolute name whose first part is a folder above `here`)."""
+    parts = module.split(".") if module else []
+    if level:
+        base = here
+        for _ in range(level - 1):
+            base = base.parent
+        candidates = [base]
+    else:
+        candidates = [here, *here.parents]
+    for base in candidates:
+        path = base.joinpath(*parts).with_suffix(".py") if parts else None
+        if path is not None and path.is_file():
+            return path
+    return None
 
 
 def _module_aliases(tree: ast.Module) -> dict[str, str]:
@@ -505,12 +555,33 @@ class _Interpreter:
         self.decorators: dict[str, list[tuple[str, object]]] = {}
         self.depth = 0
         self.host_function: str | None = None
+        # Names imported from sibling modules, with their values there.
+        self.preset: dict[str, object] = {}
 
     # -- module and functions
+    def import_siblings(self, siblings: list[tuple[list[tuple[str, str]], ast.Module, list]]
+                        ) -> None:
+        """Binds the names the file imports from sibling modules to what those modules'
+        top levels make of them (functions, constants), read by the same interpreter."""
+        for names, tree, nested in siblings:
+            module = _Interpreter(tree, _module_aliases(tree), {}, self.dtype)
+            module.import_siblings(nested)
+            for name in module.aliases:
+                module.globals.setdefault(name, UNKNOWN)
+            try:
+                module._block(tree.body, module.globals, toplevel=True)
+            except (_Return, RecursionError):
+                continue
+            for name, local in names:
+                value = module.globals.get(name, UNKNOWN)
+                if value is not UNKNOWN:
+                    self.preset[local] = value
+
     def run_module(self) -> None:
         for name in self.aliases:
             self.globals.setdefault(name, UNKNOWN)
         self._block(self.tree.body, self.globals, toplevel=True)
+        self.globals.update(self.preset)
         for kernel in self.kernels:
             self.decorators.setdefault(kernel, [])
         hosts = [s for s in self.tree.body if isinstance(s, ast.FunctionDef | ast.ClassDef)]
