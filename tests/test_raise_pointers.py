@@ -158,7 +158,8 @@ def test_no_raise_keeps_every_access_a_pointer_tile(tmp_path: Path) -> None:
     text = out.read_text()
     assert "load_view_raw" not in text and "store_view_raw" not in text
     assert text.count("load_ptr_tko(") == 2 and "raising is off (`--no-raise`)" in text
-    raised = translate_bytes((GOLDEN / "vector_add.py").read_bytes(), "v.py").rust or ""
+    raised = translate_bytes((GOLDEN / "vector_add.py").read_bytes(), "v.py",
+                             jit_facts=False).rust or ""
     assert "load_ptr_tko(" not in raised and raised.count("load_view_raw(") == 2
 
 
@@ -225,7 +226,7 @@ def test_a_loop_stepped_strided_access_agrees_in_the_interpreter(tmp_path: Path)
 
 def test_a_wrong_view_extent_is_caught_by_the_comparison(tmp_path: Path) -> None:
     source = GOLDEN / "vector_add.py"
-    raised = translate_bytes(source.read_bytes(), str(source)).rust or ""
+    raised = translate_bytes(source.read_bytes(), str(source), jit_facts=False).rust or ""
     pointer = translate_bytes(source.read_bytes(), str(source), raise_pointers=False).rust
     wrong = raised.replace("dims: &[n_elements]", "dims: &[n_elements + 3i32]")
     assert wrong != raised
@@ -330,7 +331,7 @@ def test_jit_facts_give_unit_strides_and_divisibility(tmp_path: Path) -> None:
     assert "unsafe { assume_div_by::<_, 16>(stride_am) }" in rust
     assert "assume_div_by::<_, 16>(stride_ak)" not in rust
     assert "assumes Triton's JIT specialization: stride_ak == 1; " in rust
-    plain = translate_text(HEADER + _MATMUL_SOURCE, "k.py").rust or ""
+    plain = translate_text(HEADER + _MATMUL_SOURCE, "k.py", jit_facts=False).rust or ""
     assert "assume_div_by" not in plain and "Array<{ [-1, -1] }>" in plain
 
 

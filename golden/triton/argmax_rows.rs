@@ -80,4 +80,84 @@ pub mod argmax_rows {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EOutPtr: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n_cols, stride, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf, no tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"argmax_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"argmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n_cols, stride, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 12 kept as a pointer tile: a single element","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn argmax_kernel_jit<ET: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        out_ptr: *mut EOutPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_2: Tile<i32, { [] }> =
+            scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+        let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_7: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+        let view_8: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_7,
+                const_shape![BLOCK],
+                padding::NegInf,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_9, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_8,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<ET, { [BLOCK] }> = loaded_9;
+        let red_10: Tile<ET, { [] }> = reduce_max(x, 0i32);
+        let arg_13: Tile<bool, { [BLOCK] }> = eq_tile(
+            x,
+            red_10
+                .reshape(const_shape![1])
+                .broadcast(const_shape![BLOCK]),
+        );
+        let iota_11: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let arg_14: Tile<i32, { [BLOCK] }> = iota_11.reshape(const_shape![BLOCK]);
+        let t_12: Tile<i32, { [BLOCK] }> = constant(2147483647i32, const_shape![BLOCK]);
+        let red_15: Tile<i32, { [] }> = reduce_min(select(arg_13, arg_14, t_12), 0i32);
+        let idx: i32 = tile_to_scalar(red_15);
+        let as_tile: Tile<i32, { [] }> = scalar_to_tile(idx);
+        let converted: Tile<EOutPtr, { [] }> = convert_tile(as_tile);
+        let pointers_16: PointerTile<*mut EOutPtr, { [] }> = pointer_to_tile(out_ptr);
+        let offsets_17: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_18: PointerTile<*mut EOutPtr, { [] }> = pointers_16.offset_tile(offsets_17);
+        unsafe {
+            store_ptr_tko(
+                pointers_18,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

@@ -69,6 +69,74 @@ pub mod atomic_hist {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"float32","x_ptr":"float32"},"entry":"block_sum_kernel_f32_jit","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn block_sum_kernel_f32_jit<const BLOCK: i32>(
+        x_ptr: *mut f32,
+        total_ptr: *mut f32,
+        n: i32,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let base_1: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<f32, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<f32, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_5,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_7, token_8): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_6,
+                [pid],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let x: Tile<f32, { [BLOCK] }> = loaded_7;
+        let red_9: Tile<f32, { [] }> = reduce_sum(x, 0i32);
+        let s: f32 = tile_to_scalar(red_9);
+        let pointers_10: PointerTile<*mut f32, { [] }> = pointer_to_tile(total_ptr);
+        let update_11: Tile<f32, { [] }> = scalar_to_tile(s);
+        let pointers_12: PointerTile<*mut f32, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let update_13: Tile<f32, { [1] }> = update_11.reshape(const_shape![1]);
+        let (_, token_14): (Tile<f32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_12,
+                update_13,
+                atomic::AddF,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_14;
+        all_accessed = token_14;
+    }
+
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"float16","x_ptr":"float16"},"entry":"block_sum_kernel_f16","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
@@ -129,6 +197,74 @@ pub mod atomic_hist {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"float16","x_ptr":"float16"},"entry":"block_sum_kernel_f16_jit","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn block_sum_kernel_f16_jit<const BLOCK: i32>(
+        x_ptr: *mut f16,
+        total_ptr: *mut f16,
+        n: i32,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let base_1: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<f16, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<f16, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_5,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_7, token_8): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_6,
+                [pid],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let x: Tile<f16, { [BLOCK] }> = loaded_7;
+        let red_9: Tile<f16, { [] }> = reduce_sum(x, 0i32);
+        let s: f16 = tile_to_scalar(red_9);
+        let pointers_10: PointerTile<*mut f16, { [] }> = pointer_to_tile(total_ptr);
+        let update_11: Tile<f16, { [] }> = scalar_to_tile(s);
+        let pointers_12: PointerTile<*mut f16, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let update_13: Tile<f16, { [1] }> = update_11.reshape(const_shape![1]);
+        let (_, token_14): (Tile<f16, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_12,
+                update_13,
+                atomic::AddF,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_14;
+        all_accessed = token_14;
+    }
+
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"int32","x_ptr":"int32"},"entry":"block_sum_kernel_i32","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
@@ -184,5 +320,73 @@ pub mod atomic_hist {
         };
         all_written = token_13;
         all_accessed = token_13;
+    }
+
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"int32","x_ptr":"int32"},"entry":"block_sum_kernel_i32_jit","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn block_sum_kernel_i32_jit<const BLOCK: i32>(
+        x_ptr: *mut i32,
+        total_ptr: *mut i32,
+        n: i32,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let base_1: PointerTile<*mut i32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<i32, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<i32, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_5,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_7, token_8): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_6,
+                [pid],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let x: Tile<i32, { [BLOCK] }> = loaded_7;
+        let red_9: Tile<i32, { [] }> = reduce_sum(x, 0i32);
+        let s: i32 = tile_to_scalar(red_9);
+        let pointers_10: PointerTile<*mut i32, { [] }> = pointer_to_tile(total_ptr);
+        let update_11: Tile<i32, { [] }> = scalar_to_tile(s);
+        let pointers_12: PointerTile<*mut i32, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let update_13: Tile<i32, { [1] }> = update_11.reshape(const_shape![1]);
+        let (_, token_14): (Tile<i32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_12,
+                update_13,
+                atomic::Add,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_14;
+        all_accessed = token_14;
     }
 }

@@ -145,6 +145,166 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_kernel_f16_jit<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
+        x_ptr: *mut f16,
+        y_ptr: *mut ET,
+        n: i32,
+        alpha: f32,
+    ) {
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let x_3: Tile<f16, { [BLOCK] }> = if EVEN {
+            let base_1: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<f16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_5,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_6,
+                    [pid],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<f16, { [BLOCK] }> = loaded_7;
+            let base_8: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let arg_17: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_17;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_12,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_16: Token = unsafe {
+                store_view_raw(
+                    &view_13,
+                    conv_15,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_16;
+            y_ptr_accessed = token_16;
+            x
+        } else {
+            let base_18: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let extent_19: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_19] };
+            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_22: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_18, shape_20, strides_21, new_token_unordered()) };
+            let view_23: Partition<f16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_22,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_24, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_23,
+                    [pid],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_2: Tile<f16, { [BLOCK] }> = loaded_24;
+            let base_25: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let extent_26: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let shape_27: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_26] };
+            let strides_28: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_29: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_25, shape_27, strides_28, new_token_unordered()) };
+            let view_30: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_29,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_31: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_32: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_31 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_33: Token = unsafe {
+                store_view_raw(
+                    &view_30,
+                    conv_32,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_33;
+            y_ptr_accessed = token_33;
+            x_2
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // generic EVEN: bool <- const(EVEN)
+    // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
+    // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
@@ -277,6 +437,166 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_kernel_bf16_jit<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
+        x_ptr: *mut bf16,
+        y_ptr: *mut ET,
+        n: i32,
+        alpha: f32,
+    ) {
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let x_3: Tile<bf16, { [BLOCK] }> = if EVEN {
+            let base_1: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<bf16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_5,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_6,
+                    [pid],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<bf16, { [BLOCK] }> = loaded_7;
+            let base_8: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let arg_17: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_17;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_12,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_14: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_15: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_14 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_16: Token = unsafe {
+                store_view_raw(
+                    &view_13,
+                    conv_15,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_16;
+            y_ptr_accessed = token_16;
+            x
+        } else {
+            let base_18: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let extent_19: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_19] };
+            let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_22: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_18, shape_20, strides_21, new_token_unordered()) };
+            let view_23: Partition<bf16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_22,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_24, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_23,
+                    [pid],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_2: Tile<bf16, { [BLOCK] }> = loaded_24;
+            let base_25: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let extent_26: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let shape_27: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_26] };
+            let strides_28: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_29: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_25, shape_27, strides_28, new_token_unordered()) };
+            let view_30: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_29,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_31: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_32: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_31 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_33: Token = unsafe {
+                store_view_raw(
+                    &view_30,
+                    conv_32,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_33;
+            y_ptr_accessed = token_33;
+            x_2
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // generic EVEN: bool <- const(EVEN)
+    // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
+    // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
@@ -396,6 +716,164 @@ pub mod autotuned_scale {
             };
             y_ptr_written = token_27;
             y_ptr_accessed = token_27;
+            x_2
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // generic EVEN: bool <- const(EVEN)
+    // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
+    // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_kernel_f32_jit<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
+        x_ptr: *mut f32,
+        y_ptr: *mut ET,
+        n: i32,
+        alpha: f32,
+    ) {
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let x_3: Tile<f32, { [BLOCK] }> = if EVEN {
+            let base_1: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let extent_2: i32 = BLOCK + BLOCK * pid;
+            let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_5: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+            let view_6: Partition<f32, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_5,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_6,
+                    [pid],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<f32, { [BLOCK] }> = loaded_7;
+            let base_8: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let arg_16: i32 = BLOCK + BLOCK * pid;
+            let extent_9: i32 = arg_16;
+            let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+            let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_12: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+            let view_13: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_12,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_14: Tile<ET, { [BLOCK] }> =
+                convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_15: Token = unsafe {
+                store_view_raw(
+                    &view_13,
+                    conv_14,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_15;
+            y_ptr_accessed = token_15;
+            x
+        } else {
+            let base_17: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let extent_18: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_18] };
+            let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_21: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_17, shape_19, strides_20, new_token_unordered()) };
+            let view_22: Partition<f32, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_21,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_23, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_22,
+                    [pid],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_2: Tile<f32, { [BLOCK] }> = loaded_23;
+            let base_24: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let extent_25: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let shape_26: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_25] };
+            let strides_27: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_28: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_24, shape_26, strides_27, new_token_unordered()) };
+            let view_29: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_28,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_30: Tile<ET, { [BLOCK] }> =
+                convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_31: Token = unsafe {
+                store_view_raw(
+                    &view_29,
+                    conv_30,
+                    [pid],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_31;
+            y_ptr_accessed = token_31;
             x_2
         };
     }

@@ -117,4 +117,159 @@ pub mod barrier_roundtrip {
         all_written = token_39;
         all_accessed = token_39;
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: scratch_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"scratch_ptr % 16 == 0","tree":["==",["%",["arg","scratch_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: scratch_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `scratch_ptr` at line 11 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: a negative or zero stride along axis 0","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn shift_kernel_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        scratch_ptr: *mut ET,
+        y_ptr: *mut ET,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let base: i32 = block_1 * BLOCK;
+        let offs: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let base_2: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let block_3: i32 = get_tile_block_id().0;
+        let arg_12: i32 = block_3 * BLOCK + BLOCK;
+        let extent_4: i32 = arg_12;
+        let block_5: i32 = get_tile_block_id().0;
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_2, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [block_5],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_11]);
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        let base_13: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(scratch_ptr)) };
+        let block_14: i32 = get_tile_block_id().0;
+        let arg_26: i32 = block_14 * BLOCK + BLOCK;
+        let extent_15: i32 = arg_26;
+        let block_16: i32 = get_tile_block_id().0;
+        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_15] };
+        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_19: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_13, shape_17, strides_18, new_token_unordered()) };
+        let view_20: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_19,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let f32_const_21: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_22: Tile<ET, { [] }> = convert_tile(f32_const_21);
+        let t_23: Tile<ET, { [BLOCK] }> = value_22
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let values_24: Tile<ET, { [BLOCK] }> = x * t_23;
+        let token_25: Token = unsafe {
+            store_view_raw(
+                &view_20,
+                values_24,
+                [block_16],
+                Some(all_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        all_written = token_25;
+        all_accessed = token_25;
+        let pointers_27: PointerTile<*mut ET, { [] }> = pointer_to_tile(scratch_ptr);
+        let offsets_28: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_29: PointerTile<*mut ET, { [] }> = pointers_27.offset_tile(offsets_28);
+        let pointers_30: PointerTile<*mut ET, { [1] }> = pointers_29.reshape(const_shape![1]);
+        let arg_34: PointerTile<*mut ET, { [BLOCK] }> = pointers_30.broadcast(const_shape![BLOCK]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> = arg_34;
+        let dim_32: i32 = (BLOCK - 1);
+        let offsets_33: Tile<i32, { [BLOCK] }> =
+            broadcast_scalar(dim_32, const_shape![BLOCK]) - offs;
+        let pointers_35: PointerTile<*mut ET, { [BLOCK] }> = pointers_31.offset_tile(offsets_33);
+        let (loaded_37, token_36): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_35,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_36]);
+        let rev: Tile<ET, { [BLOCK] }> = loaded_37;
+        let base_38: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let block_39: i32 = get_tile_block_id().0;
+        let arg_47: i32 = block_39 * BLOCK + BLOCK;
+        let extent_40: i32 = arg_47;
+        let block_41: i32 = get_tile_block_id().0;
+        let shape_42: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_40] };
+        let strides_43: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_44: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_38, shape_42, strides_43, new_token_unordered()) };
+        let view_45: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_44,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let token_46: Token = unsafe {
+            store_view_raw(
+                &view_45,
+                rev,
+                [block_41],
+                Some(all_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        all_written = token_46;
+        all_accessed = token_46;
+    }
 }

@@ -109,4 +109,135 @@ pub mod bias_flag {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EBPtr: ElementType <- dtype(b_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic HAS_BIAS: bool <- const(HAS_BIAS)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: N, b_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: N, b_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn linear_bias_kernel_jit<
+        ET: ElementType,
+        EBPtr: ElementType,
+        EYPtr: ElementType,
+        const HAS_BIAS: bool,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        b_ptr: *mut EBPtr,
+        y_ptr: *mut EYPtr,
+        N: i32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_2: Tile<i32, { [] }> =
+            scalar_to_tile(unsafe { assume_div_by::<_, 16>(N) } * row);
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let extent_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+        let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_7: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+        let view_8: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_7,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_9, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_8,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_9);
+        let y_3: Tile<f32, { [BLOCK] }> = if HAS_BIAS {
+            let base_10: PointerTile<*mut EBPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+            let extent_11: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
+            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_14: Tensor<EBPtr, { [-1] }> =
+                unsafe { make_tensor_view(base_10, shape_12, strides_13, new_token_unordered()) };
+            let view_15: Partition<EBPtr, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_14,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_16, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_15,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let conv_17: Tile<f32, { [BLOCK] }> = convert_tile(loaded_16);
+            let y_2: Tile<f32, { [BLOCK] }> = y + conv_17;
+            y_2
+        } else {
+            y
+        };
+        let pointers_18: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let offsets_19: Tile<i32, { [] }> =
+            scalar_to_tile(unsafe { assume_div_by::<_, 16>(N) } * row);
+        let arg_27: PointerTile<*mut EYPtr, { [] }> = pointers_18.offset_tile(offsets_19);
+        let base_20: PointerTile<*mut EYPtr, { [] }> = arg_27;
+        let extent_21: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_21] };
+        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_24: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_20, shape_22, strides_23, new_token_unordered()) };
+        let view_25: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_24,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_26: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
+        unsafe {
+            store_view_raw(
+                &view_25,
+                conv_26,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

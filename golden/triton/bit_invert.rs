@@ -91,6 +91,90 @@ pub mod bit_invert {
     // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"int32"},"entry":"invert_bits_i32_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"invert_bits","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn invert_bits_i32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut i32,
+        y_ptr: *mut ET,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut i32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<i32, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<i32, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<i32, { [BLOCK] }> = loaded_8;
+        let t_9: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let flipped: Tile<i32, { [BLOCK] }> = x ^ t_9;
+        let t_10: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_12: Tile<bool, { [BLOCK] }> = lt_tile(x, t_10);
+        let t_11: Tile<bool, { [BLOCK] }> = constant(true, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> = arg_12 ^ t_11;
+        let base_13: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_14: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_15: i32 = get_tile_block_id().0;
+        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_14] };
+        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_18: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_13, shape_16, strides_17, new_token_unordered()) };
+        let view_19: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_18,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, flipped, x));
+        unsafe {
+            store_view_raw(
+                &view_19,
+                conv_20,
+                [block_15],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"int64"},"entry":"invert_bits_i64","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"invert_bits","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -158,6 +242,90 @@ pub mod bit_invert {
                 &view_18,
                 conv_19,
                 [block_14],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"int64"},"entry":"invert_bits_i64_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"invert_bits","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn invert_bits_i64_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut i64,
+        y_ptr: *mut ET,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut i64, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<i64, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<i64, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<i64, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<i64, { [BLOCK] }> = loaded_8;
+        let t_9: Tile<i64, { [BLOCK] }> = constant(-1i64, const_shape![BLOCK]);
+        let flipped: Tile<i64, { [BLOCK] }> = x ^ t_9;
+        let t_10: Tile<i64, { [BLOCK] }> = constant(0i64, const_shape![BLOCK]);
+        let arg_12: Tile<bool, { [BLOCK] }> = lt_tile(x, t_10);
+        let t_11: Tile<bool, { [BLOCK] }> = constant(true, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> = arg_12 ^ t_11;
+        let base_13: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_14: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_15: i32 = get_tile_block_id().0;
+        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_14] };
+        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_18: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_13, shape_16, strides_17, new_token_unordered()) };
+        let view_19: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_18,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, flipped, x));
+        unsafe {
+            store_view_raw(
+                &view_19,
+                conv_20,
+                [block_15],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

@@ -121,4 +121,126 @@ pub mod c_division {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(a_ptr)
+    // generic EQPtr: ElementType <- dtype(q_ptr)
+    // generic ERPtr: ElementType <- dtype(r_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: a_ptr, n, q_ptr, r_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: `tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel_jit","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"a_ptr % 16 == 0","tree":["==",["%",["arg","a_ptr"],16],0],"value":true},{"text":"q_ptr % 16 == 0","tree":["==",["%",["arg","q_ptr"],16],0],"value":true},{"text":"r_ptr % 16 == 0","tree":["==",["%",["arg","r_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: a_ptr, n, q_ptr, r_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","`tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"r_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"d"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn divmod_kernel_jit<
+        ET: ElementType,
+        EQPtr: ElementType,
+        ERPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        a_ptr: *mut ET,
+        q_ptr: *mut EQPtr,
+        r_ptr: *mut ERPtr,
+        d: i32,
+        n: i32,
+    ) {
+        let pid: i32 = get_tile_block_id().0;
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_5,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_6,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let a: Tile<i32, { [BLOCK] }> = convert_tile(loaded_7);
+        let shift: i32 = (pid - 3i32) / 2i32 + (pid - 3i32) % 2i32;
+        let base_8: PointerTile<*mut EQPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(q_ptr)) };
+        let extent_9: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+        let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_12: Tensor<EQPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+        let view_13: Partition<EQPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_12,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_14: Tile<EQPtr, { [BLOCK] }> = convert_tile(
+            divi(a, broadcast_scalar(d, const_shape![BLOCK]), rounding::Zero)
+                + broadcast_scalar(shift, const_shape![BLOCK]),
+        );
+        unsafe {
+            store_view_raw(
+                &view_13,
+                conv_14,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+        let base_15: PointerTile<*mut ERPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(r_ptr)) };
+        let extent_16: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_16] };
+        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_19: Tensor<ERPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_17, strides_18, new_token_unordered()) };
+        let view_20: Partition<ERPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_19,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_21: Tile<ERPtr, { [BLOCK] }> =
+            convert_tile(remi(a, broadcast_scalar(d, const_shape![BLOCK])));
+        unsafe {
+            store_view_raw(
+                &view_20,
+                conv_21,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

@@ -91,4 +91,103 @@ pub mod col_sum_2d {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BM: i32 <- const(BM)
+    // generic BN: i32 <- const(BN)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"col_sum_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"col_sum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn col_sum_kernel_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BM: i32,
+        const BN: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        M: i32,
+        N: i32,
+    ) {
+        let mut acc: Tile<f32, { [BN] }> = constant(0.0f32, const_shape![BN]);
+        for m0 in (0i32..M).step_by(BM as usize) {
+            let base_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let extent_2: i32 = unsafe { assume_div_by::<_, 16>(M) };
+            let extent_3: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let stride_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let arg_12: i32 = (m0 - 0i32) / BM;
+            let index_5: i32 = arg_12;
+            let block_6: i32 = get_tile_block_id().0;
+            let shape_7: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_2, extent_3],
+            };
+            let strides_8: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_4] };
+            let tensor_9: Tensor<ET, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_7, strides_8, new_token_unordered()) };
+            let view_10: Partition<ET, { [BM, BN] }> = unsafe {
+                make_partition_view(
+                    &tensor_9,
+                    const_shape![BM, BN],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_11, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_10,
+                    [index_5, block_6],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BM, BN],
+                )
+            };
+            let x: Tile<ET, { [BM, BN] }> = loaded_11;
+            let conv_13: Tile<f32, { [BM, BN] }> = convert_tile(x);
+            let red_14: Tile<f32, { [BN] }> = reduce_sum(conv_13, 0i32);
+            acc = acc + red_14;
+        }
+        let base_15: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_16: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_17: i32 = get_tile_block_id().0;
+        let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_16] };
+        let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_20: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_18, strides_19, new_token_unordered()) };
+        let view_21: Partition<EYPtr, { [BN] }> = unsafe {
+            make_partition_view(
+                &tensor_20,
+                const_shape![BN],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_22: Tile<f16, { [BN] }> = convert_tile(acc);
+        let conv_23: Tile<EYPtr, { [BN] }> = convert_tile(conv_22);
+        unsafe {
+            store_view_raw(
+                &view_21,
+                conv_23,
+                [block_17],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

@@ -100,6 +100,97 @@ pub mod constexpr_choices {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = ''
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_when_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_empty_half_out_true_when_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let base_9: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_10: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_11: i32 = get_tile_block_id().0;
+        let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_10] };
+        let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_14: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_12, strides_13, new_token_unordered()) };
+        let view_15: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_14,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let val_16: f32 = convert_scalar(BLOCK);
+        let conv_17: Tile<f16, { [BLOCK] }> =
+            convert_tile(x * broadcast_scalar(val_16, const_shape![BLOCK]));
+        let conv_18: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_17);
+        unsafe {
+            store_view_raw(
+                &view_15,
+                conv_18,
+                [block_11],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = ''
@@ -171,6 +262,97 @@ pub mod constexpr_choices {
                 &view_14,
                 conv_17,
                 [block_10],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = ''
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_unless_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_empty_half_out_true_unless_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let base_9: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_10: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_11: i32 = get_tile_block_id().0;
+        let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_10] };
+        let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_14: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_12, strides_13, new_token_unordered()) };
+        let view_15: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_14,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let val_16: f32 = convert_scalar(WIDTH);
+        let conv_17: Tile<f16, { [BLOCK] }> =
+            convert_tile(x * broadcast_scalar(val_16, const_shape![BLOCK]));
+        let conv_18: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_17);
+        unsafe {
+            store_view_raw(
+                &view_15,
+                conv_18,
+                [block_11],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -278,6 +460,101 @@ pub mod constexpr_choices {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_when_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_leaky_relu_half_out_true_when_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let t_9: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_11: Tile<bool, { [BLOCK] }> = ge_tile(x, t_9);
+        let t_10: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = select(arg_11, x, t_10 * x);
+        let base_12: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_13: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_14: i32 = get_tile_block_id().0;
+        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_13] };
+        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_17: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_12, shape_15, strides_16, new_token_unordered()) };
+        let view_18: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_17,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let val_19: f32 = convert_scalar(BLOCK);
+        let conv_20: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_19, const_shape![BLOCK]));
+        let conv_21: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_20);
+        unsafe {
+            store_view_raw(
+                &view_18,
+                conv_21,
+                [block_14],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
@@ -353,6 +630,101 @@ pub mod constexpr_choices {
                 &view_17,
                 conv_20,
                 [block_13],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_unless_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_leaky_relu_half_out_true_unless_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let t_9: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_11: Tile<bool, { [BLOCK] }> = ge_tile(x, t_9);
+        let t_10: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = select(arg_11, x, t_10 * x);
+        let base_12: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_13: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_14: i32 = get_tile_block_id().0;
+        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_13] };
+        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_17: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_12, shape_15, strides_16, new_token_unordered()) };
+        let view_18: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_17,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let val_19: f32 = convert_scalar(WIDTH);
+        let conv_20: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_19, const_shape![BLOCK]));
+        let conv_21: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_20);
+        unsafe {
+            store_view_raw(
+                &view_18,
+                conv_21,
+                [block_14],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -458,6 +830,99 @@ pub mod constexpr_choices {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_when_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_relu_half_out_true_when_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let t_9: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = maxf(x, t_9, nan::Disabled, ftz::Disabled);
+        let base_10: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_11: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_12: i32 = get_tile_block_id().0;
+        let shape_13: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
+        let strides_14: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_15: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_10, shape_13, strides_14, new_token_unordered()) };
+        let view_16: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_15,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let val_17: f32 = convert_scalar(BLOCK);
+        let conv_18: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_17, const_shape![BLOCK]));
+        let conv_19: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_18);
+        unsafe {
+            store_view_raw(
+                &view_16,
+                conv_19,
+                [block_12],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
     // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
     // note: this entry is the kernel for `ACTIVATION` = 'relu'
@@ -531,6 +996,99 @@ pub mod constexpr_choices {
                 &view_15,
                 conv_18,
                 [block_11],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_unless_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 20 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_relu_half_out_true_unless_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let t_9: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = maxf(x, t_9, nan::Disabled, ftz::Disabled);
+        let base_10: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_11: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_12: i32 = get_tile_block_id().0;
+        let shape_13: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
+        let strides_14: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_15: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_10, shape_13, strides_14, new_token_unordered()) };
+        let view_16: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_15,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let val_17: f32 = convert_scalar(WIDTH);
+        let conv_18: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_17, const_shape![BLOCK]));
+        let conv_19: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_18);
+        unsafe {
+            store_view_raw(
+                &view_16,
+                conv_19,
+                [block_12],
                 None,
                 ordering::Weak,
                 scope::TileBlock,

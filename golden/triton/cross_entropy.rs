@@ -116,6 +116,121 @@ pub mod cross_entropy {
     // generic ELossPtr: ElementType <- dtype(loss_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: logits_ptr, n_cols, stride divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)
+    // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element
+    // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element
+    // note: `tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int32"},"entry":"cross_entropy_kernel_i32_jit","generics":[{"kind":"type","name":"ET","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"logits_ptr % 16 == 0","tree":["==",["%",["arg","logits_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: logits_ptr, n_cols, stride divisible by 16 (correct only for arguments that hold it)","`tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn cross_entropy_kernel_i32_jit<
+        ET: ElementType,
+        ELossPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        logits_ptr: *mut ET,
+        target_ptr: *mut i32,
+        loss_ptr: *mut ELossPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(logits_ptr)) };
+        let offsets_2: Tile<i32, { [] }> =
+            scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+        let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_7: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+        let view_8: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_7,
+                const_shape![BLOCK],
+                padding::NegInf,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_9, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_8,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_9);
+        let red_10: Tile<f32, { [] }> = reduce_max(x, 0i32);
+        let m: f32 = tile_to_scalar(red_10);
+        let red_11: Tile<f32, { [] }> =
+            reduce_sum(exp(x - broadcast_scalar(m, const_shape![BLOCK])), 0i32);
+        let val_12: f32 = tile_to_scalar(red_11);
+        let operand: Tile<f32, { [] }> = scalar_to_tile(val_12);
+        let val_13: f32 = tile_to_scalar(log(operand));
+        let lse: f32 = m + val_13;
+        let pointers_14: PointerTile<*mut i32, { [] }> = pointer_to_tile(target_ptr);
+        let offsets_15: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_16: PointerTile<*mut i32, { [] }> = pointers_14.offset_tile(offsets_15);
+        let (loaded_17, _): (Tile<i32, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_16,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let target: i32 = tile_to_scalar(loaded_17);
+        let pointers_18: PointerTile<*mut ET, { [] }> = pointer_to_tile(logits_ptr);
+        let offsets_19: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_20: PointerTile<*mut ET, { [] }> = pointers_18.offset_tile(offsets_19);
+        let offsets_21: Tile<i32, { [] }> = scalar_to_tile(target);
+        let pointers_22: PointerTile<*mut ET, { [] }> = pointers_20.offset_tile(offsets_21);
+        let (loaded_23, _): (Tile<ET, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_22,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let picked: Tile<f32, { [] }> = convert_tile(loaded_23);
+        let pointers_24: PointerTile<*mut ELossPtr, { [] }> = pointer_to_tile(loss_ptr);
+        let offsets_25: Tile<i32, { [] }> = scalar_to_tile(row);
+        let arg_28: PointerTile<*mut ELossPtr, { [] }> = pointers_24.offset_tile(offsets_25);
+        let pointers_26: PointerTile<*mut ELossPtr, { [] }> = arg_28;
+        let conv_27: Tile<ELossPtr, { [] }> = convert_tile(scalar_to_tile(lse) - picked);
+        unsafe {
+            store_ptr_tko(
+                pointers_26,
+                conv_27,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(logits_ptr)
+    // generic ELossPtr: ElementType <- dtype(loss_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `logits_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element
     // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element
@@ -209,6 +324,121 @@ pub mod cross_entropy {
             store_ptr_tko(
                 pointers_31,
                 conv_32,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(logits_ptr)
+    // generic ELossPtr: ElementType <- dtype(loss_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: logits_ptr, n_cols, stride divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)
+    // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element
+    // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element
+    // note: `tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int64"},"entry":"cross_entropy_kernel_i64_jit","generics":[{"kind":"type","name":"ET","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"logits_ptr % 16 == 0","tree":["==",["%",["arg","logits_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: logits_ptr, n_cols, stride divisible by 16 (correct only for arguments that hold it)","`tl.load` of `logits_ptr` at line 11 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: a single element","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: a single element","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: a single element","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn cross_entropy_kernel_i64_jit<
+        ET: ElementType,
+        ELossPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        logits_ptr: *mut ET,
+        target_ptr: *mut i64,
+        loss_ptr: *mut ELossPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(logits_ptr)) };
+        let offsets_2: Tile<i32, { [] }> =
+            scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+        let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_7: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+        let view_8: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_7,
+                const_shape![BLOCK],
+                padding::NegInf,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_9, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_8,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_9);
+        let red_10: Tile<f32, { [] }> = reduce_max(x, 0i32);
+        let m: f32 = tile_to_scalar(red_10);
+        let red_11: Tile<f32, { [] }> =
+            reduce_sum(exp(x - broadcast_scalar(m, const_shape![BLOCK])), 0i32);
+        let val_12: f32 = tile_to_scalar(red_11);
+        let operand: Tile<f32, { [] }> = scalar_to_tile(val_12);
+        let val_13: f32 = tile_to_scalar(log(operand));
+        let lse: f32 = m + val_13;
+        let pointers_14: PointerTile<*mut i64, { [] }> = pointer_to_tile(target_ptr);
+        let offsets_15: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_16: PointerTile<*mut i64, { [] }> = pointers_14.offset_tile(offsets_15);
+        let (loaded_17, _): (Tile<i64, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_16,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let target: i64 = tile_to_scalar(loaded_17);
+        let pointers_18: PointerTile<*mut ET, { [] }> = pointer_to_tile(logits_ptr);
+        let offsets_19: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_20: PointerTile<*mut ET, { [] }> = pointers_18.offset_tile(offsets_19);
+        let offsets_21: Tile<i64, { [] }> = scalar_to_tile(target);
+        let pointers_22: PointerTile<*mut ET, { [] }> = pointers_20.offset_tile(offsets_21);
+        let (loaded_23, _): (Tile<ET, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_22,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let picked: Tile<f32, { [] }> = convert_tile(loaded_23);
+        let pointers_24: PointerTile<*mut ELossPtr, { [] }> = pointer_to_tile(loss_ptr);
+        let offsets_25: Tile<i32, { [] }> = scalar_to_tile(row);
+        let arg_28: PointerTile<*mut ELossPtr, { [] }> = pointers_24.offset_tile(offsets_25);
+        let pointers_26: PointerTile<*mut ELossPtr, { [] }> = arg_28;
+        let conv_27: Tile<ELossPtr, { [] }> = convert_tile(scalar_to_tile(lse) - picked);
+        unsafe {
+            store_ptr_tko(
+                pointers_26,
+                conv_27,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 None,

@@ -123,4 +123,127 @@ pub mod dropout_mask {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic ENoisePtr: ElementType <- dtype(noise_ptr)
+    // generic EOutPtr: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, noise_ptr, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `noise_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"dropout_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"ENoisePtr","params":["noise_ptr"],"source":"dtype(noise_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"noise_ptr % 16 == 0","tree":["==",["%",["arg","noise_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"dropout_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, noise_ptr, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `noise_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ENoisePtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"noise_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn dropout_kernel_jit<
+        ET: ElementType,
+        ENoisePtr: ElementType,
+        EOutPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        noise_ptr: *mut ENoisePtr,
+        out_ptr: *mut EOutPtr,
+        n: i32,
+        p: f32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let base_9: PointerTile<*mut ENoisePtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(noise_ptr)) };
+        let extent_10: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_11: i32 = get_tile_block_id().0;
+        let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_10] };
+        let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_14: Tensor<ENoisePtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_12, strides_13, new_token_unordered()) };
+        let view_15: Partition<ENoisePtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_14,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_16, _): (Tile<ENoisePtr, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_15,
+                [block_11],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let r: Tile<f32, { [BLOCK] }> = convert_tile(loaded_16);
+        let keep: Tile<bool, { [BLOCK] }> = gt_tile(r, broadcast_scalar(p, const_shape![BLOCK]));
+        let arg_18: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_17: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let out: Tile<f32, { [BLOCK] }> = select(keep, arg_18, t_17);
+        let base_19: PointerTile<*mut EOutPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let extent_20: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_21: i32 = get_tile_block_id().0;
+        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_20] };
+        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_24: Tensor<EOutPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_19, shape_22, strides_23, new_token_unordered()) };
+        let view_25: Partition<EOutPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_24,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_26: Tile<EOutPtr, { [BLOCK] }> = convert_tile(out);
+        unsafe {
+            store_view_raw(
+                &view_25,
+                conv_26,
+                [block_21],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

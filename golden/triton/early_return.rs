@@ -73,6 +73,97 @@ pub mod early_return {
     // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n_cols, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_rows_f16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n_cols, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_rows_f16_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f16,
+        y_ptr: *mut ET,
+        n_rows: i32,
+        n_cols: i32,
+        scale: f32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        if row >= n_rows {
+        } else {
+            let pointers_1: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_2: Tile<i32, { [] }> =
+                scalar_to_tile(unsafe { assume_div_by::<_, 16>(n_cols) } * row);
+            let base_3: PointerTile<*mut f16, { [] }> = pointers_1.offset_tile(offsets_2);
+            let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<f16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_9, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<f16, { [BLOCK] }> = loaded_9;
+            let pointers_10: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let offsets_11: Tile<i32, { [] }> =
+                scalar_to_tile(unsafe { assume_div_by::<_, 16>(n_cols) } * row);
+            let arg_20: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+            let base_12: PointerTile<*mut ET, { [] }> = arg_20;
+            let extent_13: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_13] };
+            let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_16: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_16,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_18: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_19: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_18 * broadcast_scalar(scale, const_shape![BLOCK]));
+            unsafe {
+                store_view_raw(
+                    &view_17,
+                    conv_19,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+        }
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_rows_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -137,6 +228,97 @@ pub mod early_return {
     // generic ET: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n_cols, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_rows_bf16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n_cols, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_rows_bf16_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut bf16,
+        y_ptr: *mut ET,
+        n_rows: i32,
+        n_cols: i32,
+        scale: f32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        if row >= n_rows {
+        } else {
+            let pointers_1: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_2: Tile<i32, { [] }> =
+                scalar_to_tile(unsafe { assume_div_by::<_, 16>(n_cols) } * row);
+            let base_3: PointerTile<*mut bf16, { [] }> = pointers_1.offset_tile(offsets_2);
+            let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<bf16, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_9, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<bf16, { [BLOCK] }> = loaded_9;
+            let pointers_10: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let offsets_11: Tile<i32, { [] }> =
+                scalar_to_tile(unsafe { assume_div_by::<_, 16>(n_cols) } * row);
+            let arg_20: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+            let base_12: PointerTile<*mut ET, { [] }> = arg_20;
+            let extent_13: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_13] };
+            let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_16: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_16,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_18: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_19: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_18 * broadcast_scalar(scale, const_shape![BLOCK]));
+            unsafe {
+                store_view_raw(
+                    &view_17,
+                    conv_19,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+        }
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_rows_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -192,6 +374,96 @@ pub mod early_return {
                     Some(mask),
                     None,
                     Latency::<0>,
+                )
+            };
+        }
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n_cols, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_rows_f32_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true}],"kernel":"scale_rows","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n_cols, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_rows_f32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f32,
+        y_ptr: *mut ET,
+        n_rows: i32,
+        n_cols: i32,
+        scale: f32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        if row >= n_rows {
+        } else {
+            let pointers_1: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_2: Tile<i32, { [] }> =
+                scalar_to_tile(unsafe { assume_div_by::<_, 16>(n_cols) } * row);
+            let base_3: PointerTile<*mut f32, { [] }> = pointers_1.offset_tile(offsets_2);
+            let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_7: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<f32, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_9, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<f32, { [BLOCK] }> = loaded_9;
+            let pointers_10: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let offsets_11: Tile<i32, { [] }> =
+                scalar_to_tile(unsafe { assume_div_by::<_, 16>(n_cols) } * row);
+            let arg_19: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+            let base_12: PointerTile<*mut ET, { [] }> = arg_19;
+            let extent_13: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_13] };
+            let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_16: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_12, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_16,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_18: Tile<ET, { [BLOCK] }> =
+                convert_tile(x * broadcast_scalar(scale, const_shape![BLOCK]));
+            unsafe {
+                store_view_raw(
+                    &view_17,
+                    conv_18,
+                    [0i32],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
                 )
             };
         }

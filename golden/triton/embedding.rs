@@ -81,6 +81,105 @@ pub mod embedding {
     // generic ET: ElementType <- dtype(table_ptr), dtype(out_ptr)
     // generic BLOCK_D: i32 <- const(BLOCK_D)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: dim, out_ptr, table_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
+    // note: `tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32_jit","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"jit_facts":[{"text":"table_ptr % 16 == 0","tree":["==",["%",["arg","table_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"dim % 16 == 0","tree":["==",["%",["arg","dim"],16],0],"value":true}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: dim, out_ptr, table_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn embedding_kernel_i32_jit<ET: ElementType, const BLOCK_D: i32>(
+        ids_ptr: *mut i32,
+        table_ptr: *mut ET,
+        out_ptr: *mut ET,
+        dim: i32,
+    ) {
+        let tok: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut i32, { [] }> = pointer_to_tile(ids_ptr);
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(tok);
+        let pointers_3: PointerTile<*mut i32, { [] }> = pointers_1.offset_tile(offsets_2);
+        let (loaded_4, _): (Tile<i32, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_3,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let row: i32 = tile_to_scalar(loaded_4);
+        let pointers_5: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(table_ptr)) };
+        let offsets_6: Tile<i32, { [] }> =
+            scalar_to_tile(unsafe { assume_div_by::<_, 16>(dim) } * row);
+        let base_7: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_6);
+        let extent_8: i32 = unsafe { assume_div_by::<_, 16>(dim) };
+        let shape_9: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_8] };
+        let strides_10: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_11: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_7, shape_9, strides_10, new_token_unordered()) };
+        let view_12: Partition<ET, { [BLOCK_D] }> = unsafe {
+            make_partition_view(
+                &tensor_11,
+                const_shape![BLOCK_D],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_13, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
+            load_view_raw(
+                &view_12,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK_D],
+            )
+        };
+        let vals: Tile<ET, { [BLOCK_D] }> = loaded_13;
+        let pointers_14: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_15: Tile<i32, { [] }> =
+            scalar_to_tile(unsafe { assume_div_by::<_, 16>(dim) } * tok);
+        let base_16: PointerTile<*mut ET, { [] }> = pointers_14.offset_tile(offsets_15);
+        let extent_17: i32 = unsafe { assume_div_by::<_, 16>(dim) };
+        let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
+        let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_20: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_16, shape_18, strides_19, new_token_unordered()) };
+        let view_21: Partition<ET, { [BLOCK_D] }> = unsafe {
+            make_partition_view(
+                &tensor_20,
+                const_shape![BLOCK_D],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        unsafe {
+            store_view_raw(
+                &view_21,
+                vals,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(table_ptr), dtype(out_ptr)
+    // generic BLOCK_D: i32 <- const(BLOCK_D)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
     // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar
     // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
@@ -150,6 +249,98 @@ pub mod embedding {
                 Some(mask),
                 None,
                 Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(table_ptr), dtype(out_ptr)
+    // generic BLOCK_D: i32 <- const(BLOCK_D)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: dim, out_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element
+    // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64_jit","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"jit_facts":[{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"dim % 16 == 0","tree":["==",["%",["arg","dim"],16],0],"value":true}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: dim, out_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: a single element","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn embedding_kernel_i64_jit<ET: ElementType, const BLOCK_D: i32>(
+        ids_ptr: *mut i64,
+        table_ptr: *mut ET,
+        out_ptr: *mut ET,
+        dim: i32,
+    ) {
+        let tok: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut i64, { [] }> = pointer_to_tile(ids_ptr);
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(tok);
+        let pointers_3: PointerTile<*mut i64, { [] }> = pointers_1.offset_tile(offsets_2);
+        let (loaded_4, _): (Tile<i64, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_3,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let row: i64 = tile_to_scalar(loaded_4);
+        let cols: Tile<i32, { [BLOCK_D] }> = iota(const_shape![BLOCK_D]);
+        let mask: Tile<bool, { [BLOCK_D] }> =
+            lt_tile(cols, broadcast_scalar(dim, const_shape![BLOCK_D]));
+        let arg_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(table_ptr);
+        let pointers_5: PointerTile<*mut ET, { [] }> = arg_10;
+        let as_tile_6: Tile<i32, { [] }> = scalar_to_tile(dim);
+        let converted_7: Tile<i64, { [] }> = exti(as_tile_6);
+        let val_8: i64 = tile_to_scalar(converted_7);
+        let offsets_9: Tile<i64, { [] }> = scalar_to_tile(row * val_8);
+        let pointers_11: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_9);
+        let pointers_12: PointerTile<*mut ET, { [1] }> = pointers_11.reshape(const_shape![1]);
+        let pointers_13: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_12.broadcast(const_shape![BLOCK_D]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_13.offset_tile(cols);
+        let (loaded_15, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_14,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let vals: Tile<ET, { [BLOCK_D] }> = loaded_15;
+        let pointers_16: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_17: Tile<i32, { [] }> =
+            scalar_to_tile(unsafe { assume_div_by::<_, 16>(dim) } * tok);
+        let base_18: PointerTile<*mut ET, { [] }> = pointers_16.offset_tile(offsets_17);
+        let extent_19: i32 = unsafe { assume_div_by::<_, 16>(dim) };
+        let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_19] };
+        let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_22: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_18, shape_20, strides_21, new_token_unordered()) };
+        let view_23: Partition<ET, { [BLOCK_D] }> = unsafe {
+            make_partition_view(
+                &tensor_22,
+                const_shape![BLOCK_D],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        unsafe {
+            store_view_raw(
+                &view_23,
+                vals,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
             )
         };
     }

@@ -84,4 +84,103 @@ pub mod fused_softmax {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic EInPtr: ElementType <- dtype(in_ptr)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: in_ptr, in_row_stride, n_cols, out_ptr, out_row_stride divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"in_ptr % 16 == 0","tree":["==",["%",["arg","in_ptr"],16],0],"value":true},{"text":"in_row_stride % 16 == 0","tree":["==",["%",["arg","in_row_stride"],16],0],"value":true},{"text":"out_row_stride % 16 == 0","tree":["==",["%",["arg","out_row_stride"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: in_ptr, in_row_stride, n_cols, out_ptr, out_row_stride divisible by 16 (correct only for arguments that hold it)","`tl.load` of `in_ptr` at line 12 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.store` of `out_ptr` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn softmax_kernel_jit<ET: ElementType, EInPtr: ElementType, const BLOCK_SIZE: i32>(
+        out_ptr: *mut ET,
+        in_ptr: *mut EInPtr,
+        in_row_stride: i32,
+        out_row_stride: i32,
+        n_cols: i32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut EInPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(in_ptr)) };
+        let offsets_2: Tile<i32, { [] }> =
+            scalar_to_tile(unsafe { assume_div_by::<_, 16>(in_row_stride) } * row);
+        let base_3: PointerTile<*mut EInPtr, { [] }> = pointers_1.offset_tile(offsets_2);
+        let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+        let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_7: Tensor<EInPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+        let view_8: Partition<EInPtr, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_7,
+                const_shape![BLOCK_SIZE],
+                padding::NegInf,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_9, _): (Tile<EInPtr, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_8,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let x: Tile<EInPtr, { [BLOCK_SIZE] }> = loaded_9;
+        let x_2: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(x);
+        let red_10: Tile<f32, { [] }> = reduce_max(x_2, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let value_12: Tile<f32, { [] }> = scalar_to_tile(val_11);
+        let z: Tile<f32, { [BLOCK_SIZE] }> = x_2
+            - value_12
+                .reshape(const_shape![1])
+                .broadcast(const_shape![BLOCK_SIZE]);
+        let num: Tile<f32, { [BLOCK_SIZE] }> = exp(z);
+        let red_13: Tile<f32, { [] }> = reduce_sum(num, 0i32);
+        let den: f32 = tile_to_scalar(red_13);
+        let y: Tile<f32, { [BLOCK_SIZE] }> = num / broadcast_scalar(den, const_shape![BLOCK_SIZE]);
+        let pointers_14: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_15: Tile<i32, { [] }> =
+            scalar_to_tile(unsafe { assume_div_by::<_, 16>(out_row_stride) } * row);
+        let arg_23: PointerTile<*mut ET, { [] }> = pointers_14.offset_tile(offsets_15);
+        let base_16: PointerTile<*mut ET, { [] }> = arg_23;
+        let extent_17: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
+        let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_20: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_16, shape_18, strides_19, new_token_unordered()) };
+        let view_21: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_20,
+                const_shape![BLOCK_SIZE],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_22: Tile<ET, { [BLOCK_SIZE] }> = convert_tile(y);
+        unsafe {
+            store_view_raw(
+                &view_21,
+                conv_22,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

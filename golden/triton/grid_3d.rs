@@ -92,4 +92,124 @@ pub mod grid_3d {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(b_ptr), dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: C, R, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 15 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.store` of `y_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_bias_3d_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","b_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(b_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"R % 16 == 0","tree":["==",["%",["arg","R"],16],0],"value":true},{"text":"C % 16 == 0","tree":["==",["%",["arg","C"],16],0],"value":true}],"kernel":"add_bias_3d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: C, R, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 15 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `y_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"R"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"C"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn add_bias_3d_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        b_ptr: *mut ET,
+        y_ptr: *mut ET,
+        R: i32,
+        C: i32,
+    ) {
+        let bz: i32 = get_tile_block_id().2;
+        let r: i32 = get_tile_block_id().1;
+        let cb: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(cb * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let cols: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(C, const_shape![BLOCK]));
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(
+            unsafe { assume_div_by::<_, 16>(C) } * unsafe { assume_div_by::<_, 16>(R) } * bz
+                + unsafe { assume_div_by::<_, 16>(C) } * r,
+        );
+        let base_5: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
+        let extent_6: i32 = unsafe { assume_div_by::<_, 16>(C) };
+        let shape_7: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_6] };
+        let strides_8: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_9: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_5, shape_7, strides_8, new_token_unordered()) };
+        let view_10: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_9,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_11, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_10,
+                [cb],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<ET, { [BLOCK] }> = loaded_11;
+        let pointers_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(b_ptr);
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let offsets_15: Tile<i32, { [BLOCK] }> =
+            remi(cols, broadcast_scalar(C, const_shape![BLOCK]));
+        let pointers_16: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offsets_15);
+        let (loaded_17, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_16,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let b: Tile<ET, { [BLOCK] }> = loaded_17;
+        let t_18: Tile<i32, { [BLOCK] }> = constant(2i32, const_shape![BLOCK]);
+        let half: Tile<i32, { [BLOCK] }> = divi(cols, t_18, rounding::Zero);
+        let pointers_19: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let offsets_20: Tile<i32, { [] }> = scalar_to_tile(
+            unsafe { assume_div_by::<_, 16>(C) } * unsafe { assume_div_by::<_, 16>(R) } * bz
+                + unsafe { assume_div_by::<_, 16>(C) } * r,
+        );
+        let arg_30: PointerTile<*mut ET, { [] }> = pointers_19.offset_tile(offsets_20);
+        let base_21: PointerTile<*mut ET, { [] }> = arg_30;
+        let extent_22: i32 = unsafe { assume_div_by::<_, 16>(C) };
+        let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_22] };
+        let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_25: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_23, strides_24, new_token_unordered()) };
+        let view_26: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_25,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let arg_28: Tile<ET, { [BLOCK] }> = x + b;
+        let conv_27: Tile<ET, { [BLOCK] }> = convert_tile(half);
+        let values_29: Tile<ET, { [BLOCK] }> = arg_28 + conv_27;
+        unsafe {
+            store_view_raw(
+                &view_26,
+                values_29,
+                [cb],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

@@ -116,4 +116,127 @@ pub mod inplace_accumulate {
             acc_ptr_accessed = token_30;
         }
     }
+
+    // generic ET: ElementType <- dtype(acc_ptr), dtype(x_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel_jit","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn accumulate_kernel_jit<ET: ElementType, const BLOCK: i32>(
+        acc_ptr: *mut ET,
+        x_ptr: *mut ET,
+        steps: i32,
+        n: i32,
+    ) {
+        let mut acc_ptr_written: Token = new_token_unordered();
+        let mut acc_ptr_accessed: Token = new_token_unordered();
+        for s in 0i32..steps {
+            let base_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+            let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let block_3: i32 = get_tile_block_id().0;
+            let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+            let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_6: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+            let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_6,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_8, token_9): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_7,
+                    [block_3],
+                    Some(acc_ptr_written),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_9]);
+            let a: Tile<ET, { [BLOCK] }> = loaded_8;
+            let pointers_10: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_11: Tile<i32, { [] }> =
+                scalar_to_tile(unsafe { assume_div_by::<_, 16>(n) } * s);
+            let arg_20: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+            let base_12: PointerTile<*mut ET, { [] }> = arg_20;
+            let extent_13: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let block_14: i32 = get_tile_block_id().0;
+            let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_13] };
+            let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_17: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_12, shape_15, strides_16, new_token_unordered()) };
+            let view_18: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_17,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_19, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_18,
+                    [block_14],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<ET, { [BLOCK] }> = loaded_19;
+            let base_21: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+            let extent_22: i32 = unsafe { assume_div_by::<_, 16>(n) };
+            let block_23: i32 = get_tile_block_id().0;
+            let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_22] };
+            let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_26: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_21, shape_24, strides_25, new_token_unordered()) };
+            let view_27: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_26,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let values_28: Tile<ET, { [BLOCK] }> = a + x;
+            let token_29: Token = unsafe {
+                store_view_raw(
+                    &view_27,
+                    values_28,
+                    [block_23],
+                    Some(acc_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                )
+            };
+            acc_ptr_written = token_29;
+            acc_ptr_accessed = token_29;
+        }
+    }
 }

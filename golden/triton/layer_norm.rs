@@ -278,6 +278,319 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: B, N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"B % 16 == 0","tree":["==",["%",["arg","B"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: B, N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn layer_norm_fwd_f16_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EMean: ElementType,
+        ERstd: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut f16,
+        B: *mut f16,
+        Mean: *mut EMean,
+        Rstd: *mut ERstd,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let mut y_written: Token = new_token_unordered();
+        let mut y_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let pointers_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_2: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+            let extent_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_5: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_8: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_6, strides_7, new_token_unordered()) };
+            let view_9: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_8,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_10, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_9,
+                    [index_5],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_10);
+            _mean = _mean + a;
+        }
+        let red_11: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_12: f32 = tile_to_scalar(red_11);
+        let val_13: f32 = convert_scalar(N);
+        let mean: f32 = val_12 / val_13;
+        let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_15: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
+            let iota_14: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_15 + iota_14;
+            let pointers_16: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_17: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_18: PointerTile<*mut ET, { [] }> = pointers_16.offset_tile(offsets_17);
+            let extent_19: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_20: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_19] };
+            let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_23: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_18, shape_21, strides_22, new_token_unordered()) };
+            let view_24: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_23,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_24,
+                    [index_20],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_25);
+            let arg_27: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_28: Tile<f32, { [BLOCK_SIZE] }> =
+                x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
+            let t_26: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_27, arg_28, t_26);
+            _var = _var + x_2 * x_2;
+        }
+        let red_29: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_30: f32 = tile_to_scalar(red_29);
+        let val_31: f32 = convert_scalar(N);
+        let var: f32 = val_30 / val_31;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
+        let val_32: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_32;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_34: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_35: PointerTile<*mut EMean, { [] }> = pointers_33.offset_tile(offsets_34);
+        unsafe {
+            store_ptr_tko(
+                pointers_35,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_37: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_38: PointerTile<*mut ERstd, { [] }> = pointers_36.offset_tile(offsets_37);
+        unsafe {
+            store_ptr_tko(
+                pointers_38,
+                converted_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let base_39: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+            let extent_40: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_41: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_42: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_40] };
+            let strides_43: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_44: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_39, shape_42, strides_43, new_token_unordered()) };
+            let view_45: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_44,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_46, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_45,
+                    [index_41],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_46;
+            let base_47: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(B)) };
+            let extent_48: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_49: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_50: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_48] };
+            let strides_51: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_52: Tensor<f16, { [-1] }> =
+                unsafe { make_tensor_view(base_47, shape_50, strides_51, new_token_unordered()) };
+            let view_53: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_52,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_54, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_53,
+                    [index_49],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_56: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_57: PointerTile<*mut ET, { [] }> = pointers_55.offset_tile(offsets_56);
+            let extent_58: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_59: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_60: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_58] };
+            let strides_61: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_62: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_57, shape_60, strides_61, new_token_unordered()) };
+            let view_63: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_62,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_64, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_63,
+                    [index_59],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_64);
+            let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
+                - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
+                * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
+            let conv_65: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_67: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_65;
+            let conv_66: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_67 + conv_66;
+            let pointers_68: PointerTile<*mut EY, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+            let offsets_69: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let arg_79: PointerTile<*mut EY, { [] }> = pointers_68.offset_tile(offsets_69);
+            let base_70: PointerTile<*mut EY, { [] }> = arg_79;
+            let extent_71: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let arg_80: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_72: i32 = arg_80;
+            let shape_73: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_71] };
+            let strides_74: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_75: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_70, shape_73, strides_74, new_token_unordered()) };
+            let view_76: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_75,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_77: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_78: Token = unsafe {
+                store_view_raw(
+                    &view_76,
+                    conv_77,
+                    [index_72],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_78;
+            y_accessed = token_78;
+        }
+    }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EMean: ElementType <- dtype(Mean)
+    // generic ERstd: ElementType <- dtype(Rstd)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
@@ -543,6 +856,319 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: B, N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"B % 16 == 0","tree":["==",["%",["arg","B"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: B, N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn layer_norm_fwd_bf16_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EMean: ElementType,
+        ERstd: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut bf16,
+        B: *mut bf16,
+        Mean: *mut EMean,
+        Rstd: *mut ERstd,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let mut y_written: Token = new_token_unordered();
+        let mut y_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let pointers_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_2: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+            let extent_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_5: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_8: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_6, strides_7, new_token_unordered()) };
+            let view_9: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_8,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_10, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_9,
+                    [index_5],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_10);
+            _mean = _mean + a;
+        }
+        let red_11: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_12: f32 = tile_to_scalar(red_11);
+        let val_13: f32 = convert_scalar(N);
+        let mean: f32 = val_12 / val_13;
+        let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_15: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
+            let iota_14: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_15 + iota_14;
+            let pointers_16: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_17: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_18: PointerTile<*mut ET, { [] }> = pointers_16.offset_tile(offsets_17);
+            let extent_19: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_20: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_19] };
+            let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_23: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_18, shape_21, strides_22, new_token_unordered()) };
+            let view_24: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_23,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_24,
+                    [index_20],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_25);
+            let arg_27: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_28: Tile<f32, { [BLOCK_SIZE] }> =
+                x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
+            let t_26: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_27, arg_28, t_26);
+            _var = _var + x_2 * x_2;
+        }
+        let red_29: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_30: f32 = tile_to_scalar(red_29);
+        let val_31: f32 = convert_scalar(N);
+        let var: f32 = val_30 / val_31;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
+        let val_32: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_32;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_34: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_35: PointerTile<*mut EMean, { [] }> = pointers_33.offset_tile(offsets_34);
+        unsafe {
+            store_ptr_tko(
+                pointers_35,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_37: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_38: PointerTile<*mut ERstd, { [] }> = pointers_36.offset_tile(offsets_37);
+        unsafe {
+            store_ptr_tko(
+                pointers_38,
+                converted_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let base_39: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+            let extent_40: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_41: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_42: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_40] };
+            let strides_43: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_44: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_39, shape_42, strides_43, new_token_unordered()) };
+            let view_45: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_44,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_46, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_45,
+                    [index_41],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_46;
+            let base_47: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(B)) };
+            let extent_48: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_49: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_50: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_48] };
+            let strides_51: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_52: Tensor<bf16, { [-1] }> =
+                unsafe { make_tensor_view(base_47, shape_50, strides_51, new_token_unordered()) };
+            let view_53: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_52,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_54, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_53,
+                    [index_49],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_56: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_57: PointerTile<*mut ET, { [] }> = pointers_55.offset_tile(offsets_56);
+            let extent_58: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_59: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_60: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_58] };
+            let strides_61: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_62: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_57, shape_60, strides_61, new_token_unordered()) };
+            let view_63: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_62,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_64, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_63,
+                    [index_59],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_64);
+            let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
+                - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
+                * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
+            let conv_65: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_67: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_65;
+            let conv_66: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_67 + conv_66;
+            let pointers_68: PointerTile<*mut EY, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+            let offsets_69: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let arg_79: PointerTile<*mut EY, { [] }> = pointers_68.offset_tile(offsets_69);
+            let base_70: PointerTile<*mut EY, { [] }> = arg_79;
+            let extent_71: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let arg_80: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_72: i32 = arg_80;
+            let shape_73: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_71] };
+            let strides_74: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_75: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_70, shape_73, strides_74, new_token_unordered()) };
+            let view_76: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_75,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_77: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_78: Token = unsafe {
+                store_view_raw(
+                    &view_76,
+                    conv_77,
+                    [index_72],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_78;
+            y_accessed = token_78;
+        }
+    }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EMean: ElementType <- dtype(Mean)
+    // generic ERstd: ElementType <- dtype(Rstd)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
@@ -795,6 +1421,316 @@ pub mod layer_norm {
             };
             y_written = token_70;
             y_accessed = token_70;
+        }
+    }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EMean: ElementType <- dtype(Mean)
+    // generic ERstd: ElementType <- dtype(Rstd)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: B, N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
+    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"B % 16 == 0","tree":["==",["%",["arg","B"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: B, N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","`tl.load` of `X` at line 14 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `X` at line 20 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `Y` at line 35 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn layer_norm_fwd_f32_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EMean: ElementType,
+        ERstd: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut f32,
+        B: *mut f32,
+        Mean: *mut EMean,
+        Rstd: *mut ERstd,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let mut y_written: Token = new_token_unordered();
+        let mut y_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let pointers_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_2: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+            let extent_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_5: i32 = (off - 0i32) / BLOCK_SIZE;
+            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_8: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_6, strides_7, new_token_unordered()) };
+            let view_9: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_8,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_10, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_9,
+                    [index_5],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_10);
+            _mean = _mean + a;
+        }
+        let red_11: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_12: f32 = tile_to_scalar(red_11);
+        let val_13: f32 = convert_scalar(N);
+        let mean: f32 = val_12 / val_13;
+        let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_15: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
+            let iota_14: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_15 + iota_14;
+            let pointers_16: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_17: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_18: PointerTile<*mut ET, { [] }> = pointers_16.offset_tile(offsets_17);
+            let extent_19: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_20: i32 = (off_2 - 0i32) / BLOCK_SIZE;
+            let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_19] };
+            let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_23: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_18, shape_21, strides_22, new_token_unordered()) };
+            let view_24: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_23,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_24,
+                    [index_20],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_25);
+            let arg_27: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_28: Tile<f32, { [BLOCK_SIZE] }> =
+                x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
+            let t_26: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_27, arg_28, t_26);
+            _var = _var + x_2 * x_2;
+        }
+        let red_29: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_30: f32 = tile_to_scalar(red_29);
+        let val_31: f32 = convert_scalar(N);
+        let var: f32 = val_30 / val_31;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
+        let val_32: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_32;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
+        let pointers_33: PointerTile<*mut EMean, { [] }> = pointer_to_tile(Mean);
+        let offsets_34: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_35: PointerTile<*mut EMean, { [] }> = pointers_33.offset_tile(offsets_34);
+        unsafe {
+            store_ptr_tko(
+                pointers_35,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_36: PointerTile<*mut ERstd, { [] }> = pointer_to_tile(Rstd);
+        let offsets_37: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_38: PointerTile<*mut ERstd, { [] }> = pointers_36.offset_tile(offsets_37);
+        unsafe {
+            store_ptr_tko(
+                pointers_38,
+                converted_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let base_39: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+            let extent_40: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_41: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_42: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_40] };
+            let strides_43: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_44: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_39, shape_42, strides_43, new_token_unordered()) };
+            let view_45: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_44,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_46, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_45,
+                    [index_41],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_46;
+            let base_47: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(B)) };
+            let extent_48: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_49: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_50: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_48] };
+            let strides_51: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_52: Tensor<f32, { [-1] }> =
+                unsafe { make_tensor_view(base_47, shape_50, strides_51, new_token_unordered()) };
+            let view_53: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_52,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_54, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_53,
+                    [index_49],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+            let offsets_56: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_57: PointerTile<*mut ET, { [] }> = pointers_55.offset_tile(offsets_56);
+            let extent_58: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let index_59: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let shape_60: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_58] };
+            let strides_61: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_62: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_57, shape_60, strides_61, new_token_unordered()) };
+            let view_63: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_62,
+                    const_shape![BLOCK_SIZE],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_64, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_63,
+                    [index_59],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK_SIZE],
+                )
+            };
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_64);
+            let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
+                - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
+                * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
+            let pointers_65: PointerTile<*mut EY, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+            let offsets_66: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let arg_76: PointerTile<*mut EY, { [] }> = pointers_65.offset_tile(offsets_66);
+            let base_67: PointerTile<*mut EY, { [] }> = arg_76;
+            let extent_68: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let arg_77: i32 = (off_3 - 0i32) / BLOCK_SIZE;
+            let index_69: i32 = arg_77;
+            let shape_70: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_68] };
+            let strides_71: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_72: Tensor<EY, { [-1] }> =
+                unsafe { make_tensor_view(base_67, shape_70, strides_71, new_token_unordered()) };
+            let view_73: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+                make_partition_view(
+                    &tensor_72,
+                    const_shape![BLOCK_SIZE],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_74: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_75: Token = unsafe {
+                store_view_raw(
+                    &view_73,
+                    conv_74,
+                    [index_69],
+                    Some(y_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+            y_written = token_75;
+            y_accessed = token_75;
         }
     }
 }

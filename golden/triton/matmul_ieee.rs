@@ -137,4 +137,153 @@ pub mod matmul_ieee {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(a_ptr)
+    // generic EBPtr: ElementType <- dtype(b_ptr)
+    // generic ECPtr: ElementType <- dtype(c_ptr)
+    // generic BM: i32 <- const(BM)
+    // generic BN: i32 <- const(BN)
+    // generic BK: i32 <- const(BK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: K, a_ptr, b_ptr, c_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel_jit","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"jit_facts":[{"text":"a_ptr % 16 == 0","tree":["==",["%",["arg","a_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"K % 16 == 0","tree":["==",["%",["arg","K"],16],0],"value":true}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: K, a_ptr, b_ptr, c_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 16 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `b_ptr` at line 17 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `c_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn matmul_ieee_kernel_jit<
+        ET: ElementType,
+        EBPtr: ElementType,
+        ECPtr: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+    >(
+        a_ptr: *mut ET,
+        b_ptr: *mut EBPtr,
+        c_ptr: *mut ECPtr,
+        K: i32,
+    ) {
+        let pm: i32 = get_tile_block_id().0;
+        let pn: i32 = get_tile_block_id().1;
+        let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+        for k0 in (0i32..K).step_by(BK as usize) {
+            let base_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) };
+            let extent_2: i32 = BM + BM * pm;
+            let extent_3: i32 = BK + BK * ((k0 - 0i32) / BK);
+            let stride_4: i32 = unsafe { assume_div_by::<_, 16>(K) };
+            let index_5: i32 = (k0 - 0i32) / BK;
+            let shape_6: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_2, extent_3],
+            };
+            let strides_7: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_4] };
+            let tensor_8: Tensor<ET, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_6, strides_7, new_token_unordered()) };
+            let view_9: Partition<ET, { [BM, BK] }> = unsafe {
+                make_partition_view(
+                    &tensor_8,
+                    const_shape![BM, BK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_10, _): (Tile<ET, { [BM, BK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_9,
+                    [pm, index_5],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false, false],
+                    const_shape![BM, BK],
+                )
+            };
+            let a: Tile<f32, { [BM, BK] }> = convert_tile(loaded_10);
+            let base_11: PointerTile<*mut EBPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+            let arg_22: i32 = BK + BK * ((k0 - 0i32) / BK);
+            let extent_12: i32 = arg_22;
+            let arg_23: i32 = BN + BN * pn;
+            let extent_13: i32 = arg_23;
+            let blocks_14: i32 = get_num_tile_blocks().1;
+            let stride_15: i32 = BN * blocks_14;
+            let index_16: i32 = (k0 - 0i32) / BK;
+            let shape_17: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_12, extent_13],
+            };
+            let strides_18: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_15] };
+            let tensor_19: Tensor<EBPtr, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_11, shape_17, strides_18, new_token_unordered()) };
+            let view_20: Partition<EBPtr, { [BK, BN] }> = unsafe {
+                make_partition_view(
+                    &tensor_19,
+                    const_shape![BK, BN],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_21, _): (Tile<EBPtr, { [BK, BN] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_20,
+                    [index_16, pn],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false, false],
+                    const_shape![BK, BN],
+                )
+            };
+            let b: Tile<EBPtr, { [BK, BN] }> = loaded_21;
+            let conv_24: Tile<f32, { [BK, BN] }> = convert_tile(b);
+            let t_25: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+            let prod_26: Tile<f32, { [BM, BN] }> = mma(a, conv_24, t_25);
+            acc = acc + prod_26;
+        }
+        let base_27: PointerTile<*mut ECPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let arg_37: i32 = BM + BM * pm;
+        let extent_28: i32 = arg_37;
+        let arg_38: i32 = BN + BN * pn;
+        let extent_29: i32 = arg_38;
+        let blocks_30: i32 = get_num_tile_blocks().1;
+        let arg_39: i32 = BN * blocks_30;
+        let stride_31: i32 = arg_39;
+        let shape_32: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_28, extent_29],
+        };
+        let strides_33: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_31] };
+        let tensor_34: Tensor<ECPtr, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_27, shape_32, strides_33, new_token_unordered()) };
+        let view_35: Partition<ECPtr, { [BM, BN] }> = unsafe {
+            make_partition_view(
+                &tensor_34,
+                const_shape![BM, BN],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_36: Tile<ECPtr, { [BM, BN] }> = convert_tile(acc);
+        unsafe {
+            store_view_raw(
+                &view_35,
+                conv_36,
+                [pm, pn],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false, false],
+            )
+        };
+    }
 }

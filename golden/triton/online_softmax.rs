@@ -132,4 +132,154 @@ pub mod online_softmax {
             y_ptr_accessed = token_42;
         }
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf, no tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"online_softmax_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding neginf, no tensor memory accelerator)","`tl.load` of `x_ptr` at line 22 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.store` of `y_ptr` at line 24 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn online_softmax_kernel_jit<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let mut m: Tile<f32, { [BLOCK] }> = constant(f32::NEG_INFINITY, const_shape![BLOCK]);
+        let mut s: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        for start in (0i32..n_cols).step_by(BLOCK as usize) {
+            let pointers_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_2: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+            let extent_4: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let index_5: i32 = (start - 0i32) / BLOCK;
+            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_8: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_3, shape_6, strides_7, new_token_unordered()) };
+            let view_9: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_8,
+                    const_shape![BLOCK],
+                    padding::NegInf,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_10, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_9,
+                    [index_5],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x: Tile<ET, { [BLOCK] }> = loaded_10;
+            let x_2: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let m_new: Tile<f32, { [BLOCK] }> = maxf(m, x_2, nan::Disabled, ftz::Disabled);
+            s = s * exp(m - m_new) + exp(x_2 - m_new);
+            m = m_new;
+        }
+        let red_11: Tile<f32, { [] }> = reduce_max(m, 0i32);
+        let row_max: f32 = tile_to_scalar(red_11);
+        let red_12: Tile<f32, { [] }> = reduce_sum(
+            s * exp(m - broadcast_scalar(row_max, const_shape![BLOCK])),
+            0i32,
+        );
+        let total: f32 = tile_to_scalar(red_12);
+        for start_2 in (0i32..n_cols).step_by(BLOCK as usize) {
+            let pointers_13: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_14: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let base_15: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
+            let extent_16: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let index_17: i32 = (start_2 - 0i32) / BLOCK;
+            let shape_18: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_16] };
+            let strides_19: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_20: Tensor<ET, { [-1] }> =
+                unsafe { make_tensor_view(base_15, shape_18, strides_19, new_token_unordered()) };
+            let view_21: Partition<ET, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_20,
+                    const_shape![BLOCK],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_22, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_21,
+                    [index_17],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                    const_shape![BLOCK],
+                )
+            };
+            let x_3: Tile<ET, { [BLOCK] }> = loaded_22;
+            let conv_23: Tile<f32, { [BLOCK] }> = convert_tile(x_3);
+            let y: Tile<f32, { [BLOCK] }> =
+                exp(conv_23 - broadcast_scalar(row_max, const_shape![BLOCK]))
+                    / broadcast_scalar(total, const_shape![BLOCK]);
+            let pointers_24: PointerTile<*mut EYPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let offsets_25: Tile<i32, { [] }> =
+                scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+            let arg_35: PointerTile<*mut EYPtr, { [] }> = pointers_24.offset_tile(offsets_25);
+            let base_26: PointerTile<*mut EYPtr, { [] }> = arg_35;
+            let extent_27: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+            let arg_36: i32 = (start_2 - 0i32) / BLOCK;
+            let index_28: i32 = arg_36;
+            let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_27] };
+            let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+            let tensor_31: Tensor<EYPtr, { [-1] }> =
+                unsafe { make_tensor_view(base_26, shape_29, strides_30, new_token_unordered()) };
+            let view_32: Partition<EYPtr, { [BLOCK] }> = unsafe {
+                make_partition_view(
+                    &tensor_31,
+                    const_shape![BLOCK],
+                    padding::None,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let conv_33: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+            let token_34: Token = unsafe {
+                store_view_raw(
+                    &view_32,
+                    conv_33,
+                    [index_28],
+                    Some(y_ptr_accessed),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Disabled,
+                    None,
+                    [false],
+                )
+            };
+            y_ptr_written = token_34;
+            y_ptr_accessed = token_34;
+        }
+    }
 }

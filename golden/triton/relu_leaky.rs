@@ -84,4 +84,87 @@ pub mod relu_leaky {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"leaky_relu_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"leaky_relu_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn leaky_relu_kernel_jit<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let t_9: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_11: Tile<bool, { [BLOCK] }> = gt_tile(x, t_9);
+        let t_10: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
+        let y: Tile<f32, { [BLOCK] }> = select(arg_11, x, x * t_10);
+        let base_12: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_13: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_14: i32 = get_tile_block_id().0;
+        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_13] };
+        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_17: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_12, shape_15, strides_16, new_token_unordered()) };
+        let view_18: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_17,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_19: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+        unsafe {
+            store_view_raw(
+                &view_18,
+                conv_19,
+                [block_14],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

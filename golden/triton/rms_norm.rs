@@ -113,4 +113,138 @@ pub mod rms_norm {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EW: ElementType <- dtype(W)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","`tl.load` of `X` at line 13 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `Y` at line 18 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn rms_norm_fwd_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EW: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut EW,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+        let offsets_2: Tile<i32, { [] }> =
+            scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+        let base_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let extent_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let shape_5: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_4] };
+        let strides_6: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_7: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_3, shape_5, strides_6, new_token_unordered()) };
+        let view_8: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_7,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_9, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_8,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_9);
+        let red_10: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
+        let val_11: f32 = tile_to_scalar(red_10);
+        let val_12: f32 = convert_scalar(N);
+        let ms: f32 = val_11 / val_12;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(ms + eps);
+        let val_13: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_13;
+        let base_14: PointerTile<*mut EW, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+        let extent_15: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_15] };
+        let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_18: Tensor<EW, { [-1] }> =
+            unsafe { make_tensor_view(base_14, shape_16, strides_17, new_token_unordered()) };
+        let view_19: Partition<EW, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_18,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_20, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_19,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_20);
+        let y: Tile<f32, { [BLOCK_SIZE] }> =
+            x * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]) * w;
+        let pointers_21: PointerTile<*mut EY, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+        let offsets_22: Tile<i32, { [] }> =
+            scalar_to_tile(row * unsafe { assume_div_by::<_, 16>(stride) });
+        let arg_30: PointerTile<*mut EY, { [] }> = pointers_21.offset_tile(offsets_22);
+        let base_23: PointerTile<*mut EY, { [] }> = arg_30;
+        let extent_24: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_24] };
+        let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_27: Tensor<EY, { [-1] }> =
+            unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
+        let view_28: Partition<EY, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_27,
+                const_shape![BLOCK_SIZE],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_29: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+        unsafe {
+            store_view_raw(
+                &view_28,
+                conv_29,
+                [0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

@@ -99,4 +99,110 @@ pub mod row_extrema {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BM: i32 <- const(BM)
+    // generic BN: i32 <- const(BN)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_range_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"row_range_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn row_range_kernel_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BM: i32,
+        const BN: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        M: i32,
+        N: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_3: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_5: i32 = get_tile_block_id().0;
+        let shape_6: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_2, extent_3],
+        };
+        let strides_7: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_4] };
+        let tensor_8: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_1, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<ET, { [BM, BN] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BM, BN],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_10, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [block_5, 0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+                const_shape![BM, BN],
+            )
+        };
+        let x: Tile<f32, { [BM, BN] }> = convert_tile(loaded_10);
+        let red_11: Tile<f32, { [BM] }> = reduce_max(x, 1i32);
+        let hi: Tile<f32, { [BM, 1] }> = red_11.reshape(const_shape![BM, 1]);
+        let red_12: Tile<f32, { [BM] }> = reduce_min(x, 1i32);
+        let lo: Tile<f32, { [BM, 1] }> = red_12.reshape(const_shape![BM, 1]);
+        let arg_14: Tile<f32, { [BM, BN] }> = x - lo.broadcast(const_shape![BM, BN]);
+        let t_13: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+        let y: Tile<f32, { [BM, BN] }> = minf(
+            maxf(arg_14, t_13, nan::Disabled, ftz::Disabled),
+            (hi - lo).broadcast(const_shape![BM, BN]),
+            nan::Disabled,
+            ftz::Disabled,
+        );
+        let base_15: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_16: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_17: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_18: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_19: i32 = get_tile_block_id().0;
+        let shape_20: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_16, extent_17],
+        };
+        let strides_21: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_18] };
+        let tensor_22: Tensor<EYPtr, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_15, shape_20, strides_21, new_token_unordered()) };
+        let view_23: Partition<EYPtr, { [BM, BN] }> = unsafe {
+            make_partition_view(
+                &tensor_22,
+                const_shape![BM, BN],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_24: Tile<EYPtr, { [BM, BN] }> = convert_tile(y);
+        unsafe {
+            store_view_raw(
+                &view_23,
+                conv_24,
+                [block_19, 0i32],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
 }

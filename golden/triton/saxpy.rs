@@ -119,4 +119,123 @@ pub mod saxpy {
         y_ptr_written = token_25;
         y_ptr_accessed = token_25;
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `y_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"saxpy_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"f32","kind":"scalar","name":"a"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn saxpy_kernel_jit<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        a: f32,
+        n: i32,
+    ) {
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let base_9: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_10: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_11: i32 = get_tile_block_id().0;
+        let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_10] };
+        let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_14: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_12, strides_13, new_token_unordered()) };
+        let view_15: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_14,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_16, token_17): (Tile<EYPtr, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_15,
+                [block_11],
+                Some(y_ptr_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        y_ptr_accessed = join_tokens(&[y_ptr_accessed, token_17]);
+        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_16);
+        let base_18: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_19: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_20: i32 = get_tile_block_id().0;
+        let shape_21: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_19] };
+        let strides_22: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_23: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_18, shape_21, strides_22, new_token_unordered()) };
+        let view_24: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_23,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_25: Tile<EYPtr, { [BLOCK] }> =
+            convert_tile(broadcast_scalar(a, const_shape![BLOCK]) * x + y);
+        let token_26: Token = unsafe {
+            store_view_raw(
+                &view_24,
+                conv_25,
+                [block_20],
+                Some(y_ptr_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+        y_ptr_written = token_26;
+        y_ptr_accessed = token_26;
+    }
 }

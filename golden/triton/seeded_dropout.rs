@@ -200,6 +200,200 @@ pub mod seeded_dropout {
     // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn seeded_dropout_f16_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f16,
+        out_ptr: *mut ET,
+        n: i32,
+        p: f32,
+        seed: i32,
+    ) {
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let base_4: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_5: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_6: i32 = get_tile_block_id().0;
+        let shape_7: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_5] };
+        let strides_8: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_9: Tensor<f16, { [-1] }> =
+            unsafe { make_tensor_view(base_4, shape_7, strides_8, new_token_unordered()) };
+        let view_10: Partition<f16, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_9,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_11, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_10,
+                [block_6],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f16, { [BLOCK] }> = loaded_11;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_12: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_12;
+        let t_13: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_17: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_15: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let t_16: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_17, t_15, t_16);
+        let bits_18: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_18;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
+        let bits_20: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_20);
+        let bits_21: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_21);
+        let bits_22: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_22);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let philox_c0_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_6) ^ philox_c1_6 ^ philox_k0_7;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_7) ^ philox_c3_6 ^ philox_k1_7;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_6;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_7;
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = philox_k0_7 + philox_key_a;
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = philox_k1_7 + philox_key_b;
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_7) ^ philox_c1_7 ^ philox_k0_8;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_8) ^ philox_c3_7 ^ philox_k1_8;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_8) ^ philox_c1_8 ^ philox_k0_9;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_9) ^ philox_c3_8 ^ philox_k1_9;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
+        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_23;
+        let t_24: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_26: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_24);
+        let t_25: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_27: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_26, philox_bits ^ t_25, philox_bits));
+        let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> =
+            gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
+        let base_29: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let extent_30: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_31: i32 = get_tile_block_id().0;
+        let shape_32: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_30] };
+        let strides_33: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_34: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_29, shape_32, strides_33, new_token_unordered()) };
+        let view_35: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_34,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_36: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let arg_38: Tile<f32, { [BLOCK] }> =
+            conv_36 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_37: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_39: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_38, t_37));
+        unsafe {
+            store_view_raw(
+                &view_35,
+                conv_39,
+                [block_31],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -390,6 +584,200 @@ pub mod seeded_dropout {
     // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn seeded_dropout_bf16_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut bf16,
+        out_ptr: *mut ET,
+        n: i32,
+        p: f32,
+        seed: i32,
+    ) {
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let base_4: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_5: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_6: i32 = get_tile_block_id().0;
+        let shape_7: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_5] };
+        let strides_8: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_9: Tensor<bf16, { [-1] }> =
+            unsafe { make_tensor_view(base_4, shape_7, strides_8, new_token_unordered()) };
+        let view_10: Partition<bf16, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_9,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_11, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_10,
+                [block_6],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<bf16, { [BLOCK] }> = loaded_11;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_12: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_12;
+        let t_13: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_17: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_15: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let t_16: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_17, t_15, t_16);
+        let bits_18: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_18;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
+        let bits_20: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_20);
+        let bits_21: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_21);
+        let bits_22: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_22);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let philox_c0_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_6) ^ philox_c1_6 ^ philox_k0_7;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_7) ^ philox_c3_6 ^ philox_k1_7;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_6;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_7;
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = philox_k0_7 + philox_key_a;
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = philox_k1_7 + philox_key_b;
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_7) ^ philox_c1_7 ^ philox_k0_8;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_8) ^ philox_c3_7 ^ philox_k1_8;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_8) ^ philox_c1_8 ^ philox_k0_9;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_9) ^ philox_c3_8 ^ philox_k1_9;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
+        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_23;
+        let t_24: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_26: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_24);
+        let t_25: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_27: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_26, philox_bits ^ t_25, philox_bits));
+        let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> =
+            gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
+        let base_29: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let extent_30: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_31: i32 = get_tile_block_id().0;
+        let shape_32: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_30] };
+        let strides_33: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_34: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_29, shape_32, strides_33, new_token_unordered()) };
+        let view_35: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_34,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_36: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let arg_38: Tile<f32, { [BLOCK] }> =
+            conv_36 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_37: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_39: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_38, t_37));
+        unsafe {
+            store_view_raw(
+                &view_35,
+                conv_39,
+                [block_31],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -565,6 +953,198 @@ pub mod seeded_dropout {
                 &view_34,
                 conv_37,
                 [block_30],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn seeded_dropout_f32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f32,
+        out_ptr: *mut ET,
+        n: i32,
+        p: f32,
+        seed: i32,
+    ) {
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let base_4: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_5: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_6: i32 = get_tile_block_id().0;
+        let shape_7: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_5] };
+        let strides_8: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_9: Tensor<f32, { [-1] }> =
+            unsafe { make_tensor_view(base_4, shape_7, strides_8, new_token_unordered()) };
+        let view_10: Partition<f32, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_9,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_11, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_10,
+                [block_6],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = loaded_11;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_12: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_12;
+        let t_13: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_17: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_15: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let t_16: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_17, t_15, t_16);
+        let bits_18: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_18;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
+        let bits_20: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_20);
+        let bits_21: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_21);
+        let bits_22: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_22);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let philox_c0_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_6) ^ philox_c1_6 ^ philox_k0_7;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_7) ^ philox_c3_6 ^ philox_k1_7;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_6;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_7;
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = philox_k0_7 + philox_key_a;
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = philox_k1_7 + philox_key_b;
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_7) ^ philox_c1_7 ^ philox_k0_8;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_8) ^ philox_c3_7 ^ philox_k1_8;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_8) ^ philox_c1_8 ^ philox_k0_9;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_9) ^ philox_c3_8 ^ philox_k1_9;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
+        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_23;
+        let t_24: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_26: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_24);
+        let t_25: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_27: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_26, philox_bits ^ t_25, philox_bits));
+        let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> =
+            gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
+        let base_29: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let extent_30: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_31: i32 = get_tile_block_id().0;
+        let shape_32: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_30] };
+        let strides_33: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_34: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_29, shape_32, strides_33, new_token_unordered()) };
+        let view_35: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_34,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let arg_37: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_36: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_38: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_37, t_36));
+        unsafe {
+            store_view_raw(
+                &view_35,
+                conv_38,
+                [block_31],
                 None,
                 ordering::Weak,
                 scope::TileBlock,
@@ -851,6 +1431,319 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16_jit","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"bits_ptr % 16 == 0","tree":["==",["%",["arg","bits_ptr"],16],0],"value":true},{"text":"normal_ptr % 16 == 0","tree":["==",["%",["arg","normal_ptr"],16],0],"value":true}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn random_streams_f16_jit<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
+        normal_ptr: *mut f16,
+        seed: i32,
+    ) {
+        let mut normal_ptr_written: Token = new_token_unordered();
+        let mut normal_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_4: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_4;
+        let t_5: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_9: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_5);
+        let bits_6: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_7: Tile<u32, { [BLOCK] }> = bitcast(bits_6);
+        let t_8: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_9, t_7, t_8);
+        let bits_10: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_10;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let bits_12: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_12);
+        let bits_13: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let base_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(bits_ptr)) };
+        let block_16: i32 = get_tile_block_id().0;
+        let arg_25: i32 = block_16 * BLOCK + BLOCK;
+        let extent_17: i32 = arg_25;
+        let block_18: i32 = get_tile_block_id().0;
+        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
+        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_21: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
+        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_21,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
+        unsafe {
+            store_view_raw(
+                &view_22,
+                conv_24,
+                [block_18],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_26: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_26;
+        let t_27: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_31: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_27);
+        let bits_28: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_29: Tile<u32, { [BLOCK] }> = bitcast(bits_28);
+        let t_30: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_31, t_29, t_30);
+        let bits_32: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_32;
+        let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_33: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_33);
+        let bits_34: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_34);
+        let bits_35: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_35);
+        let bits_36: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_36);
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_8) ^ philox_zero_2 ^ philox_k1_8;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_zero_2;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a_2;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b_2;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_7) ^ philox_c1_7 ^ philox_k0_9;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_9) ^ philox_c3_7 ^ philox_k1_9;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a_2;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b_2;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_8) ^ philox_c1_8 ^ philox_k0_10;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_10) ^ philox_c3_8 ^ philox_k1_10;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a_2;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b_2;
+        let philox_c0_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_9) ^ philox_c1_9 ^ philox_k0_11;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_11) ^ philox_c3_9 ^ philox_k1_11;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_11;
+        let philox_k0_12: Tile<u32, { [BLOCK] }> = philox_k0_11 + philox_key_a_2;
+        let philox_k1_12: Tile<u32, { [BLOCK] }> = philox_k1_11 + philox_key_b_2;
+        let philox_c0_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_10) ^ philox_c1_10 ^ philox_k0_12;
+        let philox_c2_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_12) ^ philox_c3_10 ^ philox_k1_12;
+        let philox_c1_11: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_10;
+        let philox_c3_11: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_12;
+        let philox_k0_13: Tile<u32, { [BLOCK] }> = philox_k0_12 + philox_key_a_2;
+        let philox_k1_13: Tile<u32, { [BLOCK] }> = philox_k1_12 + philox_key_b_2;
+        let philox_c0_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_11) ^ philox_c1_11 ^ philox_k0_13;
+        let philox_c2_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_13) ^ philox_c3_11 ^ philox_k1_13;
+        let philox_c1_12: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_11;
+        let philox_c3_12: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_13;
+        let philox_k0_14: Tile<u32, { [BLOCK] }> = philox_k0_13 + philox_key_a_2;
+        let philox_k1_14: Tile<u32, { [BLOCK] }> = philox_k1_13 + philox_key_b_2;
+        let philox_c0_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_12) ^ philox_c1_12 ^ philox_k0_14;
+        let philox_c2_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_14) ^ philox_c3_12 ^ philox_k1_14;
+        let philox_c1_13: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_12;
+        let philox_c3_13: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_14;
+        let philox_k0_15: Tile<u32, { [BLOCK] }> = philox_k0_14 + philox_key_a_2;
+        let philox_k1_15: Tile<u32, { [BLOCK] }> = philox_k1_14 + philox_key_b_2;
+        let philox_c0_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_13) ^ philox_c1_13 ^ philox_k0_15;
+        let philox_c2_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_15) ^ philox_c3_13 ^ philox_k1_15;
+        let philox_c1_14: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_13;
+        let philox_c3_14: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_15;
+        let philox_k0_16: Tile<u32, { [BLOCK] }> = philox_k0_15 + philox_key_a_2;
+        let philox_k1_16: Tile<u32, { [BLOCK] }> = philox_k1_15 + philox_key_b_2;
+        let philox_c0_17: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_14) ^ philox_c1_14 ^ philox_k0_16;
+        let philox_c2_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_16) ^ philox_c3_14 ^ philox_k1_16;
+        let philox_c1_15: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_14;
+        let philox_c3_15: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_16;
+        let philox_k0_17: Tile<u32, { [BLOCK] }> = philox_k0_16 + philox_key_a_2;
+        let philox_k1_17: Tile<u32, { [BLOCK] }> = philox_k1_16 + philox_key_b_2;
+        let philox_c0_18: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_15) ^ philox_c1_15 ^ philox_k0_17;
+        let philox_c2_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
+        let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
+        let bits_37: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_37;
+        let bits_38: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_38;
+        let base_39: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let block_40: i32 = get_tile_block_id().0;
+        let arg_75: i32 = block_40 * BLOCK + BLOCK;
+        let extent_41: i32 = arg_75;
+        let block_42: i32 = get_tile_block_id().0;
+        let shape_43: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_41] };
+        let strides_44: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_45: Tensor<f16, { [-1] }> =
+            unsafe { make_tensor_view(base_39, shape_43, strides_44, new_token_unordered()) };
+        let view_46: Partition<f16, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_45,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let base_47: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let block_48: i32 = get_tile_block_id().0;
+        let arg_57: i32 = block_48 * BLOCK + BLOCK;
+        let extent_49: i32 = arg_57;
+        let block_50: i32 = get_tile_block_id().0;
+        let shape_51: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_49] };
+        let strides_52: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_53: Tensor<f16, { [-1] }> =
+            unsafe { make_tensor_view(base_47, shape_51, strides_52, new_token_unordered()) };
+        let view_54: Partition<f16, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_53,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_55, token_56): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_54,
+                [block_50],
+                Some(normal_ptr_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_56]);
+        let conv_58: Tile<f32, { [BLOCK] }> = convert_tile(loaded_55);
+        let t_59: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_60: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_61: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_63: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_61);
+        let t_62: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_64: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_63, philox_bits ^ t_62, philox_bits));
+        let t_65: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_72: Tile<f32, { [BLOCK] }> = sqrt(
+            t_59 * log(maxf(t_60, conv_64 * t_65, nan::Disabled, ftz::Disabled)),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let t_66: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_67: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_69: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_67);
+        let t_68: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_70: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_69, philox_bits_2 ^ t_68, philox_bits_2));
+        let t_71: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let conv_73: Tile<f16, { [BLOCK] }> =
+            convert_tile(conv_58 + arg_72 * cos(t_66 * (conv_70 * t_71)));
+        let token_74: Token = unsafe {
+            store_view_raw(
+                &view_46,
+                conv_73,
+                [block_42],
+                Some(normal_ptr_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        normal_ptr_written = token_74;
+        normal_ptr_accessed = token_74;
+    }
+
+    // generic ET: ElementType <- dtype(bits_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
@@ -1123,6 +2016,319 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16_jit","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"bits_ptr % 16 == 0","tree":["==",["%",["arg","bits_ptr"],16],0],"value":true},{"text":"normal_ptr % 16 == 0","tree":["==",["%",["arg","normal_ptr"],16],0],"value":true}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn random_streams_bf16_jit<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
+        normal_ptr: *mut bf16,
+        seed: i32,
+    ) {
+        let mut normal_ptr_written: Token = new_token_unordered();
+        let mut normal_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_4: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_4;
+        let t_5: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_9: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_5);
+        let bits_6: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_7: Tile<u32, { [BLOCK] }> = bitcast(bits_6);
+        let t_8: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_9, t_7, t_8);
+        let bits_10: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_10;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let bits_12: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_12);
+        let bits_13: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let base_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(bits_ptr)) };
+        let block_16: i32 = get_tile_block_id().0;
+        let arg_25: i32 = block_16 * BLOCK + BLOCK;
+        let extent_17: i32 = arg_25;
+        let block_18: i32 = get_tile_block_id().0;
+        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
+        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_21: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
+        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_21,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
+        unsafe {
+            store_view_raw(
+                &view_22,
+                conv_24,
+                [block_18],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_26: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_26;
+        let t_27: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_31: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_27);
+        let bits_28: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_29: Tile<u32, { [BLOCK] }> = bitcast(bits_28);
+        let t_30: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_31, t_29, t_30);
+        let bits_32: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_32;
+        let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_33: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_33);
+        let bits_34: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_34);
+        let bits_35: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_35);
+        let bits_36: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_36);
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_8) ^ philox_zero_2 ^ philox_k1_8;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_zero_2;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a_2;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b_2;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_7) ^ philox_c1_7 ^ philox_k0_9;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_9) ^ philox_c3_7 ^ philox_k1_9;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a_2;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b_2;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_8) ^ philox_c1_8 ^ philox_k0_10;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_10) ^ philox_c3_8 ^ philox_k1_10;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a_2;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b_2;
+        let philox_c0_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_9) ^ philox_c1_9 ^ philox_k0_11;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_11) ^ philox_c3_9 ^ philox_k1_11;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_11;
+        let philox_k0_12: Tile<u32, { [BLOCK] }> = philox_k0_11 + philox_key_a_2;
+        let philox_k1_12: Tile<u32, { [BLOCK] }> = philox_k1_11 + philox_key_b_2;
+        let philox_c0_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_10) ^ philox_c1_10 ^ philox_k0_12;
+        let philox_c2_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_12) ^ philox_c3_10 ^ philox_k1_12;
+        let philox_c1_11: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_10;
+        let philox_c3_11: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_12;
+        let philox_k0_13: Tile<u32, { [BLOCK] }> = philox_k0_12 + philox_key_a_2;
+        let philox_k1_13: Tile<u32, { [BLOCK] }> = philox_k1_12 + philox_key_b_2;
+        let philox_c0_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_11) ^ philox_c1_11 ^ philox_k0_13;
+        let philox_c2_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_13) ^ philox_c3_11 ^ philox_k1_13;
+        let philox_c1_12: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_11;
+        let philox_c3_12: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_13;
+        let philox_k0_14: Tile<u32, { [BLOCK] }> = philox_k0_13 + philox_key_a_2;
+        let philox_k1_14: Tile<u32, { [BLOCK] }> = philox_k1_13 + philox_key_b_2;
+        let philox_c0_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_12) ^ philox_c1_12 ^ philox_k0_14;
+        let philox_c2_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_14) ^ philox_c3_12 ^ philox_k1_14;
+        let philox_c1_13: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_12;
+        let philox_c3_13: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_14;
+        let philox_k0_15: Tile<u32, { [BLOCK] }> = philox_k0_14 + philox_key_a_2;
+        let philox_k1_15: Tile<u32, { [BLOCK] }> = philox_k1_14 + philox_key_b_2;
+        let philox_c0_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_13) ^ philox_c1_13 ^ philox_k0_15;
+        let philox_c2_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_15) ^ philox_c3_13 ^ philox_k1_15;
+        let philox_c1_14: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_13;
+        let philox_c3_14: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_15;
+        let philox_k0_16: Tile<u32, { [BLOCK] }> = philox_k0_15 + philox_key_a_2;
+        let philox_k1_16: Tile<u32, { [BLOCK] }> = philox_k1_15 + philox_key_b_2;
+        let philox_c0_17: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_14) ^ philox_c1_14 ^ philox_k0_16;
+        let philox_c2_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_16) ^ philox_c3_14 ^ philox_k1_16;
+        let philox_c1_15: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_14;
+        let philox_c3_15: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_16;
+        let philox_k0_17: Tile<u32, { [BLOCK] }> = philox_k0_16 + philox_key_a_2;
+        let philox_k1_17: Tile<u32, { [BLOCK] }> = philox_k1_16 + philox_key_b_2;
+        let philox_c0_18: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_15) ^ philox_c1_15 ^ philox_k0_17;
+        let philox_c2_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
+        let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
+        let bits_37: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_37;
+        let bits_38: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_38;
+        let base_39: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let block_40: i32 = get_tile_block_id().0;
+        let arg_75: i32 = block_40 * BLOCK + BLOCK;
+        let extent_41: i32 = arg_75;
+        let block_42: i32 = get_tile_block_id().0;
+        let shape_43: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_41] };
+        let strides_44: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_45: Tensor<bf16, { [-1] }> =
+            unsafe { make_tensor_view(base_39, shape_43, strides_44, new_token_unordered()) };
+        let view_46: Partition<bf16, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_45,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let base_47: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let block_48: i32 = get_tile_block_id().0;
+        let arg_57: i32 = block_48 * BLOCK + BLOCK;
+        let extent_49: i32 = arg_57;
+        let block_50: i32 = get_tile_block_id().0;
+        let shape_51: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_49] };
+        let strides_52: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_53: Tensor<bf16, { [-1] }> =
+            unsafe { make_tensor_view(base_47, shape_51, strides_52, new_token_unordered()) };
+        let view_54: Partition<bf16, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_53,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_55, token_56): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_54,
+                [block_50],
+                Some(normal_ptr_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_56]);
+        let conv_58: Tile<f32, { [BLOCK] }> = convert_tile(loaded_55);
+        let t_59: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_60: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_61: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_63: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_61);
+        let t_62: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_64: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_63, philox_bits ^ t_62, philox_bits));
+        let t_65: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_72: Tile<f32, { [BLOCK] }> = sqrt(
+            t_59 * log(maxf(t_60, conv_64 * t_65, nan::Disabled, ftz::Disabled)),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let t_66: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_67: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_69: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_67);
+        let t_68: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_70: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_69, philox_bits_2 ^ t_68, philox_bits_2));
+        let t_71: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let conv_73: Tile<bf16, { [BLOCK] }> =
+            convert_tile(conv_58 + arg_72 * cos(t_66 * (conv_70 * t_71)));
+        let token_74: Token = unsafe {
+            store_view_raw(
+                &view_46,
+                conv_73,
+                [block_42],
+                Some(normal_ptr_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        normal_ptr_written = token_74;
+        normal_ptr_accessed = token_74;
+    }
+
+    // generic ET: ElementType <- dtype(bits_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
@@ -1387,5 +2593,316 @@ pub mod seeded_dropout {
         };
         normal_ptr_written = token_60;
         normal_ptr_accessed = token_60;
+    }
+
+    // generic ET: ElementType <- dtype(bits_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: `tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32_jit","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"bits_ptr % 16 == 0","tree":["==",["%",["arg","bits_ptr"],16],0],"value":true},{"text":"normal_ptr % 16 == 0","tree":["==",["%",["arg","normal_ptr"],16],0],"value":true}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)","`tl.store` of `bits_ptr` at line 19 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.store` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","`tl.load` of `normal_ptr` at line 21 raised to a tensor view (padding none, no tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn random_streams_f32_jit<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
+        normal_ptr: *mut f32,
+        seed: i32,
+    ) {
+        let mut normal_ptr_written: Token = new_token_unordered();
+        let mut normal_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_4: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_4;
+        let t_5: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_9: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_5);
+        let bits_6: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_7: Tile<u32, { [BLOCK] }> = bitcast(bits_6);
+        let t_8: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_9, t_7, t_8);
+        let bits_10: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_10;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let bits_12: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_12);
+        let bits_13: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let base_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(bits_ptr)) };
+        let block_16: i32 = get_tile_block_id().0;
+        let arg_25: i32 = block_16 * BLOCK + BLOCK;
+        let extent_17: i32 = arg_25;
+        let block_18: i32 = get_tile_block_id().0;
+        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_17] };
+        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_21: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_19, strides_20, new_token_unordered()) };
+        let view_22: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_21,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_24: Tile<ET, { [BLOCK] }> = convert_tile(bits_23);
+        unsafe {
+            store_view_raw(
+                &view_22,
+                conv_24,
+                [block_18],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_26: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_26;
+        let t_27: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_31: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_27);
+        let bits_28: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_29: Tile<u32, { [BLOCK] }> = bitcast(bits_28);
+        let t_30: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_31, t_29, t_30);
+        let bits_32: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_32;
+        let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_33: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_33);
+        let bits_34: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_34);
+        let bits_35: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_35);
+        let bits_36: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_36);
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_8) ^ philox_zero_2 ^ philox_k1_8;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_zero_2;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a_2;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b_2;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_7) ^ philox_c1_7 ^ philox_k0_9;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_9) ^ philox_c3_7 ^ philox_k1_9;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a_2;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b_2;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_8) ^ philox_c1_8 ^ philox_k0_10;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_10) ^ philox_c3_8 ^ philox_k1_10;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a_2;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b_2;
+        let philox_c0_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_9) ^ philox_c1_9 ^ philox_k0_11;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_11) ^ philox_c3_9 ^ philox_k1_11;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_11;
+        let philox_k0_12: Tile<u32, { [BLOCK] }> = philox_k0_11 + philox_key_a_2;
+        let philox_k1_12: Tile<u32, { [BLOCK] }> = philox_k1_11 + philox_key_b_2;
+        let philox_c0_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_10) ^ philox_c1_10 ^ philox_k0_12;
+        let philox_c2_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_12) ^ philox_c3_10 ^ philox_k1_12;
+        let philox_c1_11: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_10;
+        let philox_c3_11: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_12;
+        let philox_k0_13: Tile<u32, { [BLOCK] }> = philox_k0_12 + philox_key_a_2;
+        let philox_k1_13: Tile<u32, { [BLOCK] }> = philox_k1_12 + philox_key_b_2;
+        let philox_c0_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_11) ^ philox_c1_11 ^ philox_k0_13;
+        let philox_c2_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_13) ^ philox_c3_11 ^ philox_k1_13;
+        let philox_c1_12: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_11;
+        let philox_c3_12: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_13;
+        let philox_k0_14: Tile<u32, { [BLOCK] }> = philox_k0_13 + philox_key_a_2;
+        let philox_k1_14: Tile<u32, { [BLOCK] }> = philox_k1_13 + philox_key_b_2;
+        let philox_c0_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_12) ^ philox_c1_12 ^ philox_k0_14;
+        let philox_c2_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_14) ^ philox_c3_12 ^ philox_k1_14;
+        let philox_c1_13: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_12;
+        let philox_c3_13: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_14;
+        let philox_k0_15: Tile<u32, { [BLOCK] }> = philox_k0_14 + philox_key_a_2;
+        let philox_k1_15: Tile<u32, { [BLOCK] }> = philox_k1_14 + philox_key_b_2;
+        let philox_c0_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_13) ^ philox_c1_13 ^ philox_k0_15;
+        let philox_c2_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_15) ^ philox_c3_13 ^ philox_k1_15;
+        let philox_c1_14: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_13;
+        let philox_c3_14: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_15;
+        let philox_k0_16: Tile<u32, { [BLOCK] }> = philox_k0_15 + philox_key_a_2;
+        let philox_k1_16: Tile<u32, { [BLOCK] }> = philox_k1_15 + philox_key_b_2;
+        let philox_c0_17: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_14) ^ philox_c1_14 ^ philox_k0_16;
+        let philox_c2_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_16) ^ philox_c3_14 ^ philox_k1_16;
+        let philox_c1_15: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_14;
+        let philox_c3_15: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_16;
+        let philox_k0_17: Tile<u32, { [BLOCK] }> = philox_k0_16 + philox_key_a_2;
+        let philox_k1_17: Tile<u32, { [BLOCK] }> = philox_k1_16 + philox_key_b_2;
+        let philox_c0_18: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_15) ^ philox_c1_15 ^ philox_k0_17;
+        let philox_c2_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
+        let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
+        let bits_37: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_37;
+        let bits_38: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_38;
+        let base_39: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let block_40: i32 = get_tile_block_id().0;
+        let arg_74: i32 = block_40 * BLOCK + BLOCK;
+        let extent_41: i32 = arg_74;
+        let block_42: i32 = get_tile_block_id().0;
+        let shape_43: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_41] };
+        let strides_44: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_45: Tensor<f32, { [-1] }> =
+            unsafe { make_tensor_view(base_39, shape_43, strides_44, new_token_unordered()) };
+        let view_46: Partition<f32, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_45,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let base_47: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let block_48: i32 = get_tile_block_id().0;
+        let arg_57: i32 = block_48 * BLOCK + BLOCK;
+        let extent_49: i32 = arg_57;
+        let block_50: i32 = get_tile_block_id().0;
+        let shape_51: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_49] };
+        let strides_52: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_53: Tensor<f32, { [-1] }> =
+            unsafe { make_tensor_view(base_47, shape_51, strides_52, new_token_unordered()) };
+        let view_54: Partition<f32, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_53,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_55, token_56): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_54,
+                [block_50],
+                Some(normal_ptr_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_56]);
+        let t_58: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_59: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_60: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_62: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_60);
+        let t_61: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_63: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_62, philox_bits ^ t_61, philox_bits));
+        let t_64: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_71: Tile<f32, { [BLOCK] }> = sqrt(
+            t_58 * log(maxf(t_59, conv_63 * t_64, nan::Disabled, ftz::Disabled)),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let t_65: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_66: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_68: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_66);
+        let t_67: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_69: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_68, philox_bits_2 ^ t_67, philox_bits_2));
+        let t_70: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let values_72: Tile<f32, { [BLOCK] }> = loaded_55 + arg_71 * cos(t_65 * (conv_69 * t_70));
+        let token_73: Token = unsafe {
+            store_view_raw(
+                &view_46,
+                values_72,
+                [block_42],
+                Some(normal_ptr_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+            )
+        };
+        normal_ptr_written = token_73;
+        normal_ptr_accessed = token_73;
     }
 }

@@ -129,4 +129,133 @@ pub mod sigmoid_gate {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EGPtr: ElementType <- dtype(g_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: g_ptr, n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `g_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gate_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EGPtr","params":["g_ptr"],"source":"dtype(g_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"g_ptr % 16 == 0","tree":["==",["%",["arg","g_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"gate_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: g_ptr, n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `g_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EGPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"g_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn gate_kernel_jit<
+        ET: ElementType,
+        EGPtr: ElementType,
+        EYPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        g_ptr: *mut EGPtr,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_3: i32 = get_tile_block_id().0;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [block_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let base_9: PointerTile<*mut EGPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(g_ptr)) };
+        let extent_10: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_11: i32 = get_tile_block_id().0;
+        let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_10] };
+        let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_14: Tensor<EGPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_9, shape_12, strides_13, new_token_unordered()) };
+        let view_15: Partition<EGPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_14,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_16, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_15,
+                [block_11],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let g: Tile<f32, { [BLOCK] }> = convert_tile(loaded_16);
+        let arg_18: Tile<f32, { [BLOCK] }> = absf(g);
+        let t_17: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let arg_20: Tile<f32, { [BLOCK] }> = exp2(log2(arg_18 + t_17), ftz::Disabled);
+        let t_19: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let mag: Tile<f32, { [BLOCK] }> = arg_20 - t_19;
+        let t_21: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let t_22: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let t_23: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_25: Tile<f32, { [BLOCK] }> = x * (t_21 / (t_22 + exp(t_23 - g)));
+        let t_24: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let y: Tile<f32, { [BLOCK] }> = arg_25 + t_24 * mag;
+        let base_26: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_27: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_28: i32 = get_tile_block_id().0;
+        let shape_29: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_27] };
+        let strides_30: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_31: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_26, shape_29, strides_30, new_token_unordered()) };
+        let view_32: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_31,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_33: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+        unsafe {
+            store_view_raw(
+                &view_32,
+                conv_33,
+                [block_28],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

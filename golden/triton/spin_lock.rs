@@ -160,6 +160,169 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn locked_accumulate_i32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
+        lock_ptr: *mut i32,
+        n: i32,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let block_2: i32 = get_tile_block_id().0;
+        let offsets_3: Tile<i32, { [] }> =
+            scalar_to_tile(block_2 * unsafe { assume_div_by::<_, 16>(n) });
+        let base_4: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let extent_5: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_5] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_11]);
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        loop {
+            let pointers_12: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_13: Tile<i32, { [] }> = scalar_to_tile(0i32);
+            let update_14: Tile<i32, { [] }> = scalar_to_tile(1i32);
+            let pointers_15: PointerTile<*mut i32, { [1] }> = pointers_12.reshape(const_shape![1]);
+            let expected_16: Tile<i32, { [1] }> = expected_13.reshape(const_shape![1]);
+            let update_17: Tile<i32, { [1] }> = update_14.reshape(const_shape![1]);
+            let (old_18, token_19): (Tile<i32, { [1] }>, Token) = unsafe {
+                atomic_cas_tko(
+                    pointers_15,
+                    expected_16,
+                    update_17,
+                    ordering::AcqRel,
+                    scope::Device,
+                    None,
+                    Some(all_accessed),
+                )
+            };
+            all_written = token_19;
+            all_accessed = token_19;
+            let cond: Tile<bool, { [] }> =
+                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1i32));
+            let val_20: bool = tile_to_scalar(cond);
+            if val_20 {
+            } else {
+                break;
+            }
+        }
+        let base_21: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let extent_22: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_22] };
+        let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_25: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_23, strides_24, new_token_unordered()) };
+        let view_26: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_25,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_27, token_28): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_26,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_28]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_27;
+        let base_29: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let extent_30: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_30] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_33,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let token_35: Token = unsafe {
+            store_view_raw(
+                &view_34,
+                x_2,
+                [0i32],
+                Some(all_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+        all_written = token_35;
+        all_accessed = token_35;
+        let pointers_36: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_37: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let pointers_38: PointerTile<*mut i32, { [1] }> = pointers_36.reshape(const_shape![1]);
+        let update_39: Tile<i32, { [1] }> = update_37.reshape(const_shape![1]);
+        let (_, token_40): (Tile<i32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_38,
+                update_39,
+                atomic::Xchg,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_40;
+        all_accessed = token_40;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
@@ -309,6 +472,169 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn locked_accumulate_f32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
+        lock_ptr: *mut f32,
+        n: i32,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let block_2: i32 = get_tile_block_id().0;
+        let offsets_3: Tile<i32, { [] }> =
+            scalar_to_tile(block_2 * unsafe { assume_div_by::<_, 16>(n) });
+        let base_4: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let extent_5: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_5] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_11]);
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        loop {
+            let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_13: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+            let update_14: Tile<f32, { [] }> = scalar_to_tile(1.0f32);
+            let pointers_15: PointerTile<*mut f32, { [1] }> = pointers_12.reshape(const_shape![1]);
+            let expected_16: Tile<f32, { [1] }> = expected_13.reshape(const_shape![1]);
+            let update_17: Tile<f32, { [1] }> = update_14.reshape(const_shape![1]);
+            let (old_18, token_19): (Tile<f32, { [1] }>, Token) = unsafe {
+                atomic_cas_tko(
+                    pointers_15,
+                    expected_16,
+                    update_17,
+                    ordering::AcqRel,
+                    scope::Device,
+                    None,
+                    Some(all_accessed),
+                )
+            };
+            all_written = token_19;
+            all_accessed = token_19;
+            let cond: Tile<bool, { [] }> =
+                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1.0f32));
+            let val_20: bool = tile_to_scalar(cond);
+            if val_20 {
+            } else {
+                break;
+            }
+        }
+        let base_21: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let extent_22: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_22] };
+        let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_25: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_23, strides_24, new_token_unordered()) };
+        let view_26: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_25,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_27, token_28): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_26,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_28]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_27;
+        let base_29: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let extent_30: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_30] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_33,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let token_35: Token = unsafe {
+            store_view_raw(
+                &view_34,
+                x_2,
+                [0i32],
+                Some(all_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+        all_written = token_35;
+        all_accessed = token_35;
+        let pointers_36: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_37: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+        let pointers_38: PointerTile<*mut f32, { [1] }> = pointers_36.reshape(const_shape![1]);
+        let update_39: Tile<f32, { [1] }> = update_37.reshape(const_shape![1]);
+        let (_, token_40): (Tile<f32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_38,
+                update_39,
+                atomic::Xchg,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_40;
+        all_accessed = token_40;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
     // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
@@ -411,6 +737,169 @@ pub mod spin_lock {
         let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
         let tensor_33: Tensor<ET, { [-1] }> =
             unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_33,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let token_35: Token = unsafe {
+            store_view_raw(
+                &view_34,
+                x_2,
+                [0i32],
+                Some(all_accessed),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+        all_written = token_35;
+        all_accessed = token_35;
+        let pointers_36: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+        let update_37: Tile<i64, { [] }> = scalar_to_tile(0i64);
+        let pointers_38: PointerTile<*mut i64, { [1] }> = pointers_36.reshape(const_shape![1]);
+        let update_39: Tile<i64, { [1] }> = update_37.reshape(const_shape![1]);
+        let (_, token_40): (Tile<i64, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_38,
+                update_39,
+                atomic::Xchg,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_40;
+        all_accessed = token_40;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)
+    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, no tensor memory accelerator)","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn locked_accumulate_i64_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
+        lock_ptr: *mut i64,
+        n: i32,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let block_2: i32 = get_tile_block_id().0;
+        let offsets_3: Tile<i32, { [] }> =
+            scalar_to_tile(block_2 * unsafe { assume_div_by::<_, 16>(n) });
+        let base_4: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let extent_5: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_5] };
+        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_8: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
+        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_8,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_9,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Disabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_11]);
+        let x: Tile<ET, { [BLOCK] }> = loaded_10;
+        loop {
+            let pointers_12: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_13: Tile<i64, { [] }> = scalar_to_tile(0i64);
+            let update_14: Tile<i64, { [] }> = scalar_to_tile(1i64);
+            let pointers_15: PointerTile<*mut i64, { [1] }> = pointers_12.reshape(const_shape![1]);
+            let expected_16: Tile<i64, { [1] }> = expected_13.reshape(const_shape![1]);
+            let update_17: Tile<i64, { [1] }> = update_14.reshape(const_shape![1]);
+            let (old_18, token_19): (Tile<i64, { [1] }>, Token) = unsafe {
+                atomic_cas_tko(
+                    pointers_15,
+                    expected_16,
+                    update_17,
+                    ordering::AcqRel,
+                    scope::Device,
+                    None,
+                    Some(all_accessed),
+                )
+            };
+            all_written = token_19;
+            all_accessed = token_19;
+            let cond: Tile<bool, { [] }> =
+                eq_tile(old_18.reshape(const_shape![]), scalar_to_tile(1i64));
+            let val_20: bool = tile_to_scalar(cond);
+            if val_20 {
+            } else {
+                break;
+            }
+        }
+        let base_21: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let extent_22: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_22] };
+        let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_25: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_21, shape_23, strides_24, new_token_unordered()) };
+        let view_26: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_25,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_27, token_28): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_26,
+                [0i32],
+                Some(all_written),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_28]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_27;
+        let base_29: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let extent_30: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_30] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
         let view_34: Partition<ET, { [BLOCK] }> = unsafe {
             make_partition_view(
                 &tensor_33,

@@ -174,4 +174,184 @@ pub mod static_unroll {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"sum4_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"sum4_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn sum4_kernel_jit<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let pid: i32 = get_tile_block_id().0;
+        let acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let index_3: i32 = pid * 4i32;
+        let shape_4: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_5: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_6: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_4, strides_5, new_token_unordered()) };
+        let view_7: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_6,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_7,
+                [index_3],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let conv_9: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let acc_2: Tile<f32, { [BLOCK] }> = acc + conv_9;
+        let base_10: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_11: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let index_12: i32 = 1i32 + pid * 4i32;
+        let shape_13: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_11] };
+        let strides_14: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_15: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_10, shape_13, strides_14, new_token_unordered()) };
+        let view_16: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_15,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_17, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_16,
+                [index_12],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let conv_18: Tile<f32, { [BLOCK] }> = convert_tile(loaded_17);
+        let acc_3: Tile<f32, { [BLOCK] }> = acc_2 + conv_18;
+        let base_19: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_20: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let index_21: i32 = 2i32 + pid * 4i32;
+        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_20] };
+        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_24: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_19, shape_22, strides_23, new_token_unordered()) };
+        let view_25: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_24,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_26, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_25,
+                [index_21],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let conv_27: Tile<f32, { [BLOCK] }> = convert_tile(loaded_26);
+        let acc_4: Tile<f32, { [BLOCK] }> = acc_3 + conv_27;
+        let base_28: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_29: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let index_30: i32 = 3i32 + pid * 4i32;
+        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_29] };
+        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_33: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_28, shape_31, strides_32, new_token_unordered()) };
+        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_33,
+                const_shape![BLOCK],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_35, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_view_raw(
+                &view_34,
+                [index_30],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK],
+            )
+        };
+        let conv_36: Tile<f32, { [BLOCK] }> = convert_tile(loaded_35);
+        let acc_5: Tile<f32, { [BLOCK] }> = acc_4 + conv_36;
+        let base_37: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_38: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let shape_39: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_38] };
+        let strides_40: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_41: Tensor<EYPtr, { [-1] }> =
+            unsafe { make_tensor_view(base_37, shape_39, strides_40, new_token_unordered()) };
+        let view_42: Partition<EYPtr, { [BLOCK] }> = unsafe {
+            make_partition_view(
+                &tensor_41,
+                const_shape![BLOCK],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_43: Tile<EYPtr, { [BLOCK] }> = convert_tile(acc_5);
+        unsafe {
+            store_view_raw(
+                &view_42,
+                conv_43,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

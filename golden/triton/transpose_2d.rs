@@ -80,4 +80,92 @@ pub mod transpose_2d {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic BM: i32 <- const(BM)
+    // generic BN: i32 <- const(BN)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"transpose_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"transpose_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn transpose_kernel_jit<ET: ElementType, const BM: i32, const BN: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        M: i32,
+        N: i32,
+    ) {
+        let pm: i32 = get_tile_block_id().0;
+        let pn: i32 = get_tile_block_id().1;
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_3: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_4: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let shape_5: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_2, extent_3],
+        };
+        let strides_6: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_4] };
+        let tensor_7: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_1, shape_5, strides_6, new_token_unordered()) };
+        let view_8: Partition<ET, { [BM, BN] }> = unsafe {
+            make_partition_view(
+                &tensor_7,
+                const_shape![BM, BN],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_9, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
+            load_view_raw(
+                &view_8,
+                [pm, pn],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+                const_shape![BM, BN],
+            )
+        };
+        let x: Tile<ET, { [BM, BN] }> = loaded_9;
+        let base_10: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_11: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let extent_12: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let stride_13: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_11, extent_12],
+        };
+        let strides_15: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_13] };
+        let tensor_16: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_10, shape_14, strides_15, new_token_unordered()) };
+        let view_17: Partition<ET, { [BN, BM] }> = unsafe {
+            make_partition_view(
+                &tensor_16,
+                const_shape![BN, BM],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let perm_18: Tile<ET, { [BN, BM] }> = permute(x, const_array![1, 0]);
+        unsafe {
+            store_view_raw(
+                &view_17,
+                perm_18,
+                [pn, pm],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
 }

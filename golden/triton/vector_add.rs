@@ -111,4 +111,113 @@ pub mod vector_add {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: n_elements, out_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n_elements % 16 == 0","tree":["==",["%",["arg","n_elements"],16],0],"value":true}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: n_elements, out_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn add_kernel_jit<ET: ElementType, const BLOCK_SIZE: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        out_ptr: *mut ET,
+        n_elements: i32,
+    ) {
+        let pid: i32 = get_tile_block_id().0;
+        let base_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let extent_2: i32 = unsafe { assume_div_by::<_, 16>(n_elements) };
+        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_2] };
+        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_5: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
+        let view_6: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_5,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_7, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_6,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let x: Tile<ET, { [BLOCK_SIZE] }> = loaded_7;
+        let base_8: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let extent_9: i32 = unsafe { assume_div_by::<_, 16>(n_elements) };
+        let shape_10: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_9] };
+        let strides_11: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_12: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_8, shape_10, strides_11, new_token_unordered()) };
+        let view_13: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_12,
+                const_shape![BLOCK_SIZE],
+                padding::Zero,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let (loaded_14, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_view_raw(
+                &view_13,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+                const_shape![BLOCK_SIZE],
+            )
+        };
+        let y: Tile<ET, { [BLOCK_SIZE] }> = loaded_14;
+        let output: Tile<ET, { [BLOCK_SIZE] }> = x + y;
+        let base_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let extent_16: i32 = unsafe { assume_div_by::<_, 16>(n_elements) };
+        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[extent_16] };
+        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
+        let tensor_19: Tensor<ET, { [-1] }> =
+            unsafe { make_tensor_view(base_15, shape_17, strides_18, new_token_unordered()) };
+        let view_20: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
+            make_partition_view(
+                &tensor_19,
+                const_shape![BLOCK_SIZE],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        unsafe {
+            store_view_raw(
+                &view_20,
+                output,
+                [pid],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false],
+            )
+        };
+    }
 }

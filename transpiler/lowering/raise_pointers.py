@@ -266,6 +266,8 @@ class Affine:
         self.defs = defs
         self.facts = facts
         self.atoms: dict[str, TExpr] = {}
+        #: the parameters whose facts this access's forms and view read
+        self.used: set[str] = set()
 
     # -- scalars --
 
@@ -308,6 +310,7 @@ class Affine:
         name = str(e.attrs["name"])
         if "param" in e.attrs and name not in self.defs.assigns:
             if name in self.facts.ones:
+                self.used.add(name)
                 return _poly_const(1)
             return self.atom(f"var:{name}", e)
         if name in self.defs.loop_vars:
@@ -675,12 +678,14 @@ RAISE_ALL = "all"
 
 
 def raise_pointer_accesses(body: list[TStmt], enabled: bool | str = True,
-                           facts: ParamFacts = NO_FACTS) -> list[str]:
+                           facts: ParamFacts = NO_FACTS,
+                           used: set[str] | None = None) -> list[str]:
     """Rewrite each provable access of `body` in place (none when not `enabled`, the
     `--no-raise` translation; also the slow views with `RAISE_ALL`); one note per access,
     in program order (`RAISED`, or `POINTER` with the reason). `facts`: what the raised
     views may assume of the parameters (module docstring); a note names them when there
-    are any."""
+    are any. `used`, when given, receives the parameters whose facts the raised accesses
+    read (a fact on another parameter changes nothing)."""
     defs = collect_definitions(body)
     found = sorted(_accesses(body), key=lambda pair: _position(pair[0]))
     notes = []
@@ -706,6 +711,8 @@ def raise_pointer_accesses(body: list[TStmt], enabled: bool | str = True,
                          "slower than pointer tiles while the entry assumes no JIT facts")
             continue
         _rewrite(access, plan, affine)
+        if used is not None:
+            used |= affine.used
         memory = "tensor memory accelerator" if plan.tma else "no tensor memory accelerator"
         notes.append(f"{what} of `{plan.param}`{place} {RAISED} (padding "
                      f"{plan.padding.lower()}, {memory})")
@@ -788,7 +795,7 @@ def _rewrite(access: TExpr, plan: ViewAccess, affine: Affine) -> None:
     assert isinstance(pointer.type, PointerType)
     ptype = PointerType(pointer.type.dtype, (), pointer.type.param)
     base = _assumed(TExpr("ptr_param", [], ptype, pointer.span, {"name": plan.param}),
-                    plan.param, affine.facts)
+                    plan.param, affine)
     if plan.base:
         offset = TExpr("scalar_to_tile", [_scalar_expr(plan.base, affine)],
                        TileType(I32, ()), pointer.span)
@@ -816,7 +823,7 @@ def _scalar_expr(p: Poly, affine: Affine) -> TExpr:
             atom = copy.copy(affine.atoms[key])
             atom.attrs = dict(atom.attrs)
             if affine.is_parameter(key) and atom.op == "var":
-                atom = _assumed(atom, str(atom.attrs["name"]), affine.facts)
+                atom = _assumed(atom, str(atom.attrs["name"]), affine)
             term = atom if term is None else TExpr("binary", [term, atom], i32, None,
                                                    {"op": "*"})
         magnitude = abs(coeff)
@@ -834,8 +841,35 @@ def _scalar_expr(p: Poly, affine: Affine) -> TExpr:
     return total if total is not None else TExpr("literal", [], i32, None, {"value": 0})
 
 
-def _assumed(e: TExpr, name: str, facts: ParamFacts) -> TExpr:
+def _assumed(e: TExpr, name: str, affine: Affine) -> TExpr:
     """`e` (parameter `name`) with `assume_div_by 16` when the facts hold it aligned."""
-    if name not in facts.aligned:
+    if name not in affine.facts.aligned:
         return e
+    affine.used.add(name)
     return TExpr("assume_div", [e], e.type, e.span, {"divisor": JIT_DIVISOR})
+
+
+def unit_stride_candidates(body: list[TStmt]) -> set[str]:
+    """The runtime int parameters that multiply the `arange` of an access's last (the
+    contiguous) axis, alone: `cols * stride_xn` (Triton's JIT compiles them as the constant
+    1 when the launch passes 1, and the view then has a static unit stride)."""
+    defs = collect_definitions(body)
+    out: set[str] = set()
+    for access, stmt in _accesses(body):
+        pointer = access.args[0]
+        shape = tuple(pointer.type.shape)
+        if not shape:
+            continue
+        affine = Affine(defs)
+        try:
+            form = affine.tile(pointer, defs.where[id(stmt)])
+        except NotAffine:
+            continue
+        for term in form.terms:
+            if term.axis != len(shape) - 1 or len(term.stride) != 1:
+                continue
+            (mono, coeff), = term.stride
+            if coeff == 1 and len(mono) == 1 and mono[0].startswith("var:") and \
+                    affine.is_parameter(mono[0]):
+                out.add(mono[0][len("var:"):])
+    return out
