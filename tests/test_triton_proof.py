@@ -117,11 +117,13 @@ def _activation_spec(tmp_path: Path, activation: str) -> Path:
 
 
 def test_a_string_constexpr_selects_its_entry(tmp_path: Path) -> None:
-    (outcome,) = [o for o in prove_triton(
+    outcome, fact = [o for o in prove_triton(
         GOLDEN / "constexpr_choices.py", GOLDEN / "constexpr_choices.rs",
         [str(_activation_spec(tmp_path, "leaky_relu"))], facts=False)
         if isinstance(o, TritonOutcome)]
     assert outcome.verdict == "PASS" and outcome.entry.startswith("activate_activation_leaky_relu")
+    # its JIT fact entry is proven too, as an outcome of its own
+    assert fact.jit_facts and fact.entry == outcome.entry + "_jit" and fact.verdict == "PASS"
 
 
 def test_a_string_constexpr_no_entry_folds_is_an_error(tmp_path: Path) -> None:

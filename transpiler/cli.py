@@ -284,7 +284,7 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     if summary and not args.quiet:
         print(summary, file=sys.stderr)
     if args.report:
-        kept = [(job.display, data, result) for (job, data, _l, _r), result
+        kept = [(job.display, data, result) for (job, data, *_options), result
                 in zip(inputs, results, strict=True)
                 if not (job.in_folder and defines_no_kernel(result))]
         write_atomic(Path(args.report), render_report(report_files(

@@ -41,6 +41,7 @@ sources: verdict lines, `--json`, exit status 0 (all PASS / PASS_WITH_NOTES / NO
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 import tempfile
@@ -352,13 +353,14 @@ def _fact_jobs(job: _Job, manifests: dict[str, dict[str, Any]], seed: int) -> li
 
 def fact_cases(spec: KernelSpec, numeric: dict[str, Any] | None, seed: int,
                facts: list[dict[str, Any]]) -> list[LaunchCase]:
-    """The launch cases (the spec's sizes, then those rounded up to multiples of 16) whose
+    """The launch cases (the spec's sizes, then those the facts' scalars read rounded up to
+    multiples of 16) whose
     runtime scalars hold every JIT fact on a scalar (a pointer's facts hold for the
     interpreter's aligned buffers, and its `assume` ops check them)."""
     pointers = {n for n, p in spec.params if isinstance(p, ArraySpec)}
     out: list[LaunchCase] = []
     seen: set[tuple[object, ...]] = set()
-    for settings in (numeric, _rounded(numeric)):
+    for settings in (numeric, _rounded(numeric, facts)):
         try:
             cases = cases_for(spec, settings, seed)
         except CaseError:
@@ -392,14 +394,24 @@ def _fact_args(tree: object) -> list[str]:
     return [n for x in tree for n in _fact_args(x)] if isinstance(tree, list) else []
 
 
-def _rounded(numeric: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The `numeric` settings with every int size rounded up to a multiple of 16."""
+def _rounded(numeric: dict[str, Any] | None, facts: list[dict[str, Any]]
+             ) -> dict[str, Any] | None:
+    """The `numeric` settings with the positive int sizes that the facts' scalars are
+    computed from rounded up to a multiple of 16 (a size no fact reads, a divisor say, is
+    left as it is)."""
     if not numeric or not isinstance(numeric.get("sizes"), list):
         return None
-    def up(v: object) -> object:
-        return -(-v // 16) * 16 if isinstance(v, int) and not isinstance(v, bool) else v
+    scalars = numeric.get("scalars") or {}
+    read = {node.id for f in facts for name in _fact_args(f["tree"]) if name in scalars
+            for node in ast.walk(ast.parse(str(scalars[name]), mode="eval"))
+            if isinstance(node, ast.Name)}
+
+    def up(key: str, v: object) -> object:
+        if key in read and isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return -(-v // 16) * 16
+        return v
     labels = numeric.get("labels") or []
-    return {**numeric, "sizes": [{k: up(v) for k, v in given.items()}
+    return {**numeric, "sizes": [{k: up(k, v) for k, v in given.items()}
                                  for given in numeric["sizes"]],
             "labels": [f"{label}, rounded up to 16" for label in labels]}
 

@@ -131,6 +131,18 @@ def _assume(m: Any, op: Operation, args: list[Any]) -> list[Any]:
             bad = int(wide.reshape(-1)[np.argmax(wide.reshape(-1) % divisor != 0)])
             raise AssumptionError(f"the input breaks `assume div_by<{divisor}>`: "
                                   f"{bad} is not a multiple")
+    elif name == "div_by" and len(numbers) == 3 and \
+            [x.text for x in items if x.kind == "NAME"] == ["every", "along"]:
+        # `div_by<D, every E along A>`: the elements at multiples of E along axis A
+        divisor, every, axis = (int(n) for n in numbers)
+        wide = value.astype(np.int64)
+        if axis >= wide.ndim or every < 1:
+            raise UnsupportedOpError(f"`assume div_by<{divisor}, every {every} along "
+                                     f"{axis}>` on a tile of rank {wide.ndim}")
+        picked = np.take(wide, range(0, wide.shape[axis], every), axis=axis)
+        if np.any(picked % divisor != 0):
+            raise AssumptionError(f"the input breaks `assume div_by<{divisor}, every {every} "
+                                  f"along {axis}>`")
     elif name == "bounded" and len(numbers) == 2:
         wide = value.astype(np.int64)
         lo, hi = numbers
