@@ -114,10 +114,12 @@ def _vector_add() -> tuple[KernelSpec, dict, list[dict]]:
 
 def test_a_fact_entry_runs_only_on_cases_that_hold_its_facts() -> None:
     spec, numeric, facts = _vector_add()
-    cases = fact_cases(spec, numeric, 0, facts)
-    sizes = [case.sizes["N"] for case in cases]
-    # 1000 breaks `n_elements % 16 == 0`: it is rounded up to 1008; 2048 holds as it is
-    assert sorted(set(sizes)) == [1008, 2048]
+    # 1000 breaks `n_elements % 16 == 0`; 2048 holds it: the spec's own case that holds
+    assert {case.sizes["N"] for case in fact_cases(spec, numeric, 0, facts)} == {2048}
+    # none holds: the sizes are rounded up to multiples of 16
+    ragged = {**numeric, "sizes": [{"N": 1000}, {"N": 5}]}
+    cases = fact_cases(spec, ragged, 0, facts)
+    assert {case.sizes["N"] for case in cases} == {1008, 16}
     assert all(int(case.scalars["n_elements"]) % 16 == 0 for case in cases)
     assert fact_cases(spec, {**numeric, "sizes": [{"N": 1000}], "labels": ["r"]}, 0,
                       facts + [{"tree": ["==", ["arg", "n_elements"], 1], "text": "n == 1",

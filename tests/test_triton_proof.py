@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from transpiler.driver import translate_bytes
 from transpiler.ircheck.check import generics_for
 from transpiler.ircheck.spec import ConstSpec, KernelSpec
 from transpiler.numeric_check.compare import ELEMENT_TOLERANCES, compare_output
@@ -48,8 +49,9 @@ def test_golden_triton_translation_is_proved(source: Path) -> None:
     assert not bad, "\n".join(bad)
     for outcome in outcomes:
         assert outcome.numeric == "PASS" and outcome.facts is not None
+        # a JIT fact entry runs on the spec's cases that hold its facts (at least one)
         assert any(c.grid != outcome.cases[0].grid for c in outcome.cases) or len(
-            outcome.cases) >= 2
+            outcome.cases) >= (1 if outcome.jit_facts else 2)
 
 
 # ---- inputs that must fail --------------------------------------------------------------------
@@ -144,8 +146,15 @@ def test_a_folded_string_constant_refuses_another_string() -> None:
                         ) == []
 
 
+def _general_rust(stem: str) -> str:
+    """A golden's translation without its JIT fact entries (the general entries only)."""
+    source = GOLDEN / f"{stem}.py"
+    return translate_bytes(source.read_bytes(), f"golden/triton/{source.name}",
+                           jit_facts=False).rust or ""
+
+
 def test_a_dropped_store_fails(tmp_path: Path) -> None:
-    text = (GOLDEN / "c_division.rs").read_text(encoding="utf-8")
+    text = _general_rust("c_division")
     stores = [m.start() for m in re.finditer(r"\n        unsafe \{\n            store_view_raw",
                                              text)]
     assert len(stores) == 2
@@ -159,7 +168,7 @@ def test_a_dropped_store_fails(tmp_path: Path) -> None:
 
 
 def test_a_dropped_store_breaks_the_ttir_facts(tmp_path: Path) -> None:
-    text = (GOLDEN / "c_division.rs").read_text(encoding="utf-8")
+    text = _general_rust("c_division")
     start = text.rindex("\n        unsafe {\n            store_view_raw")
     end = text.index("};\n", start) + 2
     out = tmp_path / "c_division.rs"
@@ -217,9 +226,11 @@ def test_verify_command_passes_and_reports_json() -> None:
     import json
 
     report = json.loads(done.stdout)
-    (verdict,) = report["verdicts"]
+    verdict, fact = report["verdicts"]  # the general entry, then its JIT fact entry
     assert verdict["numeric"]["verdict"] == "PASS"
     assert verdict["ttir_facts"]["verdict"] in PASSING
+    assert not verdict["jit_facts"] and "saxpy_y_ptr % 16 == 0" not in fact["jit_facts"]
+    assert fact["entry"].endswith("_jit") and fact["numeric"]["verdict"] == "PASS"
 
 
 def test_verify_command_fails_a_mutant(tmp_path: Path) -> None:
@@ -291,12 +302,13 @@ def test_host_launches_give_the_specializations(tmp_path: Path) -> None:
 
     (file_report,) = json.loads(done.stdout)["files"]
     checked = [v for v in file_report["verify"] if v["verdict"] != "NOT_CHECKED"]
+    label = "scale_kernel[x_ptr:float32/1,y_ptr:float32/1,n:int32,alpha:float32,BLOCK=128]"
     assert [v["specialization"] for v in checked] == [
-        "scale_kernel[x_ptr:float32/1,y_ptr:float32/1,n:int32,alpha:float32,BLOCK=128]"]
-    assert checked[0]["numeric"]["verdict"] == "PASS"
+        label, f"{label} [JIT fact entry scale_kernel_f32_jit]"]
+    assert all(v["numeric"]["verdict"] == "PASS" for v in checked)
     # the f16 and bf16 entries no launch reaches are listed, never passed
     assert {v["entry"] for v in file_report["verify"] if v["verdict"] == "NOT_CHECKED"} == {
-        "scale_kernel_f16", "scale_kernel_bf16"}
+        "scale_kernel_f16", "scale_kernel_bf16", "scale_kernel_f16_jit", "scale_kernel_bf16_jit"}
 
 
 def test_bfloat16_has_no_reference(tmp_path: Path) -> None:

@@ -24,11 +24,11 @@ Per specialization:
 
 Each JIT fact entry (`lowering/jit_facts`: a manifest with `jit_facts`) of the selected
 entry's variant is proven too, as a specialization of its own (`label` names the entry): on
-the launch cases whose arguments hold its facts, the spec's sizes and those sizes rounded up
-to multiples of 16 (so that ints divisible by 16 occur; the interpreter's buffers are
-256-byte aligned, and contiguous arrays have unit strides). The interpreter checks every
-`assume` the entry states on the values it meets, so an entry whose facts its inputs break
-fails, naming the op.
+the launch cases whose arguments hold its facts, the spec's own, or when none does, the
+spec's sizes rounded up to multiples of 16 (so that ints divisible by 16 occur; the
+interpreter's buffers are 256-byte aligned, and contiguous arrays have unit strides). The
+interpreter checks every `assume` the entry states on the values it meets, so an entry whose
+facts its inputs break fails, naming the op.
 
 Verdicts: PASS / PASS_WITH_NOTES (the facts check accepted named differences) / FAIL (the
 first differing element, its index, both values and the Tile IR op that wrote it; or a fact
@@ -353,25 +353,22 @@ def _fact_jobs(job: _Job, manifests: dict[str, dict[str, Any]], seed: int) -> li
 
 def fact_cases(spec: KernelSpec, numeric: dict[str, Any] | None, seed: int,
                facts: list[dict[str, Any]]) -> list[LaunchCase]:
-    """The launch cases (the spec's sizes, then those the facts' scalars read rounded up to
-    multiples of 16) whose
-    runtime scalars hold every JIT fact on a scalar (a pointer's facts hold for the
-    interpreter's aligned buffers, and its `assume` ops check them)."""
+    """The launch cases whose runtime scalars hold every JIT fact on a scalar (a pointer's
+    facts hold for the interpreter's aligned buffers, and its `assume` ops check them): the
+    spec's own cases that hold them, or when none does, those of the spec's sizes with the
+    sizes the facts' scalars read rounded up to multiples of 16. (The spec's own cases
+    first: the fact entry is then proven on inputs its general entry was proven on.)"""
     pointers = {n for n, p in spec.params if isinstance(p, ArraySpec)}
-    out: list[LaunchCase] = []
-    seen: set[tuple[object, ...]] = set()
     for settings in (numeric, _rounded(numeric, facts)):
         try:
             cases = cases_for(spec, settings, seed)
         except CaseError:
             continue
-        for case in cases:
-            key = (*sorted(case.sizes.items()), case.label.endswith("special"))
-            if key not in seen and all(_fact_holds(f["tree"], case.scalars, pointers)
-                                       for f in facts):
-                out.append(case)
-                seen.add(key)
-    return out
+        held = [case for case in cases
+                if all(_fact_holds(f["tree"], case.scalars, pointers) for f in facts)]
+        if held:
+            return held
+    return []
 
 
 def _fact_holds(tree: object, scalars: dict[str, Any], pointers: set[str]) -> bool:
