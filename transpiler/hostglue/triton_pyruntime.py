@@ -256,8 +256,8 @@ def _tl_call_values(entry, bound):
 
 def _tl_specialization_keys(plan, bound):
     """Triton's key of each int argument (`"1"`, `"D"` divisible by 16, `""`): what its
-    compiler would know. The entries take ints at run time, so the key changes nothing the
-    translation computes; kept for reports."""
+    compiler would know (for reports; the entry is chosen by the JIT facts of each entry,
+    `_tl_fact_holds`, which read the same values)."""
     keys = {}
     for name in plan["params"]:
         value = bound[name]
