@@ -9,7 +9,10 @@ large, aligned shape, f16) is compiled four ways and disassembled (`cuobjdump -s
 - **raised**: the translation as `python -m transpiler` writes it, through tileiras -O3;
 - **no-raise**: the `--no-raise` translation (every access a pointer tile);
 - **raised+jit**: the raised translation given the same JIT facts as Triton
-  (`raise_pointers.ParamFacts`): what an entry selected by those facts would run.
+  (`raise_pointers.ParamFacts`): what an entry selected by those facts would run;
+- **selected**: the entry of the default translation that the launcher selects for these
+  arguments (`lowering/jit_facts`: the JIT fact entry whose facts hold, fresh tensors being
+  aligned, else the general entry), named in the cell.
 
 Each cell: SASS instructions / registers / stack bytes / shared bytes, then the memory
 instructions that decide speed: vector width of global loads and stores (`LDG.E.128` moves
@@ -39,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import sass_parity
+from specialization.manifest import evaluate_fact
 from transpiler.driver import read_manifests, translate_bytes
 from transpiler.ircheck import generated
 from transpiler.ircheck.ttir_facts import TtirRequest, request_for
@@ -122,11 +126,13 @@ class Cell:
     stack: int
     shared: int
     memory: dict[str, int]
+    entry: str = ""  # the Rust entry compiled, where the column chooses one
 
     def text(self) -> str:
         ops = ", ".join(f"{op} {n}" for op, n in self.memory.items())
+        named = f"<br>`{self.entry}`" if self.entry else ""
         return (f"{self.instructions} / {self.registers} / {self.stack} / {self.shared}"
-                f"<br>{ops or '-'}")
+                f"<br>{ops or '-'}{named}")
 
 
 def sass_cell(cubin: Path, toolchain: Path) -> Cell:
@@ -220,16 +226,19 @@ def triton_cubin(fn: object, request: TtirRequest, launch: Launch,
 
 
 def rust_cubin(source: Path, launch: Launch, raise_pointers: bool, facts: ParamFacts | None,
-               folder: Path, toolchain: Path) -> Path:
-    """The translation's entry for `launch` (its dtype variant), through tileiras."""
+               folder: Path, toolchain: Path, select: bool = False) -> Path:
+    """The translation's entry for `launch` (its dtype variant; with `select`, the JIT fact
+    entry the launcher selects for its arguments), through tileiras."""
     result = translate_bytes(source.read_bytes(), str(source), raise_pointers=raise_pointers,
                              param_facts={launch.kernel: facts} if facts else None)
     if result.rust is None:
         raise RuntimeError("the translation failed")
-    tag = ("raised" if raise_pointers else "pointers") + ("_jit" if facts else "")
+    tag = ("raised" if raise_pointers else "pointers") + ("_jit" if facts else "") + (
+        "_selected" if select else "")
     rs = folder / f"{source.stem}_{tag}.rs"
     rs.write_text(result.rust, encoding="utf-8")
-    entry, generics = _entry(read_manifests(result.rust), launch)
+    entry, generics = _entry(read_manifests(result.rust), launch, select)
+    SELECTED[launch.kernel] = entry
     compiled, = generated.compile_rust_kernels(rs, [{"entry": entry, "generics": generics}],
                                                out_dir=folder / tag)
     compiled.raise_for_error()
@@ -241,10 +250,33 @@ def rust_cubin(source: Path, launch: Launch, raise_pointers: bool, facts: ParamF
     return cubin
 
 
-def _entry(manifests: dict[str, dict[str, object]], launch: Launch) -> tuple[str, list[str]]:
-    """The entry whose dtype variant fits the launch, with its generic arguments."""
-    for entry, manifest in manifests.items():
+#: kernel -> the entry `rust_cubin` compiled last (the `selected` cell names it)
+SELECTED: dict[str, str] = {}
+
+
+def _facts_hold(manifest: dict[str, object], launch: Launch) -> bool:
+    """Whether a JIT fact entry's facts hold for the launch (its pointers are fresh tensors,
+    aligned to 256 bytes: address 0 here), as the wrapper decides."""
+    values = {**{p: 0 for p in launch.pointers},
+              **{n: v for n, v in launch.args.items() if isinstance(v, int)
+                 and not isinstance(v, bool)}}
+    try:
+        return all(evaluate_fact(f["tree"], values)  # type: ignore[index]
+                   for f in manifest.get("jit_facts") or [])  # type: ignore[union-attr]
+    except (KeyError, ValueError):
+        return False
+
+
+def _entry(manifests: dict[str, dict[str, object]], launch: Launch,
+           select: bool = False) -> tuple[str, list[str]]:
+    """The entry whose dtype variant fits the launch, with its generic arguments: the
+    general entry, or with `select` the most specific entry whose JIT facts hold."""
+    ordered = sorted(manifests.items(),
+                     key=lambda item: -len(item[1].get("jit_facts") or []))  # type: ignore
+    for entry, manifest in ordered if select else manifests.items():
         if manifest.get("kernel") != launch.kernel:
+            continue
+        if manifest.get("jit_facts") and not (select and _facts_hold(manifest, launch)):
             continue
         variant = manifest.get("dtype_variant") or {}
         if any(launch.dtype(p) != d for p, d in variant.items()):  # type: ignore
@@ -262,7 +294,7 @@ def _entry(manifests: dict[str, dict[str, object]], launch: Launch) -> tuple[str
 
 # ---- the table ---------------------------------------------------------------------------
 
-COLUMNS = ("triton", "raised", "no-raise", "raised+jit")
+COLUMNS = ("triton", "raised", "no-raise", "raised+jit", "selected")
 
 
 def row(stem: str, launch: Launch, toolchain: Path) -> dict[str, Cell | str]:
@@ -280,12 +312,16 @@ def row(stem: str, launch: Launch, toolchain: Path) -> dict[str, Cell | str]:
                                  0),
             "raised+jit": lambda: (rust_cubin(source, launch, True, facts, folder,
                                               toolchain), 0),
+            "selected": lambda: (rust_cubin(source, launch, True, None, folder, toolchain,
+                                            select=True), 0),
         }
         for column, build in builds.items():
             try:
                 cubin, dynamic_shared = build()
                 cell = sass_cell(cubin, toolchain)
                 cell.shared = max(cell.shared, dynamic_shared)
+                if column == "selected":
+                    cell.entry = SELECTED.get(launch.kernel, "")
                 cells[column] = cell
             except subprocess.CalledProcessError as err:
                 said = (err.stderr or b"").decode(errors="replace").strip().splitlines()

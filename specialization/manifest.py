@@ -170,6 +170,8 @@ class Manifest:
     const_variant: dict[str, object] = field(default_factory=dict)
     conditions: tuple[ManifestCondition, ...] = ()
     output_strategy: str = ""
+    #: conditions over the runtime arguments the entry assumes (empty: every argument)
+    jit_facts: tuple[ManifestCondition, ...] = ()
     notes: tuple[str, ...] = ()
     version: int = MANIFEST_VERSION
 
@@ -182,7 +184,7 @@ class Manifest:
         return tuple(p for p in self.params if not p.is_added)
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "version": self.version,
             "kernel": self.kernel,
             "entry": self.entry,
@@ -194,6 +196,9 @@ class Manifest:
             "output_strategy": self.output_strategy,
             "notes": list(self.notes),
         }
+        if self.jit_facts:
+            out["jit_facts"] = [c.to_json() for c in self.jit_facts]
+        return out
 
     def to_text(self) -> str:
         """The comment text the generated Rust carries (without the `// `)."""
@@ -214,8 +219,45 @@ class Manifest:
                              for c in _list(data.get("conditions"))),
             output_strategy=str(data.get("output_strategy", "")),
             notes=tuple(str(n) for n in _list(data.get("notes"))),
+            jit_facts=tuple(ManifestCondition.from_json(c)
+                            for c in _list(data.get("jit_facts"))),
             version=int(data.get("version", MANIFEST_VERSION)),  # type: ignore[call-overload]
         )
+
+
+def bound_condition(tree: object, name: str) -> object:
+    """A key's condition with its argument named: `["arg"]` -> `["arg", name]`."""
+    if tree == ["arg"]:
+        return ["arg", name]
+    if isinstance(tree, list):
+        return [bound_condition(x, name) for x in tree]
+    return tree
+
+
+def condition_text(tree: object) -> str:
+    """A condition tree over named arguments as text (`x_ptr % 16 == 0`)."""
+    if isinstance(tree, list) and len(tree) == 2 and tree[0] == "arg":
+        return str(tree[1])
+    if isinstance(tree, list) and len(tree) == 3:
+        left, right = (condition_text(x) if not (isinstance(x, list) and len(x) == 3)
+                       or x[0] == "%" else f"({condition_text(x)})" for x in tree[1:])
+        return f"{left} {tree[0]} {right}"
+    return repr(tree)
+
+
+def evaluate_fact(tree: object, values: dict[str, int]) -> bool:
+    """A condition over named arguments (`["arg", NAME]`, `==`, `%`, ints) for these values."""
+    def value(t: object) -> int:
+        if isinstance(t, list) and len(t) == 2 and t[0] == "arg":
+            return values[str(t[1])]
+        if isinstance(t, list) and len(t) == 3 and t[0] == "%":
+            return value(t[1]) % value(t[2])
+        if isinstance(t, int) and not isinstance(t, bool):
+            return t
+        raise ValueError(f"cannot evaluate the JIT condition {t!r}")
+    if isinstance(tree, list) and len(tree) == 3 and tree[0] == "==":
+        return value(tree[1]) == value(tree[2])
+    raise ValueError(f"cannot evaluate the JIT condition {tree!r}")
 
 
 def read_manifests(rust_text: str) -> dict[str, dict[str, object]]:

@@ -24,6 +24,8 @@ from specialization.manifest import (
     ManifestCondition,
     ManifestGeneric,
     ManifestParam,
+    bound_condition,
+    condition_text,
 )
 from specialization.manifest import (
     MANIFEST_VERSION as MANIFEST_VERSION,  # re-exported
@@ -86,7 +88,7 @@ class SpecializedKernel:
                       and tree[1][1] in self.model.const_variant)
             if not pinned:
                 parts.append(("when_" if outcome["value"] else "unless_") + _slug(key))
-        return "_".join([self.model.name, *parts])
+        return "_".join([self.model.name, *parts]) + self.model.jit_suffix
 
     def manifest(self) -> dict[str, object]:
         """The manifest as JSON-ready data (`manifest_record().to_json()`)."""
@@ -127,6 +129,7 @@ class SpecializedKernel:
             params=tuple(params),
             output_strategy=self.output_strategy,
             notes=tuple(self.notes),
+            jit_facts=_jit_facts(self.model),
         )
 
 
@@ -203,6 +206,18 @@ _OPERATOR_WORDS = {"==": "eq", "!=": "ne", "<=": "le", ">=": "ge", "<": "lt", ">
 
 def _jit(param: KernelParam) -> tuple[JitSpecialization, ...]:
     return tuple(JitSpecialization(key, when, fact) for key, when, fact in param.jit)
+
+
+def _jit_facts(model: KernelModel) -> tuple[ManifestCondition, ...]:
+    """The manifest conditions of the JIT facts the entry is translated under: each
+    parameter's key condition with the argument named."""
+    by_name = {p.name: p for p in model.params}
+    out = []
+    for name, key in model.jit_facts:
+        tree = next(when for k, when, _fact in by_name[name].jit if k == key)
+        bound = bound_condition(tree, name)
+        out.append(ManifestCondition(condition_text(bound), bound, True))
+    return tuple(out)
 
 
 def _value_text(value: object) -> str:

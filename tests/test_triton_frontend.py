@@ -217,7 +217,7 @@ def both(x, y):
     run(x, y, "relu")
     run(x, y, None)
 """
-    result = translate_text(text, "k.py")
+    result = translate_text(text, "k.py", jit_facts=False)
     assert result.ok, [d.message for d in result.all_diagnostics()]
     (kernel,) = result.kernels
     assert [(v["entry"], v["const_variant"]) for v in kernel.variants] == [
@@ -232,7 +232,7 @@ o = tl.arange(0, BLOCK)
 width = BLOCK if W == 0 else W
 tl.store(y_ptr + o, tl.load(x_ptr + o) * width)
 """, params="x_ptr, y_ptr, W: tl.constexpr, BLOCK: tl.constexpr")
-    result = translate_text(text, "k.py")
+    result = translate_text(text, "k.py", jit_facts=False)
     assert result.ok, [d.message for d in result.all_diagnostics()]
     conditions = [v["conditions"] for v in result.kernels[0].variants]
     assert conditions == [[{"text": "W == 0", "tree": ["==", ["param", "W"], 0], "value": v}]
@@ -466,7 +466,7 @@ tl.store(y_ptr + o, x * BETA)
     result = translate_text(text, "k.py")
     assert result.ok, [d.message for d in result.all_diagnostics()]
     entries = sorted(m["entry"] for m in read_manifests(result.rust or "").values())
-    assert entries == ["k_beta_1em06", "k_beta_m0p5"], entries
+    assert [e for e in entries if not e.endswith("_jit")] == ["k_beta_1em06", "k_beta_m0p5"]
 
 
 def test_a_pointer_moved_in_one_arm_of_a_constexpr_if_is_still_a_pointer() -> None:

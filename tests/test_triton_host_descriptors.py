@@ -25,7 +25,8 @@ def _with_hook(hook_body: str) -> str:
 
 
 def _translate(text: str):
-    result = translate_text(text, "k.py")
+    """The general entry only: a JIT fact entry repeats the same descriptor parameters."""
+    result = translate_text(text, "k.py", jit_facts=False)
     return result, parse_manifests(result.rust or "")
 
 

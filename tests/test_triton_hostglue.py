@@ -167,7 +167,10 @@ def test_plan_of_vector_add() -> None:
     (kernel,) = plan.kernels
     assert kernel.params == ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE")
     assert kernel.constexprs == ("BLOCK_SIZE",)
+    # No `tl.dot`: pointer tiles, no view for JIT facts to serve, so one entry (the fact
+    # entries' selection is tested on matmul below).
     (entry,) = kernel.entries
+    assert not entry.facts
     assert entry.symbol == "tl_vector_add__add_kernel"
     assert [(a.name, a.kind, a.element) for a in entry.args] == [
         ("x_ptr", "ptr", "ET"), ("y_ptr", "ptr", "ET"), ("out_ptr", "ptr", "ET"),
@@ -224,6 +227,7 @@ def test_drop_in_add_computes_grid_and_arguments(tmp_path: Path, n: int, blocks:
     out = wrapper.add(x, y)
     assert out.shape == (n,)  # the host function's own result
     ((symbol, args),) = calls
+    # one entry (no `tl.dot`: no fact entry), whatever n's JIT key
     assert symbol == "tl_add__add_kernel"
     # per pointer: address, dtype code (f32 = 8); the scalar; the constexpr; the grid
     assert args == (0x1000, 8, 0x2000, 8, out.address, 8, n, 1024, blocks, 1, 1)
@@ -300,7 +304,7 @@ def test_heuristics_and_autotune_pick_constexprs_and_entry(
     monkeypatch.setattr(wrapper, "AUTOTUNE", "first")
     wrapper.scale(FakeTensor((1000,), "float16"), 2.0)
     ((symbol, args),) = calls
-    assert symbol == "tl_scale__scale_kernel_f16"  # the x_ptr dtype variant
+    assert symbol == "tl_scale__scale_kernel_f16"  # the x_ptr dtype variant (n = 1000)
     # x (f16 = 6), y (same dtype: empty_like), n, alpha, BLOCK = 128 (config 0),
     # EVEN = 1000 % 128 == 0 (heuristic), grid cdiv(1000, 128)
     assert args[1] == 6 and args[3] == 6 and args[4:] == (1000, 2.0, 128, False, 8, 1, 1)
@@ -378,7 +382,7 @@ def test_an_element_type_the_launches_pass_gets_its_launcher_arm() -> None:
     # The type generics are built for f32/f16/bf16; an int32 output that the file's own
     # launch passes is built too, and the wrapper's table lets the call through.
     text = "import torch\n" + (GOLDEN / "argmax_rows.py").read_text() + ARGMAX_HOST
-    rust = translate_text(text, "argmax_rows.py").rust
+    rust = translate_text(text, "argmax_rows.py", jit_facts=False).rust
     plan = plan_triton(text, "argmax_rows.py", rust)
     (entry,) = plan.kernel("argmax_kernel").entries
     launched = {g.name: g.launched for g in entry.generics if g.kind == "type"}
@@ -444,3 +448,82 @@ def test_a_pointer_passed_as_none_picks_the_none_entry(tmp_path: Path,
                                      "tl_optional_mask__masked_scale"]
     with pytest.raises(wrapper.TranslationUnsupported, match="mask_ptr"):
         wrapper.run(x, x, 3)
+
+
+# ---- JIT fact entries: selection as Triton's launcher keys its arguments ---------------------
+
+MATMUL_HOST = '''
+
+def matmul(a, b, c, bm=64):
+    M, K = a.shape
+    N = b.shape[1]
+    matmul_kernel[(M // bm, N // bm)](a, b, c, M, N, K, a.stride(0), a.stride(1),
+                                      b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                      BLOCK_M=bm, BLOCK_N=bm, BLOCK_K=32)
+'''
+
+
+def _matmul_wrapper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    text = "import torch\n" + (GOLDEN / "matmul.py").read_text() + MATMUL_HOST
+    wrapper, plan, rust = _wrapper(tmp_path, "mm", text, monkeypatch)
+    return wrapper, Recorder(wrapper).install(monkeypatch).calls, plan
+
+
+def _transposed(t: FakeTensor) -> FakeTensor:
+    out = FakeTensor(t.shape, t.dtype.name, t.address)
+    strides = t.stride()[::-1]
+    out.stride = lambda dim=None: strides if dim is None else strides[dim]  # type: ignore
+    return out
+
+
+@pytest.mark.parametrize("case, entry", [
+    ("aligned", "tl_mm__matmul_kernel_f16_jit"),
+    ("a unaligned by 2 bytes", "tl_mm__matmul_kernel_f16"),
+    ("c unaligned by 8 bytes", "tl_mm__matmul_kernel_f16"),
+    ("K not divisible by 16", "tl_mm__matmul_kernel_f16"),
+    ("b transposed (stride_bn != 1)", "tl_mm__matmul_kernel_f16"),
+])
+def test_the_launch_selects_the_fact_entry_only_when_its_facts_hold(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str, entry: str) -> None:
+    wrapper, calls, _ = _matmul_wrapper(tmp_path, monkeypatch)
+    K = 72 if "K not" in case else 64
+    a = FakeTensor((128, K), "float16", 0x10002 if "a unaligned" in case else 0x10000)
+    b = FakeTensor((K, 128), "float16", 0x20000)
+    if "transposed" in case:
+        b = _transposed(FakeTensor((128, K), "float16", 0x20000))
+        b.shape = (K, 128)
+    c = FakeTensor((128, 128), "float16", 0x30008 if "c unaligned" in case else 0x30000)
+    wrapper.matmul(a, b, c)
+    ((symbol, _),) = calls
+    assert symbol == entry, case
+
+
+def test_selection_reads_addresses_and_ints_as_triton_keys_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wrapper, _, _ = _matmul_wrapper(tmp_path, monkeypatch)
+    bound = {"x": FakeTensor((4,), "float16", 0x10010), "n": 32, "one": 1, "flag": True,
+             "f": 16.0}
+    holds = wrapper._tl_fact_holds
+    assert holds(["==", ["%", ["arg", "x"], 16], 0], bound) is True
+    assert holds(["==", ["%", ["arg", "n"], 16], 0], bound) is True
+    assert holds(["==", ["arg", "one"], 1], bound) is True
+    # Triton keys neither bools nor floats: no fact holds for them
+    assert holds(["==", ["arg", "flag"], 1], bound) is None
+    assert holds(["==", ["%", ["arg", "f"], 16], 0], bound) is None
+    bound["x"] = FakeTensor((4,), "float16", 0x10004)
+    assert holds(["==", ["%", ["arg", "x"], 16], 0], bound) is False
+
+
+def test_the_fact_entrys_launcher_refuses_arguments_that_break_its_facts() -> None:
+    text = (GOLDEN / "matmul.py").read_text()
+    plan = plan_triton(text, "matmul.py", (GOLDEN / "matmul.rs").read_text())
+    rust = emit_triton_launchers(plan)
+    body = rust[rust.index("fn tl_matmul__matmul_kernel_f16_jit("):]
+    body = body[:body.index("\n}\n")]
+    assert "(i128::from(a_ptr) % 16i128) == 0i128)" in body and "LaunchError::invalid(" in body
+    assert "(i128::from(stride_ak) == 1i128)" in body
+    assert "`matmul_kernel_f16_jit` assumes K % 16 == 0" in body
+    # the checks come before the stream is touched; the general entry has none
+    assert body.index("assumes") < body.index("borrowed_stream")
+    general = rust[rust.index("fn tl_matmul__matmul_kernel_f16("):]
+    assert "assumes" not in general[:general.index("\n}\n")]

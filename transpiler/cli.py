@@ -110,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="Triton input: keep every memory access a pointer tile (by default "
                         "affine accesses proven to be tiles of a tensor view become view "
                         "loads and stores)")
+    parser.add_argument("--no-jit-facts", dest="jit_facts", action="store_false",
+                        help="Triton input: emit only the entries correct for every argument "
+                        "(by default each is followed by entries for Triton's JIT "
+                        "specializations, 16-byte aligned pointers, unit strides, ints "
+                        "divisible by 16, which the launcher selects when the arguments "
+                        "hold them)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     add_tool_arguments(parser)
     add_llm_arguments(parser)
@@ -230,10 +236,11 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     # Verdict lines: stdout, unless stdout holds the JSON report or the Rust itself.
     human = sys.stderr if args.json or any(j.output is None for j in jobs) else sys.stdout
     llm = llm_session(args)
-    inputs = [(job, read_input(job), args.language, args.raise_pointers) for job in jobs]
+    inputs = [(job, read_input(job), args.language, args.raise_pointers, args.jit_facts)
+              for job in jobs]
     translated: list[tuple[Job, TranslationResult, dict[str, object]]] = []
     results: list[TranslationResult] = []
-    for (job, data, _language, _raise), result in zip(inputs, ordered_map(translate_input, inputs,
+    for (job, data, *_options), result in zip(inputs, ordered_map(translate_input, inputs,
                                                                       workers),
                                    strict=True):
         if llm is not None and result.unhandled:
@@ -277,7 +284,7 @@ def run_jobs(jobs: list[Job], args: argparse.Namespace) -> int:
     if summary and not args.quiet:
         print(summary, file=sys.stderr)
     if args.report:
-        kept = [(job.display, data, result) for (job, data, _l, _r), result
+        kept = [(job.display, data, result) for (job, data, *_options), result
                 in zip(inputs, results, strict=True)
                 if not (job.in_folder and defines_no_kernel(result))]
         write_atomic(Path(args.report), render_report(report_files(
@@ -296,11 +303,14 @@ def read_input(job: Job) -> bytes:
     return sys.stdin.buffer.read() if job.source is None else job.source.read_bytes()
 
 
-def translate_input(job_and_data: tuple[Job, bytes, str | None, bool]) -> TranslationResult:
+def translate_input(job_and_data: tuple[Job, bytes, str | None, bool, bool]
+                    ) -> TranslationResult:
     """One file's translation (run in a worker process with `-j`) in the language `--from`
-    names (None: detected), raising pointer accesses unless `--no-raise`."""
-    job, data, language, raise_pointers = job_and_data
-    return translate_bytes(data, job.display, language=language, raise_pointers=raise_pointers)
+    names (None: detected), raising pointer accesses unless `--no-raise`, with JIT fact
+    entries unless `--no-jit-facts`."""
+    job, data, language, raise_pointers, jit_facts = job_and_data
+    return translate_bytes(data, job.display, language=language, raise_pointers=raise_pointers,
+                           jit_facts=jit_facts)
 
 
 def emit_output(result: TranslationResult, kind: str) -> TranslationResult:

@@ -7,7 +7,9 @@ specialization manifest) and the unhandled-construct records for the LLM fallbac
 front end (parse, index; one per language the file holds) -> analysis (typed model) ->
 specialization -> lowering (Rust tree) -> loop-invariant hoisting (Rust tree, where the front
 end's pass profile asks for it) -> printer. Each kernel is translated independently so one
-failure does not hide another's diagnostics.
+failure does not hide another's diagnostics. A Triton kernel's entry is followed by its JIT
+fact entries (`lowering/jit_facts`: the same variant under Triton's specializations of its
+arguments, only where they change the Rust), unless `jit_facts` is off (`--no-jit-facts`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from transpiler.frontend.cutile_adapter import CutilePyFrontEnd
 from transpiler.frontend.triton import TritonFrontEnd
 from transpiler.lowering import bit_ops, c_integer_ops, pointer_ops
 from transpiler.lowering.hoist import hoist_loop_invariants
+from transpiler.lowering.jit_facts import fact_models
 from transpiler.lowering.lower import lower_kernel
 from transpiler.lowering.raise_pointers import NO_FACTS, ParamFacts, raise_pointer_accesses
 from transpiler.lowering.region_holes import helper_items
@@ -91,7 +94,8 @@ class TranslationResult:
 def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
                     language: str | None = None,
                     raise_pointers: bool | str = True,
-                    param_facts: Mapping[str, ParamFacts] | None = None) -> TranslationResult:
+                    param_facts: Mapping[str, ParamFacts] | None = None,
+                    jit_facts: bool = True) -> TranslationResult:
     if len(data) > MAX_SOURCE_BYTES:
         diag = Diagnostic("E0004", f"the file is {len(data)} bytes; the limit is "
                           f"{MAX_SOURCE_BYTES}", path, None)
@@ -107,7 +111,7 @@ def translate_bytes(data: bytes, path: str, hole_hook: HoleHook | None = None,
                           path, None)
         return TranslationResult(path, text, None, diagnostics=[diag])
     return translate_text(text, path, hashlib.sha256(data).hexdigest(), hole_hook, language,
-                          raise_pointers, param_facts)
+                          raise_pointers, param_facts, jit_facts)
 
 
 def front_ends_for(text: str, language: str | None = None) -> list[FrontEnd]:
@@ -124,10 +128,13 @@ def translate_text(text: str, path: str, digest: str | None = None,
                    hole_hook: HoleHook | None = None,
                    language: str | None = None,
                    raise_pointers: bool | str = True,
-                   param_facts: Mapping[str, ParamFacts] | None = None) -> TranslationResult:
+                   param_facts: Mapping[str, ParamFacts] | None = None,
+                   jit_facts: bool = True) -> TranslationResult:
     """`param_facts`: per kernel name, what its raised views may assume of its arguments
     (`raise_pointers.ParamFacts`; the translation is then only for arguments that hold
-    them: the benchmarks' view of a specialized entry). None: entries for every argument."""
+    them: the benchmarks' view of a specialized entry). None: entries for every argument.
+    `jit_facts`: also emit each kernel's JIT fact entries (`lowering/jit_facts`; not for a
+    kernel `param_facts` names, whose one entry is already specialized)."""
     digest = digest or hashlib.sha256(text.encode("utf-8")).hexdigest()
     result = TranslationResult(path, text, None)
     fronts = front_ends_for(text, language)
@@ -149,7 +156,8 @@ def translate_text(text: str, path: str, digest: str | None = None,
         for kernel in source.kernels:
             facts = (param_facts or {}).get(kernel.name, NO_FACTS)
             report = _translate_kernel(front, source, state, kernel, path, hole_hook,
-                                       functions, support, result, raise_pointers, facts)
+                                       functions, support, result, raise_pointers, facts,
+                                       jit_facts and facts == NO_FACTS)
             result.kernels.append(report)
     if any(k.status == "failed" for k in result.kernels):
         return result
@@ -163,31 +171,37 @@ def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
                       kernel: KernelSource, path: str, hole_hook: HoleHook | None,
                       functions: list[t.Function], support: set[str],
                       result: TranslationResult, raise_pointers: bool | str = True,
-                      facts: ParamFacts = NO_FACTS) -> KernelReport:
+                      facts: ParamFacts = NO_FACTS, jit_facts: bool = False) -> KernelReport:
     """One kernel through the passes its front end's profile selects (`state`: what the
     front end keeps of the file between its kernels); its Rust entries go to `functions`,
     the support functions they call to `support`. `raise_pointers`: affine pointer
-    accesses become tensor-view accesses (`lowering/raise_pointers`; off: `--no-raise`)."""
+    accesses become tensor-view accesses (`lowering/raise_pointers`; off: `--no-raise`).
+    `jit_facts`: each entry is followed by its JIT fact entries (not with a `hole_hook`:
+    the LLM fallback fills the holes of the general entries only)."""
     report = KernelReport(kernel.name, "translated")
     try:
         for model in front.analyze(source, kernel, allow_holes=hole_hook is not None,
                                    state=state):
             model.split_loops = front.profile.split_loops
+            variants = fact_models(model, raise_pointers) \
+                if jit_facts and hole_hook is None else []
             model.notes.extend(raise_pointer_accesses(model.body, raise_pointers, facts))
             if hole_hook is not None:
                 hole_hook(model)
-            spec = specialize(model)
-            function, needed = lower_kernel(spec, path)
-            if any(p.kind == "pointer" for p in model.params):
-                # cuTile Rust takes raw pointer parameters in `unsafe` entries only.
-                function = dataclasses.replace(function, unsafe=True)
-            if front.profile.hoist_invariants:
-                function = hoist_loop_invariants(function)
+            general, needed = _lowered(front, model, path)
+            spec = general[1]
             if hole_hook is not None:
                 functions.extend(helper_items(spec.model, functions))
-            functions.append(_with_manifest(function, spec))
+            functions.append(_with_manifest(*general))
             support |= needed
             report.variants.append(spec.manifest())
+            for variant in variants:
+                (function, fact_spec), fact_needed = _lowered(front, variant, path)
+                if function.body == general[0].body and function.params == general[0].params:
+                    continue  # the facts change nothing the Rust computes
+                functions.append(_with_manifest(function, fact_spec))
+                support |= fact_needed
+                report.variants.append(fact_spec.manifest())
         report.manifest = report.variants[0]
     except TranslationError as err:
         report.status = "failed"
@@ -202,6 +216,20 @@ def _translate_kernel(front: FrontEnd, source: SourceIndex, state: object,
             f"{type(err).__name__}: {err}", path, span, kernel=kernel.name,
             notes=["this is a bug in the translator; please report it with the file"]))
     return report
+
+
+def _lowered(front: FrontEnd, model: KernelModel, path: str
+             ) -> tuple[tuple[t.Function, SpecializedKernel], set[str]]:
+    """A raised model specialized, lowered and (where the front end's profile asks for it)
+    hoisted: its Rust function, its specialization and the support functions it calls."""
+    spec = specialize(model)
+    function, needed = lower_kernel(spec, path)
+    if any(p.kind == "pointer" for p in model.params):
+        # cuTile Rust takes raw pointer parameters in `unsafe` entries only.
+        function = dataclasses.replace(function, unsafe=True)
+    if front.profile.hoist_invariants:
+        function = hoist_loop_invariants(function)
+    return (function, spec), needed
 
 
 def _with_manifest(fn: t.Function, spec: SpecializedKernel) -> t.Function:

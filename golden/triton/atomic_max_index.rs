@@ -12,8 +12,8 @@ pub mod atomic_max_index {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float32","max_ptr":"int32"},"entry":"atomic_max_kernel_f32_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float32","max_ptr":"int32"},"entry":"atomic_max_kernel_f32_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn atomic_max_kernel_f32_i32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -28,37 +28,27 @@ pub mod atomic_max_index {
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut ET, { [] }> = arg_12;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [block_5],
-                Some(all_written),
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                Some(all_written),
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<i32, { [BLOCK] }> = convert_tile(loaded_10);
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<i32, { [BLOCK] }> = convert_tile(selected_11);
         let pointers_13: PointerTile<*mut i32, { [] }> = pointer_to_tile(max_ptr);
         let pointers_14: PointerTile<*mut i32, { [1] }> = pointers_13.reshape(const_shape![1]);
         let arg_18: PointerTile<*mut i32, { [BLOCK] }> = pointers_14.broadcast(const_shape![BLOCK]);
@@ -110,8 +100,8 @@ pub mod atomic_max_index {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float16","max_ptr":"int32"},"entry":"atomic_max_kernel_f16_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float16","max_ptr":"int32"},"entry":"atomic_max_kernel_f16_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn atomic_max_kernel_f16_i32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -126,37 +116,27 @@ pub mod atomic_max_index {
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut ET, { [] }> = arg_12;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [block_5],
-                Some(all_written),
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                Some(all_written),
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<i32, { [BLOCK] }> = convert_tile(loaded_10);
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<i32, { [BLOCK] }> = convert_tile(selected_11);
         let pointers_13: PointerTile<*mut i32, { [] }> = pointer_to_tile(max_ptr);
         let pointers_14: PointerTile<*mut i32, { [1] }> = pointers_13.reshape(const_shape![1]);
         let arg_18: PointerTile<*mut i32, { [BLOCK] }> = pointers_14.broadcast(const_shape![BLOCK]);
@@ -208,8 +188,8 @@ pub mod atomic_max_index {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"int32","max_ptr":"int32"},"entry":"atomic_max_kernel_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"int32","max_ptr":"int32"},"entry":"atomic_max_kernel_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn atomic_max_kernel_i32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -224,37 +204,27 @@ pub mod atomic_max_index {
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
-        let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut ET, { [] }> = arg_12;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [block_5],
-                Some(all_written),
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                Some(all_written),
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_11]);
-        let x: Tile<i32, { [BLOCK] }> = convert_tile(loaded_10);
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<i32, { [BLOCK] }> = convert_tile(selected_11);
         let pointers_13: PointerTile<*mut i32, { [] }> = pointer_to_tile(max_ptr);
         let pointers_14: PointerTile<*mut i32, { [1] }> = pointers_13.reshape(const_shape![1]);
         let arg_18: PointerTile<*mut i32, { [BLOCK] }> = pointers_14.broadcast(const_shape![BLOCK]);

@@ -13,11 +13,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f16<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f16,
@@ -73,67 +73,50 @@ pub mod autotuned_scale {
             y_ptr_accessed = token_14;
             x
         } else {
-            let base_16: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-            let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_19: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
-            let view_20: Partition<f16, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_19,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_21, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_20,
-                    [pid],
-                    None,
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+            let pointers_16: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_17: PointerTile<*mut f16, { [1] }> = pointers_16.reshape(const_shape![1]);
+            let pointers_18: PointerTile<*mut f16, { [BLOCK] }> =
+                pointers_17.broadcast(const_shape![BLOCK]);
+            let arg_23: PointerTile<*mut f16, { [BLOCK] }> = pointers_18.offset_tile(offs);
+            let pointers_19: PointerTile<*mut f16, { [BLOCK] }> = arg_23;
+            let (loaded_20, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_19,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x_2: Tile<f16, { [BLOCK] }> = loaded_21;
-            let arg_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_22: PointerTile<*mut ET, { [] }> = arg_30;
-            let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_25: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_22, shape_23, strides_24, new_token_unordered()) };
-            let view_26: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_25,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_27: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_28: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_27 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_29: Token = unsafe {
-                store_view_raw(
-                    &view_26,
-                    conv_28,
-                    [pid],
+            let t_21: Tile<f16, { [BLOCK] }> = constant(f16::ZERO, const_shape![BLOCK]);
+            let selected_22: Tile<f16, { [BLOCK] }> = select(mask, loaded_20, t_21);
+            let x_2: Tile<f16, { [BLOCK] }> = selected_22;
+            let pointers_24: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_25: PointerTile<*mut ET, { [1] }> = pointers_24.reshape(const_shape![1]);
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_25.broadcast(const_shape![BLOCK]);
+            let arg_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_26.offset_tile(offs);
+            let pointers_27: PointerTile<*mut ET, { [BLOCK] }> = arg_31;
+            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_29: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_30: Token = unsafe {
+                store_ptr_tko(
+                    pointers_27,
+                    conv_29,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     Some(y_ptr_accessed),
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
+                    Latency::<0>,
                 )
             };
-            y_ptr_written = token_29;
-            y_ptr_accessed = token_29;
+            y_ptr_written = token_30;
+            y_ptr_accessed = token_30;
             x_2
         };
     }
@@ -145,11 +128,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_bf16<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut bf16,
@@ -205,67 +188,50 @@ pub mod autotuned_scale {
             y_ptr_accessed = token_14;
             x
         } else {
-            let base_16: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-            let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_19: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
-            let view_20: Partition<bf16, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_19,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_21, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_20,
-                    [pid],
-                    None,
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+            let pointers_16: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_17: PointerTile<*mut bf16, { [1] }> = pointers_16.reshape(const_shape![1]);
+            let pointers_18: PointerTile<*mut bf16, { [BLOCK] }> =
+                pointers_17.broadcast(const_shape![BLOCK]);
+            let arg_23: PointerTile<*mut bf16, { [BLOCK] }> = pointers_18.offset_tile(offs);
+            let pointers_19: PointerTile<*mut bf16, { [BLOCK] }> = arg_23;
+            let (loaded_20, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_19,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let x_2: Tile<bf16, { [BLOCK] }> = loaded_21;
-            let arg_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_22: PointerTile<*mut ET, { [] }> = arg_30;
-            let shape_23: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_24: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_25: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_22, shape_23, strides_24, new_token_unordered()) };
-            let view_26: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_25,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_27: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
-            let conv_28: Tile<ET, { [BLOCK] }> =
-                convert_tile(conv_27 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_29: Token = unsafe {
-                store_view_raw(
-                    &view_26,
-                    conv_28,
-                    [pid],
+            let t_21: Tile<bf16, { [BLOCK] }> = constant(bf16::ZERO, const_shape![BLOCK]);
+            let selected_22: Tile<bf16, { [BLOCK] }> = select(mask, loaded_20, t_21);
+            let x_2: Tile<bf16, { [BLOCK] }> = selected_22;
+            let pointers_24: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_25: PointerTile<*mut ET, { [1] }> = pointers_24.reshape(const_shape![1]);
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_25.broadcast(const_shape![BLOCK]);
+            let arg_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_26.offset_tile(offs);
+            let pointers_27: PointerTile<*mut ET, { [BLOCK] }> = arg_31;
+            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_29: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_30: Token = unsafe {
+                store_ptr_tko(
+                    pointers_27,
+                    conv_29,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     Some(y_ptr_accessed),
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
+                    Latency::<0>,
                 )
             };
-            y_ptr_written = token_29;
-            y_ptr_accessed = token_29;
+            y_ptr_written = token_30;
+            y_ptr_accessed = token_30;
             x_2
         };
     }
@@ -277,11 +243,11 @@ pub mod autotuned_scale {
     // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `x_ptr` at line 18 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 19 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f32<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
         x_ptr: *mut f32,
@@ -336,66 +302,47 @@ pub mod autotuned_scale {
             y_ptr_accessed = token_13;
             x
         } else {
-            let base_15: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-            let shape_16: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_17: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_18: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_15, shape_16, strides_17, new_token_unordered()) };
-            let view_19: Partition<f32, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_18,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+            let pointers_15: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_16: PointerTile<*mut f32, { [1] }> = pointers_15.reshape(const_shape![1]);
+            let pointers_17: PointerTile<*mut f32, { [BLOCK] }> =
+                pointers_16.broadcast(const_shape![BLOCK]);
+            let pointers_18: PointerTile<*mut f32, { [BLOCK] }> = pointers_17.offset_tile(offs);
+            let padding_19: f32 = 0.0f32;
             let (loaded_20, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_19,
-                    [pid],
-                    None,
+                load_ptr_tko(
+                    pointers_18,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(padding_19),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    Latency::<0>,
                 )
             };
             let x_2: Tile<f32, { [BLOCK] }> = loaded_20;
-            let arg_28: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-            let base_21: PointerTile<*mut ET, { [] }> = arg_28;
-            let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_24: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_21, shape_22, strides_23, new_token_unordered()) };
-            let view_25: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_24,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let conv_26: Tile<ET, { [BLOCK] }> =
+            let pointers_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_22: PointerTile<*mut ET, { [1] }> = pointers_21.reshape(const_shape![1]);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_22.broadcast(const_shape![BLOCK]);
+            let arg_27: PointerTile<*mut ET, { [BLOCK] }> = pointers_23.offset_tile(offs);
+            let pointers_24: PointerTile<*mut ET, { [BLOCK] }> = arg_27;
+            let conv_25: Tile<ET, { [BLOCK] }> =
                 convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
-            let token_27: Token = unsafe {
-                store_view_raw(
-                    &view_25,
-                    conv_26,
-                    [pid],
-                    Some(y_ptr_accessed),
+            let token_26: Token = unsafe {
+                store_ptr_tko(
+                    pointers_24,
+                    conv_25,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
                 )
             };
-            y_ptr_written = token_27;
-            y_ptr_accessed = token_27;
+            y_ptr_written = token_26;
+            y_ptr_accessed = token_26;
             x_2
         };
     }

@@ -12,10 +12,10 @@ pub mod bias_flag {
     // generic HAS_BIAS: bool <- const(HAS_BIAS)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `b_ptr` at line 13 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `b_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `b_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn linear_bias_kernel<
         ET: ElementType,
@@ -55,52 +55,45 @@ pub mod bias_flag {
         let selected_9: Tile<ET, { [BLOCK] }> = select(mask, loaded_7, t_8);
         let y: Tile<f32, { [BLOCK] }> = convert_tile(selected_9);
         let y_3: Tile<f32, { [BLOCK] }> = if HAS_BIAS {
-            let base_11: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
-            let shape_12: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_13: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_14: Tensor<EBPtr, { [-1] }> =
-                unsafe { make_tensor_view(base_11, shape_12, strides_13, new_token_unordered()) };
-            let view_15: Partition<EBPtr, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_14,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_16, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_15,
-                    [0i32],
-                    None,
+            let pointers_11: PointerTile<*mut EBPtr, { [] }> = pointer_to_tile(b_ptr);
+            let pointers_12: PointerTile<*mut EBPtr, { [1] }> =
+                pointers_11.reshape(const_shape![1]);
+            let pointers_13: PointerTile<*mut EBPtr, { [BLOCK] }> =
+                pointers_12.broadcast(const_shape![BLOCK]);
+            let arg_18: PointerTile<*mut EBPtr, { [BLOCK] }> = pointers_13.offset_tile(cols);
+            let pointers_14: PointerTile<*mut EBPtr, { [BLOCK] }> = arg_18;
+            let (loaded_15, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_14,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    None,
+                    Latency::<0>,
                 )
             };
-            let conv_17: Tile<f32, { [BLOCK] }> = convert_tile(loaded_16);
-            let y_2: Tile<f32, { [BLOCK] }> = y + conv_17;
+            let t_16: Tile<EBPtr, { [BLOCK] }> = constant(EBPtr::ZERO, const_shape![BLOCK]);
+            let selected_17: Tile<EBPtr, { [BLOCK] }> = select(mask, loaded_15, t_16);
+            let conv_19: Tile<f32, { [BLOCK] }> = convert_tile(selected_17);
+            let y_2: Tile<f32, { [BLOCK] }> = y + conv_19;
             y_2
         } else {
             y
         };
-        let pointers_18: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let offsets_19: Tile<i32, { [] }> = scalar_to_tile(row * N);
-        let pointers_20: PointerTile<*mut EYPtr, { [] }> = pointers_18.offset_tile(offsets_19);
-        let pointers_21: PointerTile<*mut EYPtr, { [1] }> = pointers_20.reshape(const_shape![1]);
-        let pointers_22: PointerTile<*mut EYPtr, { [BLOCK] }> =
-            pointers_21.broadcast(const_shape![BLOCK]);
-        let arg_25: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_22.offset_tile(cols);
-        let pointers_23: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_25;
-        let conv_24: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
+        let pointers_20: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let offsets_21: Tile<i32, { [] }> = scalar_to_tile(row * N);
+        let pointers_22: PointerTile<*mut EYPtr, { [] }> = pointers_20.offset_tile(offsets_21);
+        let pointers_23: PointerTile<*mut EYPtr, { [1] }> = pointers_22.reshape(const_shape![1]);
+        let pointers_24: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_23.broadcast(const_shape![BLOCK]);
+        let arg_27: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_24.offset_tile(cols);
+        let pointers_25: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_27;
+        let conv_26: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
         unsafe {
             store_ptr_tko(
-                pointers_23,
-                conv_24,
+                pointers_25,
+                conv_26,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 Some(mask),

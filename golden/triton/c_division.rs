@@ -11,10 +11,10 @@ pub mod c_division {
     // generic ERPtr: ElementType <- dtype(r_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // note: `tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `q_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)","`tl.store` of `r_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"r_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"d"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `a_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `q_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `r_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `q_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `r_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"r_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"d"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn divmod_kernel<
         ET: ElementType,
@@ -29,95 +29,69 @@ pub mod c_division {
         n: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
-        let base_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(a_ptr);
-        let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_4: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
-        let view_5: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_4,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_6, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_5,
-                [pid],
-                None,
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(a_ptr);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_10: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(offs);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_10;
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let a: Tile<i32, { [BLOCK] }> = convert_tile(loaded_6);
+        let t_8: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_9: Tile<ET, { [BLOCK] }> = select(mask, loaded_7, t_8);
+        let a: Tile<i32, { [BLOCK] }> = convert_tile(selected_9);
         let shift: i32 = (pid - 3i32) / 2i32 + (pid - 3i32) % 2i32;
-        let arg_13: PointerTile<*mut EQPtr, { [] }> = pointer_to_tile(q_ptr);
-        let base_7: PointerTile<*mut EQPtr, { [] }> = arg_13;
-        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_10: Tensor<EQPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
-        let view_11: Partition<EQPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_10,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_12: Tile<EQPtr, { [BLOCK] }> = convert_tile(
+        let pointers_11: PointerTile<*mut EQPtr, { [] }> = pointer_to_tile(q_ptr);
+        let pointers_12: PointerTile<*mut EQPtr, { [1] }> = pointers_11.reshape(const_shape![1]);
+        let pointers_13: PointerTile<*mut EQPtr, { [BLOCK] }> =
+            pointers_12.broadcast(const_shape![BLOCK]);
+        let arg_16: PointerTile<*mut EQPtr, { [BLOCK] }> = pointers_13.offset_tile(offs);
+        let pointers_14: PointerTile<*mut EQPtr, { [BLOCK] }> = arg_16;
+        let conv_15: Tile<EQPtr, { [BLOCK] }> = convert_tile(
             divi(a, broadcast_scalar(d, const_shape![BLOCK]), rounding::Zero)
                 + broadcast_scalar(shift, const_shape![BLOCK]),
         );
         unsafe {
-            store_view_raw(
-                &view_11,
-                conv_12,
-                [pid],
-                None,
+            store_ptr_tko(
+                pointers_14,
+                conv_15,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
-        let arg_20: PointerTile<*mut ERPtr, { [] }> = pointer_to_tile(r_ptr);
-        let base_14: PointerTile<*mut ERPtr, { [] }> = arg_20;
-        let shape_15: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_16: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_17: Tensor<ERPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_14, shape_15, strides_16, new_token_unordered()) };
-        let view_18: Partition<ERPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_17,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_19: Tile<ERPtr, { [BLOCK] }> =
+        let pointers_17: PointerTile<*mut ERPtr, { [] }> = pointer_to_tile(r_ptr);
+        let pointers_18: PointerTile<*mut ERPtr, { [1] }> = pointers_17.reshape(const_shape![1]);
+        let pointers_19: PointerTile<*mut ERPtr, { [BLOCK] }> =
+            pointers_18.broadcast(const_shape![BLOCK]);
+        let arg_22: PointerTile<*mut ERPtr, { [BLOCK] }> = pointers_19.offset_tile(offs);
+        let pointers_20: PointerTile<*mut ERPtr, { [BLOCK] }> = arg_22;
+        let conv_21: Tile<ERPtr, { [BLOCK] }> =
             convert_tile(remi(a, broadcast_scalar(d, const_shape![BLOCK])));
         unsafe {
-            store_view_raw(
-                &view_18,
-                conv_19,
-                [pid],
-                None,
+            store_ptr_tko(
+                pointers_20,
+                conv_21,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

@@ -11,10 +11,10 @@ pub mod clamp_rows {
     // generic EZPtr: ElementType <- dtype(z_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)
-    // note: `tl.store` of `z_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"clamp_kernel_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)","`tl.store` of `z_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"clamp_kernel_f16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn clamp_kernel_f16<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut f16,
@@ -24,56 +24,41 @@ pub mod clamp_rows {
         hi: f32,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut f16, { [] }> = arg_8;
-        let block_2: i32 = get_tile_block_id().0;
-        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<f16, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<f16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_5,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_6,
-                [block_2],
-                None,
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut f16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut f16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut f16, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<f16, { [BLOCK] }> = loaded_7;
-        let arg_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-        let base_9: PointerTile<*mut ET, { [] }> = arg_17;
-        let block_10: i32 = get_tile_block_id().0;
-        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_13: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-        let view_14: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_13,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_15: Tile<f32, { [BLOCK] }> = convert_tile(x);
-        let conv_16: Tile<ET, { [BLOCK] }> = convert_tile(minf(
+        let t_9: Tile<f16, { [BLOCK] }> = constant(f16::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<f16, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f16, { [BLOCK] }> = selected_10;
+        let pointers_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_18: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_18;
+        let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let conv_17: Tile<ET, { [BLOCK] }> = convert_tile(minf(
             maxf(
-                conv_15,
+                conv_16,
                 broadcast_scalar(lo, const_shape![BLOCK]),
                 nan::Disabled,
                 ftz::Disabled,
@@ -83,51 +68,37 @@ pub mod clamp_rows {
             ftz::Disabled,
         ));
         unsafe {
-            store_view_raw(
-                &view_14,
-                conv_16,
-                [block_10],
-                None,
+            store_ptr_tko(
+                pointers_15,
+                conv_17,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
-        let conv_18: Tile<f32, { [BLOCK] }> = convert_tile(x);
-        let t_19: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
-        let arg_21: Tile<f32, { [BLOCK] }> = maxf(conv_18, t_19, nan::Enabled, ftz::Disabled);
-        let t_20: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
-        let kept: Tile<f32, { [BLOCK] }> = minf(arg_21, t_20, nan::Enabled, ftz::Disabled);
-        let arg_29: PointerTile<*mut EZPtr, { [] }> = pointer_to_tile(z_ptr);
-        let base_22: PointerTile<*mut EZPtr, { [] }> = arg_29;
-        let block_23: i32 = get_tile_block_id().0;
-        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_26: Tensor<EZPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_22, shape_24, strides_25, new_token_unordered()) };
-        let view_27: Partition<EZPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_26,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_28: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
+        let conv_19: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let t_20: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
+        let arg_22: Tile<f32, { [BLOCK] }> = maxf(conv_19, t_20, nan::Enabled, ftz::Disabled);
+        let t_21: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
+        let kept: Tile<f32, { [BLOCK] }> = minf(arg_22, t_21, nan::Enabled, ftz::Disabled);
+        let pointers_23: PointerTile<*mut EZPtr, { [] }> = pointer_to_tile(z_ptr);
+        let pointers_24: PointerTile<*mut EZPtr, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut EZPtr, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let arg_28: PointerTile<*mut EZPtr, { [BLOCK] }> = pointers_25.offset_tile(offs);
+        let pointers_26: PointerTile<*mut EZPtr, { [BLOCK] }> = arg_28;
+        let conv_27: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
         unsafe {
-            store_view_raw(
-                &view_27,
-                conv_28,
-                [block_23],
-                None,
+            store_ptr_tko(
+                pointers_26,
+                conv_27,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }
@@ -136,10 +107,10 @@ pub mod clamp_rows {
     // generic EZPtr: ElementType <- dtype(z_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)
-    // note: `tl.store` of `z_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"clamp_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)","`tl.store` of `z_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"clamp_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn clamp_kernel_bf16<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut bf16,
@@ -149,56 +120,41 @@ pub mod clamp_rows {
         hi: f32,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut bf16, { [] }> = arg_8;
-        let block_2: i32 = get_tile_block_id().0;
-        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<bf16, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<bf16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_5,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_6,
-                [block_2],
-                None,
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut bf16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut bf16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut bf16, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<bf16, { [BLOCK] }> = loaded_7;
-        let arg_17: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-        let base_9: PointerTile<*mut ET, { [] }> = arg_17;
-        let block_10: i32 = get_tile_block_id().0;
-        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_13: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-        let view_14: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_13,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_15: Tile<f32, { [BLOCK] }> = convert_tile(x);
-        let conv_16: Tile<ET, { [BLOCK] }> = convert_tile(minf(
+        let t_9: Tile<bf16, { [BLOCK] }> = constant(bf16::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<bf16, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<bf16, { [BLOCK] }> = selected_10;
+        let pointers_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_18: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_18;
+        let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let conv_17: Tile<ET, { [BLOCK] }> = convert_tile(minf(
             maxf(
-                conv_15,
+                conv_16,
                 broadcast_scalar(lo, const_shape![BLOCK]),
                 nan::Disabled,
                 ftz::Disabled,
@@ -208,51 +164,37 @@ pub mod clamp_rows {
             ftz::Disabled,
         ));
         unsafe {
-            store_view_raw(
-                &view_14,
-                conv_16,
-                [block_10],
-                None,
+            store_ptr_tko(
+                pointers_15,
+                conv_17,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
-        let conv_18: Tile<f32, { [BLOCK] }> = convert_tile(x);
-        let t_19: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
-        let arg_21: Tile<f32, { [BLOCK] }> = maxf(conv_18, t_19, nan::Enabled, ftz::Disabled);
-        let t_20: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
-        let kept: Tile<f32, { [BLOCK] }> = minf(arg_21, t_20, nan::Enabled, ftz::Disabled);
-        let arg_29: PointerTile<*mut EZPtr, { [] }> = pointer_to_tile(z_ptr);
-        let base_22: PointerTile<*mut EZPtr, { [] }> = arg_29;
-        let block_23: i32 = get_tile_block_id().0;
-        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_26: Tensor<EZPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_22, shape_24, strides_25, new_token_unordered()) };
-        let view_27: Partition<EZPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_26,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_28: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
+        let conv_19: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let t_20: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
+        let arg_22: Tile<f32, { [BLOCK] }> = maxf(conv_19, t_20, nan::Enabled, ftz::Disabled);
+        let t_21: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
+        let kept: Tile<f32, { [BLOCK] }> = minf(arg_22, t_21, nan::Enabled, ftz::Disabled);
+        let pointers_23: PointerTile<*mut EZPtr, { [] }> = pointer_to_tile(z_ptr);
+        let pointers_24: PointerTile<*mut EZPtr, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut EZPtr, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let arg_28: PointerTile<*mut EZPtr, { [BLOCK] }> = pointers_25.offset_tile(offs);
+        let pointers_26: PointerTile<*mut EZPtr, { [BLOCK] }> = arg_28;
+        let conv_27: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
         unsafe {
-            store_view_raw(
-                &view_27,
-                conv_28,
-                [block_23],
-                None,
+            store_ptr_tko(
+                pointers_26,
+                conv_27,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }
@@ -261,10 +203,10 @@ pub mod clamp_rows {
     // generic EZPtr: ElementType <- dtype(z_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)
-    // note: `tl.store` of `z_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"clamp_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)","`tl.store` of `z_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"clamp_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn clamp_kernel_f32<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut f32,
@@ -274,53 +216,36 @@ pub mod clamp_rows {
         hi: f32,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut f32, { [] }> = arg_8;
-        let block_2: i32 = get_tile_block_id().0;
-        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<f32, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<f32, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_5,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_6,
-                [block_2],
-                None,
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut f32, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut f32, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let padding_8: f32 = 0.0f32;
+        let (loaded_9, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(padding_8),
                 None,
-                [false],
-                const_shape![BLOCK],
+                Latency::<0>,
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = loaded_7;
-        let arg_16: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-        let base_9: PointerTile<*mut ET, { [] }> = arg_16;
-        let block_10: i32 = get_tile_block_id().0;
-        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_13: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-        let view_14: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_13,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_15: Tile<ET, { [BLOCK] }> = convert_tile(minf(
+        let x: Tile<f32, { [BLOCK] }> = loaded_9;
+        let pointers_10: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let pointers_12: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_11.broadcast(const_shape![BLOCK]);
+        let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_12.offset_tile(offs);
+        let pointers_13: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+        let conv_14: Tile<ET, { [BLOCK] }> = convert_tile(minf(
             maxf(
                 x,
                 broadcast_scalar(lo, const_shape![BLOCK]),
@@ -332,50 +257,36 @@ pub mod clamp_rows {
             ftz::Disabled,
         ));
         unsafe {
-            store_view_raw(
-                &view_14,
-                conv_15,
-                [block_10],
-                None,
+            store_ptr_tko(
+                pointers_13,
+                conv_14,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
-        let t_17: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
-        let arg_19: Tile<f32, { [BLOCK] }> = maxf(x, t_17, nan::Enabled, ftz::Disabled);
-        let t_18: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
-        let kept: Tile<f32, { [BLOCK] }> = minf(arg_19, t_18, nan::Enabled, ftz::Disabled);
-        let arg_27: PointerTile<*mut EZPtr, { [] }> = pointer_to_tile(z_ptr);
-        let base_20: PointerTile<*mut EZPtr, { [] }> = arg_27;
-        let block_21: i32 = get_tile_block_id().0;
-        let shape_22: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_23: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_24: Tensor<EZPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_20, shape_22, strides_23, new_token_unordered()) };
-        let view_25: Partition<EZPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_24,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_26: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
+        let t_16: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
+        let arg_18: Tile<f32, { [BLOCK] }> = maxf(x, t_16, nan::Enabled, ftz::Disabled);
+        let t_17: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
+        let kept: Tile<f32, { [BLOCK] }> = minf(arg_18, t_17, nan::Enabled, ftz::Disabled);
+        let pointers_19: PointerTile<*mut EZPtr, { [] }> = pointer_to_tile(z_ptr);
+        let pointers_20: PointerTile<*mut EZPtr, { [1] }> = pointers_19.reshape(const_shape![1]);
+        let pointers_21: PointerTile<*mut EZPtr, { [BLOCK] }> =
+            pointers_20.broadcast(const_shape![BLOCK]);
+        let arg_24: PointerTile<*mut EZPtr, { [BLOCK] }> = pointers_21.offset_tile(offs);
+        let pointers_22: PointerTile<*mut EZPtr, { [BLOCK] }> = arg_24;
+        let conv_23: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
         unsafe {
-            store_view_raw(
-                &view_25,
-                conv_26,
-                [block_21],
-                None,
+            store_ptr_tko(
+                pointers_22,
+                conv_23,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

@@ -10,80 +10,60 @@ pub mod gelu_helper {
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 17 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 18 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gelu_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"gelu_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 17 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 18 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gelu_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"gelu_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn gelu_kernel<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
-        let block_2: i32 = get_tile_block_id().0;
-        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_5,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_6,
-                [block_2],
-                None,
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
         let t_9: Tile<f32, { [BLOCK] }> = constant(0.7978845608028654f32, const_shape![BLOCK]);
         let t_10: Tile<f32, { [BLOCK] }> = constant(0.044715f32, const_shape![BLOCK]);
         let gelu_tanh_inner: Tile<f32, { [BLOCK] }> = t_9 * (x + t_10 * x * x * x);
-        let arg_21: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_11: PointerTile<*mut EYPtr, { [] }> = arg_21;
-        let block_12: i32 = get_tile_block_id().0;
-        let shape_13: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_14: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_15: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_11, shape_13, strides_14, new_token_unordered()) };
-        let view_16: Partition<EYPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_15,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let t_17: Tile<f32, { [BLOCK] }> = constant(0.5f32, const_shape![BLOCK]);
-        let arg_19: Tile<f32, { [BLOCK] }> = t_17 * x;
-        let t_18: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let conv_20: Tile<EYPtr, { [BLOCK] }> =
-            convert_tile(arg_19 * (t_18 + tanh(gelu_tanh_inner)));
+        let pointers_11: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_12: PointerTile<*mut EYPtr, { [1] }> = pointers_11.reshape(const_shape![1]);
+        let pointers_13: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_12.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_13.offset_tile(offs);
+        let pointers_14: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_19;
+        let t_15: Tile<f32, { [BLOCK] }> = constant(0.5f32, const_shape![BLOCK]);
+        let arg_17: Tile<f32, { [BLOCK] }> = t_15 * x;
+        let t_16: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let conv_18: Tile<EYPtr, { [BLOCK] }> =
+            convert_tile(arg_17 * (t_16 + tanh(gelu_tanh_inner)));
         unsafe {
-            store_view_raw(
-                &view_16,
-                conv_20,
-                [block_12],
-                None,
+            store_ptr_tko(
+                pointers_14,
+                conv_18,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

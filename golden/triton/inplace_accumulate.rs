@@ -10,10 +10,10 @@ pub mod inplace_accumulate {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `acc_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `acc_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn accumulate_kernel<ET: ElementType, const BLOCK: i32>(
         acc_ptr: *mut ET,
@@ -29,37 +29,27 @@ pub mod inplace_accumulate {
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
         for s in 0i32..steps {
-            let arg_12: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-            let base_4: PointerTile<*mut ET, { [] }> = arg_12;
-            let block_5: i32 = get_tile_block_id().0;
-            let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_8: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-            let view_9: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_8,
-                    const_shape![BLOCK],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_10, token_11): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_9,
-                    [block_5],
-                    Some(acc_ptr_written),
+            let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+            let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_5.broadcast(const_shape![BLOCK]);
+            let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+            let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+            let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_7,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
+                    None::<scope::TileBlock>,
+                    Some(mask),
                     None,
-                    [false],
-                    const_shape![BLOCK],
+                    Some(acc_ptr_written),
+                    Latency::<0>,
                 )
             };
-            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_11]);
-            let a: Tile<ET, { [BLOCK] }> = loaded_10;
+            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
+            let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+            let a: Tile<ET, { [BLOCK] }> = selected_11;
             let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
             let offsets_14: Tile<i32, { [] }> = scalar_to_tile(s * n);
             let pointers_15: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
@@ -82,38 +72,25 @@ pub mod inplace_accumulate {
             let t_20: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
             let selected_21: Tile<ET, { [BLOCK] }> = select(mask, loaded_19, t_20);
             let x: Tile<ET, { [BLOCK] }> = selected_21;
-            let arg_31: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-            let base_23: PointerTile<*mut ET, { [] }> = arg_31;
-            let block_24: i32 = get_tile_block_id().0;
-            let shape_25: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-            let strides_26: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_27: Tensor<ET, { [-1] }> =
-                unsafe { make_tensor_view(base_23, shape_25, strides_26, new_token_unordered()) };
-            let view_28: Partition<ET, { [BLOCK] }> = unsafe {
-                make_partition_view(
-                    &tensor_27,
-                    const_shape![BLOCK],
-                    padding::None,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let values_29: Tile<ET, { [BLOCK] }> = a + x;
-            let token_30: Token = unsafe {
-                store_view_raw(
-                    &view_28,
-                    values_29,
-                    [block_24],
-                    Some(acc_ptr_accessed),
+            let pointers_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+            let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+            let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_24.broadcast(const_shape![BLOCK]);
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(offs);
+            let values_27: Tile<ET, { [BLOCK] }> = a + x;
+            let token_28: Token = unsafe {
+                store_ptr_tko(
+                    pointers_26,
+                    values_27,
                     ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(acc_ptr_accessed),
+                    Latency::<0>,
                 )
             };
-            acc_ptr_written = token_30;
-            acc_ptr_accessed = token_30;
+            acc_ptr_written = token_28;
+            acc_ptr_accessed = token_28;
         }
     }
 }

@@ -14,10 +14,10 @@ pub mod int64_rows {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `w_ptr` at line 15 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `x_ptr` at line 17 kept as a pointer tile: an index that is not an i32 scalar
-    // note: `tl.store` of `y_ptr` at line 18 kept as a pointer tile: an index that is not an i32 scalar
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_scale_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EWPtr","params":["w_ptr"],"source":"dtype(w_ptr)"},{"kind":"i32","name":"ROWS_PER_PROGRAM","params":["ROWS_PER_PROGRAM"],"source":"const(ROWS_PER_PROGRAM)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"row_scale_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `w_ptr` at line 15 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `x_ptr` at line 17 kept as a pointer tile: an index that is not an i32 scalar","`tl.store` of `y_ptr` at line 18 kept as a pointer tile: an index that is not an i32 scalar"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EWPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"w_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"ROWS_PER_PROGRAM"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `w_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_scale_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EWPtr","params":["w_ptr"],"source":"dtype(w_ptr)"},{"kind":"i32","name":"ROWS_PER_PROGRAM","params":["ROWS_PER_PROGRAM"],"source":"const(ROWS_PER_PROGRAM)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"row_scale_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `w_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EWPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"w_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"ROWS_PER_PROGRAM"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn row_scale_kernel<
         ET: ElementType,
@@ -58,50 +58,42 @@ pub mod int64_rows {
         let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let mask: Tile<bool, { [BLOCK] }> =
             lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
-        let base_18: PointerTile<*mut EWPtr, { [] }> = pointer_to_tile(w_ptr);
-        let shape_19: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n_cols] };
-        let strides_20: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_21: Tensor<EWPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_18, shape_19, strides_20, new_token_unordered()) };
-        let view_22: Partition<EWPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_21,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_23, _): (Tile<EWPtr, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_22,
-                [0i32],
-                None,
+        let pointers_18: PointerTile<*mut EWPtr, { [] }> = pointer_to_tile(w_ptr);
+        let pointers_19: PointerTile<*mut EWPtr, { [1] }> = pointers_18.reshape(const_shape![1]);
+        let pointers_20: PointerTile<*mut EWPtr, { [BLOCK] }> =
+            pointers_19.broadcast(const_shape![BLOCK]);
+        let arg_25: PointerTile<*mut EWPtr, { [BLOCK] }> = pointers_20.offset_tile(cols);
+        let pointers_21: PointerTile<*mut EWPtr, { [BLOCK] }> = arg_25;
+        let (loaded_22, _): (Tile<EWPtr, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_21,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let w: Tile<f32, { [BLOCK] }> = convert_tile(loaded_23);
+        let t_23: Tile<EWPtr, { [BLOCK] }> = constant(EWPtr::ZERO, const_shape![BLOCK]);
+        let selected_24: Tile<EWPtr, { [BLOCK] }> = select(mask, loaded_22, t_23);
+        let w: Tile<f32, { [BLOCK] }> = convert_tile(selected_24);
         for row in (row_start..row_end).step_by(1) {
-            let arg_29: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-            let pointers_24: PointerTile<*mut ET, { [] }> = arg_29;
-            let as_tile_25: Tile<i32, { [] }> = scalar_to_tile(stride);
-            let converted_26: Tile<i64, { [] }> = exti(as_tile_25);
-            let val_27: i64 = tile_to_scalar(converted_26);
-            let offsets_28: Tile<i64, { [] }> = scalar_to_tile(row * val_27);
-            let pointers_30: PointerTile<*mut ET, { [] }> = pointers_24.offset_tile(offsets_28);
-            let pointers_31: PointerTile<*mut ET, { [1] }> = pointers_30.reshape(const_shape![1]);
-            let pointers_32: PointerTile<*mut ET, { [BLOCK] }> =
-                pointers_31.broadcast(const_shape![BLOCK]);
-            let arg_37: PointerTile<*mut ET, { [BLOCK] }> = pointers_32.offset_tile(cols);
-            let pointers_33: PointerTile<*mut ET, { [BLOCK] }> = arg_37;
-            let (loaded_34, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            let arg_31: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+            let pointers_26: PointerTile<*mut ET, { [] }> = arg_31;
+            let as_tile_27: Tile<i32, { [] }> = scalar_to_tile(stride);
+            let converted_28: Tile<i64, { [] }> = exti(as_tile_27);
+            let val_29: i64 = tile_to_scalar(converted_28);
+            let offsets_30: Tile<i64, { [] }> = scalar_to_tile(row * val_29);
+            let pointers_32: PointerTile<*mut ET, { [] }> = pointers_26.offset_tile(offsets_30);
+            let pointers_33: PointerTile<*mut ET, { [1] }> = pointers_32.reshape(const_shape![1]);
+            let pointers_34: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_33.broadcast(const_shape![BLOCK]);
+            let arg_39: PointerTile<*mut ET, { [BLOCK] }> = pointers_34.offset_tile(cols);
+            let pointers_35: PointerTile<*mut ET, { [BLOCK] }> = arg_39;
+            let (loaded_36, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_33,
+                    pointers_35,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -110,27 +102,27 @@ pub mod int64_rows {
                     Latency::<0>,
                 )
             };
-            let t_35: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
-            let selected_36: Tile<ET, { [BLOCK] }> = select(mask, loaded_34, t_35);
-            let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_36);
-            let arg_43: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-            let pointers_38: PointerTile<*mut EYPtr, { [] }> = arg_43;
-            let as_tile_39: Tile<i32, { [] }> = scalar_to_tile(stride);
-            let converted_40: Tile<i64, { [] }> = exti(as_tile_39);
-            let val_41: i64 = tile_to_scalar(converted_40);
-            let offsets_42: Tile<i64, { [] }> = scalar_to_tile(row * val_41);
-            let pointers_44: PointerTile<*mut EYPtr, { [] }> = pointers_38.offset_tile(offsets_42);
-            let pointers_45: PointerTile<*mut EYPtr, { [1] }> =
-                pointers_44.reshape(const_shape![1]);
-            let pointers_46: PointerTile<*mut EYPtr, { [BLOCK] }> =
-                pointers_45.broadcast(const_shape![BLOCK]);
-            let arg_50: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_46.offset_tile(cols);
-            let pointers_47: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_50;
-            let conv_48: Tile<EYPtr, { [BLOCK] }> = convert_tile(x * w);
-            let token_49: Token = unsafe {
+            let t_37: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_38: Tile<ET, { [BLOCK] }> = select(mask, loaded_36, t_37);
+            let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_38);
+            let arg_45: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_40: PointerTile<*mut EYPtr, { [] }> = arg_45;
+            let as_tile_41: Tile<i32, { [] }> = scalar_to_tile(stride);
+            let converted_42: Tile<i64, { [] }> = exti(as_tile_41);
+            let val_43: i64 = tile_to_scalar(converted_42);
+            let offsets_44: Tile<i64, { [] }> = scalar_to_tile(row * val_43);
+            let pointers_46: PointerTile<*mut EYPtr, { [] }> = pointers_40.offset_tile(offsets_44);
+            let pointers_47: PointerTile<*mut EYPtr, { [1] }> =
+                pointers_46.reshape(const_shape![1]);
+            let pointers_48: PointerTile<*mut EYPtr, { [BLOCK] }> =
+                pointers_47.broadcast(const_shape![BLOCK]);
+            let arg_52: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_48.offset_tile(cols);
+            let pointers_49: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_52;
+            let conv_50: Tile<EYPtr, { [BLOCK] }> = convert_tile(x * w);
+            let token_51: Token = unsafe {
                 store_ptr_tko(
-                    pointers_47,
-                    conv_48,
+                    pointers_49,
+                    conv_50,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -138,8 +130,8 @@ pub mod int64_rows {
                     Latency::<0>,
                 )
             };
-            y_ptr_written = token_49;
-            y_ptr_accessed = token_49;
+            y_ptr_written = token_51;
+            y_ptr_accessed = token_51;
         }
     }
 }

@@ -13,15 +13,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
-    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
-    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f16<
         ET: ElementType,
@@ -165,72 +165,15 @@ pub mod layer_norm {
             let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let base_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
-            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_49: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
-            let view_50: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_49,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_51, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_50,
-                    [index_46],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_51;
-            let base_52: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
-            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_56: Tensor<f16, { [-1] }> =
-                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
-            let view_57: Partition<f16, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_56,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_58, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_57,
-                    [index_53],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_58;
-            let pointers_59: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_60: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
-                pointers_59.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_65: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_60.offset_tile(cols_3);
-            let pointers_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_65;
-            let (loaded_62, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let pointers_45: PointerTile<*mut f16, { [] }> = pointer_to_tile(W);
+            let pointers_46: PointerTile<*mut f16, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_61,
+                    pointers_48,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -239,26 +182,61 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_63: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_64: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_62, t_63);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_64);
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut f16, { [] }> = pointer_to_tile(B);
+            let pointers_51: PointerTile<*mut f16, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_53: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_53,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_57,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_66: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_68: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_66;
-            let conv_67: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_68 + conv_67;
-            let pointers_69: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_69.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_74: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_70.offset_tile(cols_3);
-            let pointers_71: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_74;
-            let conv_72: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_73: Token = unsafe {
+            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
+            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
+            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
                 store_ptr_tko(
-                    pointers_71,
-                    conv_72,
+                    pointers_67,
+                    conv_68,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -266,8 +244,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            y_written = token_73;
-            y_accessed = token_73;
+            y_written = token_69;
+            y_accessed = token_69;
         }
     }
 
@@ -278,15 +256,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
-    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
-    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
         ET: ElementType,
@@ -430,72 +408,15 @@ pub mod layer_norm {
             let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let base_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
-            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_49: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
-            let view_50: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_49,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_51, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_50,
-                    [index_46],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_51;
-            let base_52: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
-            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_56: Tensor<bf16, { [-1] }> =
-                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
-            let view_57: Partition<bf16, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_56,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_58, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_57,
-                    [index_53],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_58;
-            let pointers_59: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_60: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
-                pointers_59.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_65: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_60.offset_tile(cols_3);
-            let pointers_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_65;
-            let (loaded_62, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let pointers_45: PointerTile<*mut bf16, { [] }> = pointer_to_tile(W);
+            let pointers_46: PointerTile<*mut bf16, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_61,
+                    pointers_48,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -504,26 +425,61 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_63: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_64: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_62, t_63);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_64);
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut bf16, { [] }> = pointer_to_tile(B);
+            let pointers_51: PointerTile<*mut bf16, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_53: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_53,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_57,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
-            let conv_66: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
-            let arg_68: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_66;
-            let conv_67: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
-            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_68 + conv_67;
-            let pointers_69: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_69.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_74: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_70.offset_tile(cols_3);
-            let pointers_71: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_74;
-            let conv_72: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_73: Token = unsafe {
+            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
+            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
+            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
                 store_ptr_tko(
-                    pointers_71,
-                    conv_72,
+                    pointers_67,
+                    conv_68,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -531,8 +487,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            y_written = token_73;
-            y_accessed = token_73;
+            y_written = token_69;
+            y_accessed = token_69;
         }
     }
 
@@ -543,15 +499,15 @@ pub mod layer_norm {
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: a single element
-    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element
-    // note: `tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `X` at line 20 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Mean` at line 25 kept as a pointer tile: a single element","`tl.store` of `Rstd` at line 26 kept as a pointer tile: a single element","`tl.load` of `W` at line 30 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `B` at line 31 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `X` at line 32 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `Y` at line 35 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
         ET: ElementType,
@@ -695,72 +651,15 @@ pub mod layer_norm {
             let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
             let mask: Tile<bool, { [BLOCK_SIZE] }> =
                 lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
-            let base_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
-            let index_46: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_47: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_48: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_49: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_45, shape_47, strides_48, new_token_unordered()) };
-            let view_50: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_49,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_51, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_50,
-                    [index_46],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_51;
-            let base_52: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
-            let index_53: i32 = (off_3 - 0i32) / BLOCK_SIZE;
-            let shape_54: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-            let strides_55: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-            let tensor_56: Tensor<f32, { [-1] }> =
-                unsafe { make_tensor_view(base_52, shape_54, strides_55, new_token_unordered()) };
-            let view_57: Partition<f32, { [BLOCK_SIZE] }> = unsafe {
-                make_partition_view(
-                    &tensor_56,
-                    const_shape![BLOCK_SIZE],
-                    padding::Zero,
-                    dim_map::Identity,
-                    new_token_unordered(),
-                )
-            };
-            let (loaded_58, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
-                load_view_raw(
-                    &view_57,
-                    [index_53],
-                    None,
-                    ordering::Weak,
-                    scope::TileBlock,
-                    tma::Enabled,
-                    None,
-                    [false],
-                    const_shape![BLOCK_SIZE],
-                )
-            };
-            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_58;
-            let pointers_59: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
-            let pointers_60: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
-                pointers_59.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_65: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_60.offset_tile(cols_3);
-            let pointers_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_65;
-            let (loaded_62, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            let pointers_45: PointerTile<*mut f32, { [] }> = pointer_to_tile(W);
+            let pointers_46: PointerTile<*mut f32, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
                 load_ptr_tko(
-                    pointers_61,
+                    pointers_48,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -769,23 +668,58 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            let t_63: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
-            let selected_64: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_62, t_63);
-            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_64);
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
+            let pointers_51: PointerTile<*mut f32, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_53: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_53,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_57,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
             let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
                 - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
                 * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
             let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
-            let pointers_66: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-                pointers_66.broadcast(const_shape![BLOCK_SIZE]);
-            let arg_71: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_67.offset_tile(cols_3);
-            let pointers_68: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_71;
-            let conv_69: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
-            let token_70: Token = unsafe {
+            let pointers_62: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_63: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_62.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_63.offset_tile(cols_3);
+            let pointers_64: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_67;
+            let conv_65: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_66: Token = unsafe {
                 store_ptr_tko(
-                    pointers_68,
-                    conv_69,
+                    pointers_64,
+                    conv_65,
                     ordering::Weak,
                     None::<scope::TileBlock>,
                     Some(mask),
@@ -793,8 +727,8 @@ pub mod layer_norm {
                     Latency::<0>,
                 )
             };
-            y_written = token_70;
-            y_accessed = token_70;
+            y_written = token_66;
+            y_accessed = token_66;
         }
     }
 }

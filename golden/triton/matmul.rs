@@ -139,6 +139,148 @@ pub mod matmul {
     // generic BLOCK_N: i32 <- const(BLOCK_N)
     // generic BLOCK_K: i32 <- const(BLOCK_K)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: stride_ak == 1; stride_bn == 1; stride_cn == 1; K, M, N, a_ptr, b_ptr, c_ptr, stride_am, stride_bk, stride_cm divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"matmul_kernel_f16_jit","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"jit_facts":[{"text":"a_ptr % 16 == 0","tree":["==",["%",["arg","a_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true},{"text":"K % 16 == 0","tree":["==",["%",["arg","K"],16],0],"value":true},{"text":"stride_am % 16 == 0","tree":["==",["%",["arg","stride_am"],16],0],"value":true},{"text":"stride_ak == 1","tree":["==",["arg","stride_ak"],1],"value":true},{"text":"stride_bk % 16 == 0","tree":["==",["%",["arg","stride_bk"],16],0],"value":true},{"text":"stride_bn == 1","tree":["==",["arg","stride_bn"],1],"value":true},{"text":"stride_cm % 16 == 0","tree":["==",["%",["arg","stride_cm"],16],0],"value":true},{"text":"stride_cn == 1","tree":["==",["arg","stride_cn"],1],"value":true}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: stride_ak == 1; stride_bn == 1; stride_cn == 1; K, M, N, a_ptr, b_ptr, c_ptr, stride_am, stride_bk, stride_cm divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn matmul_kernel_f16_jit<
+        ET: ElementType,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+    >(
+        a_ptr: *mut f16,
+        b_ptr: *mut f16,
+        c_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        K: i32,
+        stride_am: i32,
+        stride_ak: i32,
+        stride_bk: i32,
+        stride_bn: i32,
+        stride_cm: i32,
+        stride_cn: i32,
+    ) {
+        let pid_m: i32 = get_tile_block_id().0;
+        let pid_n: i32 = get_tile_block_id().1;
+        let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+        for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
+            let base_1: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) };
+            let extent_2: i32 = unsafe { assume_div_by::<_, 16>(M) };
+            let extent_3: i32 = unsafe { assume_div_by::<_, 16>(K) };
+            let stride_4: i32 = unsafe { assume_div_by::<_, 16>(stride_am) };
+            let shape_5: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_2, extent_3],
+            };
+            let strides_6: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_4] };
+            let tensor_7: Tensor<f16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<f16, { [BLOCK_M, BLOCK_K] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK_M, BLOCK_K],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_9, _): (Tile<f16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [pid_m, k],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_M, BLOCK_K],
+                )
+            };
+            let a: Tile<f16, { [BLOCK_M, BLOCK_K] }> = loaded_9;
+            let base_10: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+            let extent_11: i32 = unsafe { assume_div_by::<_, 16>(K) };
+            let extent_12: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let stride_13: i32 = unsafe { assume_div_by::<_, 16>(stride_bk) };
+            let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_11, extent_12],
+            };
+            let strides_15: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_13] };
+            let tensor_16: Tensor<f16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_10, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<f16, { [BLOCK_K, BLOCK_N] }> = unsafe {
+                make_partition_view(
+                    &tensor_16,
+                    const_shape![BLOCK_K, BLOCK_N],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_18, _): (Tile<f16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_17,
+                    [k, pid_n],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_K, BLOCK_N],
+                )
+            };
+            let b: Tile<f16, { [BLOCK_K, BLOCK_N] }> = loaded_18;
+            acc = mma(a, b, acc);
+        }
+        let c: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
+        let base_19: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let extent_20: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_21: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_22: i32 = unsafe { assume_div_by::<_, 16>(stride_cm) };
+        let shape_23: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_20, extent_21],
+        };
+        let strides_24: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_22] };
+        let tensor_25: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_19, shape_23, strides_24, new_token_unordered()) };
+        let view_26: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_25,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        unsafe {
+            store_view_raw(
+                &view_26,
+                c,
+                [pid_m, pid_n],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(c_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero, tensor memory accelerator)
     // note: `tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none, tensor memory accelerator)
@@ -250,6 +392,148 @@ pub mod matmul {
         unsafe {
             store_view_raw(
                 &view_17,
+                c,
+                [pid_m, pid_n],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(c_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: stride_ak == 1; stride_bn == 1; stride_cn == 1; K, M, N, a_ptr, b_ptr, c_ptr, stride_am, stride_bk, stride_cm divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"matmul_kernel_bf16_jit","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"jit_facts":[{"text":"a_ptr % 16 == 0","tree":["==",["%",["arg","a_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true},{"text":"K % 16 == 0","tree":["==",["%",["arg","K"],16],0],"value":true},{"text":"stride_am % 16 == 0","tree":["==",["%",["arg","stride_am"],16],0],"value":true},{"text":"stride_ak == 1","tree":["==",["arg","stride_ak"],1],"value":true},{"text":"stride_bk % 16 == 0","tree":["==",["%",["arg","stride_bk"],16],0],"value":true},{"text":"stride_bn == 1","tree":["==",["arg","stride_bn"],1],"value":true},{"text":"stride_cm % 16 == 0","tree":["==",["%",["arg","stride_cm"],16],0],"value":true},{"text":"stride_cn == 1","tree":["==",["arg","stride_cn"],1],"value":true}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: stride_ak == 1; stride_bn == 1; stride_cn == 1; K, M, N, a_ptr, b_ptr, c_ptr, stride_am, stride_bk, stride_cm divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn matmul_kernel_bf16_jit<
+        ET: ElementType,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+    >(
+        a_ptr: *mut bf16,
+        b_ptr: *mut bf16,
+        c_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        K: i32,
+        stride_am: i32,
+        stride_ak: i32,
+        stride_bk: i32,
+        stride_bn: i32,
+        stride_cm: i32,
+        stride_cn: i32,
+    ) {
+        let pid_m: i32 = get_tile_block_id().0;
+        let pid_n: i32 = get_tile_block_id().1;
+        let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+        for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
+            let base_1: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) };
+            let extent_2: i32 = unsafe { assume_div_by::<_, 16>(M) };
+            let extent_3: i32 = unsafe { assume_div_by::<_, 16>(K) };
+            let stride_4: i32 = unsafe { assume_div_by::<_, 16>(stride_am) };
+            let shape_5: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_2, extent_3],
+            };
+            let strides_6: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_4] };
+            let tensor_7: Tensor<bf16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<bf16, { [BLOCK_M, BLOCK_K] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK_M, BLOCK_K],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_9, _): (Tile<bf16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [pid_m, k],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_M, BLOCK_K],
+                )
+            };
+            let a: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = loaded_9;
+            let base_10: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+            let extent_11: i32 = unsafe { assume_div_by::<_, 16>(K) };
+            let extent_12: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let stride_13: i32 = unsafe { assume_div_by::<_, 16>(stride_bk) };
+            let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_11, extent_12],
+            };
+            let strides_15: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_13] };
+            let tensor_16: Tensor<bf16, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_10, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<bf16, { [BLOCK_K, BLOCK_N] }> = unsafe {
+                make_partition_view(
+                    &tensor_16,
+                    const_shape![BLOCK_K, BLOCK_N],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_18, _): (Tile<bf16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_17,
+                    [k, pid_n],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_K, BLOCK_N],
+                )
+            };
+            let b: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = loaded_18;
+            acc = mma(a, b, acc);
+        }
+        let c: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
+        let base_19: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let extent_20: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_21: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_22: i32 = unsafe { assume_div_by::<_, 16>(stride_cm) };
+        let shape_23: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_20, extent_21],
+        };
+        let strides_24: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_22] };
+        let tensor_25: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_19, shape_23, strides_24, new_token_unordered()) };
+        let view_26: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_25,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        unsafe {
+            store_view_raw(
+                &view_26,
                 c,
                 [pid_m, pid_n],
                 None,
@@ -380,6 +664,150 @@ pub mod matmul {
         unsafe {
             store_view_raw(
                 &view_19,
+                c,
+                [pid_m, pid_n],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(c_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: stride_ak == 1; stride_bn == 1; stride_cn == 1; K, M, N, a_ptr, b_ptr, c_ptr, stride_am, stride_bk, stride_cm divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero, tensor memory accelerator)
+    // note: `tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"matmul_kernel_f32_jit","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"}],"jit_facts":[{"text":"a_ptr % 16 == 0","tree":["==",["%",["arg","a_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true},{"text":"K % 16 == 0","tree":["==",["%",["arg","K"],16],0],"value":true},{"text":"stride_am % 16 == 0","tree":["==",["%",["arg","stride_am"],16],0],"value":true},{"text":"stride_ak == 1","tree":["==",["arg","stride_ak"],1],"value":true},{"text":"stride_bk % 16 == 0","tree":["==",["%",["arg","stride_bk"],16],0],"value":true},{"text":"stride_bn == 1","tree":["==",["arg","stride_bn"],1],"value":true},{"text":"stride_cm % 16 == 0","tree":["==",["%",["arg","stride_cm"],16],0],"value":true},{"text":"stride_cn == 1","tree":["==",["arg","stride_cn"],1],"value":true}],"kernel":"matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: stride_ak == 1; stride_bn == 1; stride_cn == 1; K, M, N, a_ptr, b_ptr, c_ptr, stride_am, stride_bk, stride_cm divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 21 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `b_ptr` at line 22 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `c_ptr` at line 29 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn matmul_kernel_f32_jit<
+        ET: ElementType,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+    >(
+        a_ptr: *mut f32,
+        b_ptr: *mut f32,
+        c_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        K: i32,
+        stride_am: i32,
+        stride_ak: i32,
+        stride_bk: i32,
+        stride_bn: i32,
+        stride_cm: i32,
+        stride_cn: i32,
+    ) {
+        let pid_m: i32 = get_tile_block_id().0;
+        let pid_n: i32 = get_tile_block_id().1;
+        let mut acc: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+        for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
+            let base_1: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) };
+            let extent_2: i32 = unsafe { assume_div_by::<_, 16>(M) };
+            let extent_3: i32 = unsafe { assume_div_by::<_, 16>(K) };
+            let stride_4: i32 = unsafe { assume_div_by::<_, 16>(stride_am) };
+            let shape_5: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_2, extent_3],
+            };
+            let strides_6: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_4] };
+            let tensor_7: Tensor<f32, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_1, shape_5, strides_6, new_token_unordered()) };
+            let view_8: Partition<f32, { [BLOCK_M, BLOCK_K] }> = unsafe {
+                make_partition_view(
+                    &tensor_7,
+                    const_shape![BLOCK_M, BLOCK_K],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_9, _): (Tile<f32, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_8,
+                    [pid_m, k],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_M, BLOCK_K],
+                )
+            };
+            let a: Tile<f32, { [BLOCK_M, BLOCK_K] }> = loaded_9;
+            let base_10: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+            let extent_11: i32 = unsafe { assume_div_by::<_, 16>(K) };
+            let extent_12: i32 = unsafe { assume_div_by::<_, 16>(N) };
+            let stride_13: i32 = unsafe { assume_div_by::<_, 16>(stride_bk) };
+            let shape_14: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+                dims: &[extent_11, extent_12],
+            };
+            let strides_15: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_13] };
+            let tensor_16: Tensor<f32, { [-1, -1] }> =
+                unsafe { make_tensor_view(base_10, shape_14, strides_15, new_token_unordered()) };
+            let view_17: Partition<f32, { [BLOCK_K, BLOCK_N] }> = unsafe {
+                make_partition_view(
+                    &tensor_16,
+                    const_shape![BLOCK_K, BLOCK_N],
+                    padding::Zero,
+                    dim_map::Identity,
+                    new_token_unordered(),
+                )
+            };
+            let (loaded_18, _): (Tile<f32, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_view_raw(
+                    &view_17,
+                    [k, pid_n],
+                    None,
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    const_shape![BLOCK_K, BLOCK_N],
+                )
+            };
+            let b: Tile<f32, { [BLOCK_K, BLOCK_N] }> = loaded_18;
+            let conv_19: Tile<tf32, { [BLOCK_M, BLOCK_K] }> = convert_tile(a);
+            let conv_20: Tile<tf32, { [BLOCK_K, BLOCK_N] }> = convert_tile(b);
+            acc = mma(conv_19, conv_20, acc);
+        }
+        let c: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(acc);
+        let base_21: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let extent_22: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_23: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_24: i32 = unsafe { assume_div_by::<_, 16>(stride_cm) };
+        let shape_25: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_22, extent_23],
+        };
+        let strides_26: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_24] };
+        let tensor_27: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_21, shape_25, strides_26, new_token_unordered()) };
+        let view_28: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_27,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        unsafe {
+            store_view_raw(
+                &view_28,
                 c,
                 [pid_m, pid_n],
                 None,

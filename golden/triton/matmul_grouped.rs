@@ -182,6 +182,181 @@ pub mod matmul_grouped {
     // generic BLOCK_K: i32 <- const(BLOCK_K)
     // generic GROUP_M: i32 <- const(GROUP_M)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: stride_cn == 1; M, N, c_ptr, stride_cm divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float16","b_ptr":"float16"},"entry":"grouped_matmul_kernel_f16_jit","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"jit_facts":[{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true},{"text":"stride_cm % 16 == 0","tree":["==",["%",["arg","stride_cm"],16],0],"value":true},{"text":"stride_cn == 1","tree":["==",["arg","stride_cn"],1],"value":true}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: stride_cn == 1; M, N, c_ptr, stride_cm divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn grouped_matmul_kernel_f16_jit<
+        ET: ElementType,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+        const GROUP_M: i32,
+    >(
+        a_ptr: *mut f16,
+        b_ptr: *mut f16,
+        c_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        K: i32,
+        stride_am: i32,
+        stride_ak: i32,
+        stride_bk: i32,
+        stride_bn: i32,
+        stride_cm: i32,
+        stride_cn: i32,
+    ) {
+        let pid: i32 = get_tile_block_id().0;
+        let num_pid_m: i32 = (M + BLOCK_M - 1i32) / BLOCK_M;
+        let num_pid_n: i32 = (N + BLOCK_N - 1i32) / BLOCK_N;
+        let num_pid_in_group: i32 = GROUP_M * num_pid_n;
+        let group_id: i32 = pid / num_pid_in_group;
+        let first_pid_m: i32 = group_id * GROUP_M;
+        let operand_1: Tile<i32, { [] }> = scalar_to_tile(num_pid_m - first_pid_m);
+        let operand_2: Tile<i32, { [] }> = scalar_to_tile(GROUP_M);
+        let min_3: Tile<i32, { [] }> = mini(operand_1, operand_2);
+        let group_size_m: i32 = tile_to_scalar(min_3);
+        let pid_m: i32 = first_pid_m + pid % num_pid_in_group % group_size_m;
+        let pid_n: i32 = pid % num_pid_in_group / group_size_m;
+        let arg_5: Tile<i32, { [BLOCK_M] }> =
+            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
+        let iota_4: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offs_am: Tile<i32, { [BLOCK_M] }> =
+            remi(arg_5 + iota_4, broadcast_scalar(M, const_shape![BLOCK_M]));
+        let arg_7: Tile<i32, { [BLOCK_N] }> =
+            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
+        let iota_6: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let offs_bn: Tile<i32, { [BLOCK_N] }> =
+            remi(arg_7 + iota_6, broadcast_scalar(N, const_shape![BLOCK_N]));
+        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
+        let pointers_8: PointerTile<*mut f16, { [] }> = pointer_to_tile(a_ptr);
+        let pointers_9: PointerTile<*mut f16, { [1, 1] }> = pointers_8.reshape(const_shape![1, 1]);
+        let pointers_10: PointerTile<*mut f16, { [BLOCK_M, BLOCK_K] }> =
+            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_am
+            .reshape(const_shape![BLOCK_M, 1])
+            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]))
+        .broadcast(const_shape![BLOCK_M, BLOCK_K])
+            + (offs_k.reshape(const_shape![1, BLOCK_K])
+                * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
+            .broadcast(const_shape![BLOCK_M, BLOCK_K]);
+        let mut a_ptrs: PointerTile<*mut f16, { [BLOCK_M, BLOCK_K] }> =
+            pointers_10.offset_tile(offsets_11);
+        let pointers_12: PointerTile<*mut f16, { [] }> = pointer_to_tile(b_ptr);
+        let pointers_13: PointerTile<*mut f16, { [1, 1] }> =
+            pointers_12.reshape(const_shape![1, 1]);
+        let pointers_14: PointerTile<*mut f16, { [BLOCK_K, BLOCK_N] }> =
+            pointers_13.broadcast(const_shape![BLOCK_K, BLOCK_N]);
+        let offsets_15: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_k
+            .reshape(const_shape![BLOCK_K, 1])
+            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]))
+        .broadcast(const_shape![BLOCK_K, BLOCK_N])
+            + (offs_bn.reshape(const_shape![1, BLOCK_N])
+                * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
+            .broadcast(const_shape![BLOCK_K, BLOCK_N]);
+        let mut b_ptrs: PointerTile<*mut f16, { [BLOCK_K, BLOCK_N] }> =
+            pointers_14.offset_tile(offsets_15);
+        let mut accumulator: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+        for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
+            let value_16: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
+                offs_k.reshape(const_shape![1, BLOCK_K]),
+                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
+            );
+            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
+                value_16.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+            let mask_17: Tile<bool, { [BLOCK_M, BLOCK_K] }> = arg_21;
+            let (loaded_18, _): (Tile<f16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_ptr_tko(
+                    a_ptrs,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_17),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_19: Tile<f16, { [BLOCK_M, BLOCK_K] }> =
+                constant(f16::ZERO, const_shape![BLOCK_M, BLOCK_K]);
+            let selected_20: Tile<f16, { [BLOCK_M, BLOCK_K] }> = select(mask_17, loaded_18, t_19);
+            let a: Tile<f16, { [BLOCK_M, BLOCK_K] }> = selected_20;
+            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
+                offs_k.reshape(const_shape![BLOCK_K, 1]),
+                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
+            );
+            let arg_27: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
+                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
+            let mask_23: Tile<bool, { [BLOCK_K, BLOCK_N] }> = arg_27;
+            let (loaded_24, _): (Tile<f16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_ptr_tko(
+                    b_ptrs,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_23),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_25: Tile<f16, { [BLOCK_K, BLOCK_N] }> =
+                constant(f16::ZERO, const_shape![BLOCK_K, BLOCK_N]);
+            let selected_26: Tile<f16, { [BLOCK_K, BLOCK_N] }> = select(mask_23, loaded_24, t_25);
+            let b: Tile<f16, { [BLOCK_K, BLOCK_N] }> = selected_26;
+            accumulator = mma(a, b, accumulator);
+            let offsets_28: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
+                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
+            a_ptrs = a_ptrs.offset_tile(offsets_28);
+            let offsets_29: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
+                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
+            b_ptrs = b_ptrs.offset_tile(offsets_29);
+        }
+        let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
+        let base_30: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let extent_31: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_32: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_33: i32 = unsafe { assume_div_by::<_, 16>(stride_cm) };
+        let shape_34: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_31, extent_32],
+        };
+        let strides_35: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_33] };
+        let tensor_36: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_30, shape_34, strides_35, new_token_unordered()) };
+        let view_37: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_36,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_38: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        unsafe {
+            store_view_raw(
+                &view_37,
+                conv_38,
+                [pid_m, pid_n],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(c_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // generic GROUP_M: i32 <- const(GROUP_M)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
     // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)
@@ -335,6 +510,181 @@ pub mod matmul_grouped {
             store_view_raw(
                 &view_34,
                 conv_35,
+                [pid_m, pid_n],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(c_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // generic GROUP_M: i32 <- const(GROUP_M)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: stride_cn == 1; M, N, c_ptr, stride_cm divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"bfloat16","b_ptr":"bfloat16"},"entry":"grouped_matmul_kernel_bf16_jit","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"}],"jit_facts":[{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true},{"text":"stride_cm % 16 == 0","tree":["==",["%",["arg","stride_cm"],16],0],"value":true},{"text":"stride_cn == 1","tree":["==",["arg","stride_cn"],1],"value":true}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: stride_cn == 1; M, N, c_ptr, stride_cm divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn grouped_matmul_kernel_bf16_jit<
+        ET: ElementType,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+        const GROUP_M: i32,
+    >(
+        a_ptr: *mut bf16,
+        b_ptr: *mut bf16,
+        c_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        K: i32,
+        stride_am: i32,
+        stride_ak: i32,
+        stride_bk: i32,
+        stride_bn: i32,
+        stride_cm: i32,
+        stride_cn: i32,
+    ) {
+        let pid: i32 = get_tile_block_id().0;
+        let num_pid_m: i32 = (M + BLOCK_M - 1i32) / BLOCK_M;
+        let num_pid_n: i32 = (N + BLOCK_N - 1i32) / BLOCK_N;
+        let num_pid_in_group: i32 = GROUP_M * num_pid_n;
+        let group_id: i32 = pid / num_pid_in_group;
+        let first_pid_m: i32 = group_id * GROUP_M;
+        let operand_1: Tile<i32, { [] }> = scalar_to_tile(num_pid_m - first_pid_m);
+        let operand_2: Tile<i32, { [] }> = scalar_to_tile(GROUP_M);
+        let min_3: Tile<i32, { [] }> = mini(operand_1, operand_2);
+        let group_size_m: i32 = tile_to_scalar(min_3);
+        let pid_m: i32 = first_pid_m + pid % num_pid_in_group % group_size_m;
+        let pid_n: i32 = pid % num_pid_in_group / group_size_m;
+        let arg_5: Tile<i32, { [BLOCK_M] }> =
+            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
+        let iota_4: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offs_am: Tile<i32, { [BLOCK_M] }> =
+            remi(arg_5 + iota_4, broadcast_scalar(M, const_shape![BLOCK_M]));
+        let arg_7: Tile<i32, { [BLOCK_N] }> =
+            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
+        let iota_6: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let offs_bn: Tile<i32, { [BLOCK_N] }> =
+            remi(arg_7 + iota_6, broadcast_scalar(N, const_shape![BLOCK_N]));
+        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
+        let pointers_8: PointerTile<*mut bf16, { [] }> = pointer_to_tile(a_ptr);
+        let pointers_9: PointerTile<*mut bf16, { [1, 1] }> = pointers_8.reshape(const_shape![1, 1]);
+        let pointers_10: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_K] }> =
+            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_am
+            .reshape(const_shape![BLOCK_M, 1])
+            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]))
+        .broadcast(const_shape![BLOCK_M, BLOCK_K])
+            + (offs_k.reshape(const_shape![1, BLOCK_K])
+                * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
+            .broadcast(const_shape![BLOCK_M, BLOCK_K]);
+        let mut a_ptrs: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_K] }> =
+            pointers_10.offset_tile(offsets_11);
+        let pointers_12: PointerTile<*mut bf16, { [] }> = pointer_to_tile(b_ptr);
+        let pointers_13: PointerTile<*mut bf16, { [1, 1] }> =
+            pointers_12.reshape(const_shape![1, 1]);
+        let pointers_14: PointerTile<*mut bf16, { [BLOCK_K, BLOCK_N] }> =
+            pointers_13.broadcast(const_shape![BLOCK_K, BLOCK_N]);
+        let offsets_15: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_k
+            .reshape(const_shape![BLOCK_K, 1])
+            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]))
+        .broadcast(const_shape![BLOCK_K, BLOCK_N])
+            + (offs_bn.reshape(const_shape![1, BLOCK_N])
+                * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
+            .broadcast(const_shape![BLOCK_K, BLOCK_N]);
+        let mut b_ptrs: PointerTile<*mut bf16, { [BLOCK_K, BLOCK_N] }> =
+            pointers_14.offset_tile(offsets_15);
+        let mut accumulator: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+        for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
+            let value_16: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
+                offs_k.reshape(const_shape![1, BLOCK_K]),
+                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
+            );
+            let arg_21: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
+                value_16.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+            let mask_17: Tile<bool, { [BLOCK_M, BLOCK_K] }> = arg_21;
+            let (loaded_18, _): (Tile<bf16, { [BLOCK_M, BLOCK_K] }>, Token) = unsafe {
+                load_ptr_tko(
+                    a_ptrs,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_17),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_19: Tile<bf16, { [BLOCK_M, BLOCK_K] }> =
+                constant(bf16::ZERO, const_shape![BLOCK_M, BLOCK_K]);
+            let selected_20: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = select(mask_17, loaded_18, t_19);
+            let a: Tile<bf16, { [BLOCK_M, BLOCK_K] }> = selected_20;
+            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
+                offs_k.reshape(const_shape![BLOCK_K, 1]),
+                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
+            );
+            let arg_27: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
+                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
+            let mask_23: Tile<bool, { [BLOCK_K, BLOCK_N] }> = arg_27;
+            let (loaded_24, _): (Tile<bf16, { [BLOCK_K, BLOCK_N] }>, Token) = unsafe {
+                load_ptr_tko(
+                    b_ptrs,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_23),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_25: Tile<bf16, { [BLOCK_K, BLOCK_N] }> =
+                constant(bf16::ZERO, const_shape![BLOCK_K, BLOCK_N]);
+            let selected_26: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = select(mask_23, loaded_24, t_25);
+            let b: Tile<bf16, { [BLOCK_K, BLOCK_N] }> = selected_26;
+            accumulator = mma(a, b, accumulator);
+            let offsets_28: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
+                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
+            a_ptrs = a_ptrs.offset_tile(offsets_28);
+            let offsets_29: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
+                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
+            b_ptrs = b_ptrs.offset_tile(offsets_29);
+        }
+        let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
+        let base_30: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let extent_31: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_32: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_33: i32 = unsafe { assume_div_by::<_, 16>(stride_cm) };
+        let shape_34: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_31, extent_32],
+        };
+        let strides_35: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_33] };
+        let tensor_36: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_30, shape_34, strides_35, new_token_unordered()) };
+        let view_37: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_36,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_38: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        unsafe {
+            store_view_raw(
+                &view_37,
+                conv_38,
                 [pid_m, pid_n],
                 None,
                 ordering::Weak,
@@ -515,6 +865,191 @@ pub mod matmul_grouped {
             store_view_raw(
                 &view_36,
                 conv_37,
+                [pid_m, pid_n],
+                None,
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false],
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(c_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_K: i32 <- const(BLOCK_K)
+    // generic GROUP_M: i32 <- const(GROUP_M)
+    // generic BLOCK_M_TIMES_BLOCK_K: i32 <- derived((BLOCK_M * BLOCK_K))
+    // generic BLOCK_K_TIMES_BLOCK_N: i32 <- derived((BLOCK_K * BLOCK_N))
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: assumes Triton's JIT specialization: stride_cn == 1; M, N, c_ptr, stride_cm divisible by 16 (correct only for arguments that hold it)
+    // note: `tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`
+    // note: `tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"a_ptr":"float32","b_ptr":"float32"},"entry":"grouped_matmul_kernel_f32_jit","generics":[{"kind":"type","name":"ET","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_K","params":["BLOCK_K"],"source":"const(BLOCK_K)"},{"kind":"i32","name":"GROUP_M","params":["GROUP_M"],"source":"const(GROUP_M)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_K","params":["BLOCK_M","BLOCK_K"],"source":"derived((BLOCK_M * BLOCK_K))","tree":["*",["param","BLOCK_M"],["param","BLOCK_K"]]},{"kind":"i32","name":"BLOCK_K_TIMES_BLOCK_N","params":["BLOCK_K","BLOCK_N"],"source":"derived((BLOCK_K * BLOCK_N))","tree":["*",["param","BLOCK_K"],["param","BLOCK_N"]]}],"jit_facts":[{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true},{"text":"stride_cm % 16 == 0","tree":["==",["%",["arg","stride_cm"],16],0],"value":true},{"text":"stride_cn == 1","tree":["==",["arg","stride_cn"],1],"value":true}],"kernel":"grouped_matmul_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","assumes Triton's JIT specialization: stride_cn == 1; M, N, c_ptr, stride_cm divisible by 16 (correct only for arguments that hold it)","`tl.load` of `a_ptr` at line 26 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.load` of `b_ptr` at line 27 kept as a pointer tile: an address or index computed by `rem_trunc`","`tl.store` of `c_ptr` at line 36 raised to a tensor view (padding none, tensor memory accelerator)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_am"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_ak"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bk"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_bn"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cm"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride_cn"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"},{"const_kind":"int","kind":"const","name":"BLOCK_K"},{"const_kind":"int","kind":"const","name":"GROUP_M"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn grouped_matmul_kernel_f32_jit<
+        ET: ElementType,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_K: i32,
+        const GROUP_M: i32,
+        const BLOCK_M_TIMES_BLOCK_K: i32,
+        const BLOCK_K_TIMES_BLOCK_N: i32,
+    >(
+        a_ptr: *mut f32,
+        b_ptr: *mut f32,
+        c_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        K: i32,
+        stride_am: i32,
+        stride_ak: i32,
+        stride_bk: i32,
+        stride_bn: i32,
+        stride_cm: i32,
+        stride_cn: i32,
+    ) {
+        let pid: i32 = get_tile_block_id().0;
+        let num_pid_m: i32 = (M + BLOCK_M - 1i32) / BLOCK_M;
+        let num_pid_n: i32 = (N + BLOCK_N - 1i32) / BLOCK_N;
+        let num_pid_in_group: i32 = GROUP_M * num_pid_n;
+        let group_id: i32 = pid / num_pid_in_group;
+        let first_pid_m: i32 = group_id * GROUP_M;
+        let operand_1: Tile<i32, { [] }> = scalar_to_tile(num_pid_m - first_pid_m);
+        let operand_2: Tile<i32, { [] }> = scalar_to_tile(GROUP_M);
+        let min_3: Tile<i32, { [] }> = mini(operand_1, operand_2);
+        let group_size_m: i32 = tile_to_scalar(min_3);
+        let pid_m: i32 = first_pid_m + pid % num_pid_in_group % group_size_m;
+        let pid_n: i32 = pid % num_pid_in_group / group_size_m;
+        let arg_5: Tile<i32, { [BLOCK_M] }> =
+            broadcast_scalar(pid_m * BLOCK_M, const_shape![BLOCK_M]);
+        let iota_4: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offs_am: Tile<i32, { [BLOCK_M] }> =
+            remi(arg_5 + iota_4, broadcast_scalar(M, const_shape![BLOCK_M]));
+        let arg_7: Tile<i32, { [BLOCK_N] }> =
+            broadcast_scalar(pid_n * BLOCK_N, const_shape![BLOCK_N]);
+        let iota_6: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let offs_bn: Tile<i32, { [BLOCK_N] }> =
+            remi(arg_7 + iota_6, broadcast_scalar(N, const_shape![BLOCK_N]));
+        let offs_k: Tile<i32, { [BLOCK_K] }> = iota(const_shape![BLOCK_K]);
+        let pointers_8: PointerTile<*mut f32, { [] }> = pointer_to_tile(a_ptr);
+        let pointers_9: PointerTile<*mut f32, { [1, 1] }> = pointers_8.reshape(const_shape![1, 1]);
+        let pointers_10: PointerTile<*mut f32, { [BLOCK_M, BLOCK_K] }> =
+            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+        let offsets_11: Tile<i32, { [BLOCK_M, BLOCK_K] }> = (offs_am
+            .reshape(const_shape![BLOCK_M, 1])
+            * broadcast_scalar(stride_am, const_shape![BLOCK_M, 1]))
+        .broadcast(const_shape![BLOCK_M, BLOCK_K])
+            + (offs_k.reshape(const_shape![1, BLOCK_K])
+                * broadcast_scalar(stride_ak, const_shape![1, BLOCK_K]))
+            .broadcast(const_shape![BLOCK_M, BLOCK_K]);
+        let mut a_ptrs: PointerTile<*mut f32, { [BLOCK_M, BLOCK_K] }> =
+            pointers_10.offset_tile(offsets_11);
+        let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(b_ptr);
+        let pointers_13: PointerTile<*mut f32, { [1, 1] }> =
+            pointers_12.reshape(const_shape![1, 1]);
+        let pointers_14: PointerTile<*mut f32, { [BLOCK_K, BLOCK_N] }> =
+            pointers_13.broadcast(const_shape![BLOCK_K, BLOCK_N]);
+        let offsets_15: Tile<i32, { [BLOCK_K, BLOCK_N] }> = (offs_k
+            .reshape(const_shape![BLOCK_K, 1])
+            * broadcast_scalar(stride_bk, const_shape![BLOCK_K, 1]))
+        .broadcast(const_shape![BLOCK_K, BLOCK_N])
+            + (offs_bn.reshape(const_shape![1, BLOCK_N])
+                * broadcast_scalar(stride_bn, const_shape![1, BLOCK_N]))
+            .broadcast(const_shape![BLOCK_K, BLOCK_N]);
+        let mut b_ptrs: PointerTile<*mut f32, { [BLOCK_K, BLOCK_N] }> =
+            pointers_14.offset_tile(offsets_15);
+        let mut accumulator: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            constant(0.0f32, const_shape![BLOCK_M, BLOCK_N]);
+        for k in 0i32..((K + BLOCK_K - 1i32) / BLOCK_K) {
+            let value_16: Tile<bool, { [1, BLOCK_K] }> = lt_tile(
+                offs_k.reshape(const_shape![1, BLOCK_K]),
+                broadcast_scalar(K - k * BLOCK_K, const_shape![1, BLOCK_K]),
+            );
+            let mask_17: Tile<bool, { [BLOCK_M, BLOCK_K] }> =
+                value_16.broadcast(const_shape![BLOCK_M, BLOCK_K]);
+            let padding_18: f32 = 0.0f32;
+            let flat_pointers_20: PointerTile<*mut f32, { [BLOCK_M_TIMES_BLOCK_K] }> =
+                a_ptrs.reshape(const_shape![BLOCK_M_TIMES_BLOCK_K]);
+            let flat_mask_21: Tile<bool, { [BLOCK_M_TIMES_BLOCK_K] }> =
+                mask_17.reshape(const_shape![BLOCK_M_TIMES_BLOCK_K]);
+            let (loaded_19, _): (Tile<f32, { [BLOCK_M_TIMES_BLOCK_K] }>, Token) = unsafe {
+                load_ptr_tko(
+                    flat_pointers_20,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(flat_mask_21),
+                    Some(padding_18),
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let a: Tile<f32, { [BLOCK_M, BLOCK_K] }> =
+                loaded_19.reshape(const_shape![BLOCK_M, BLOCK_K]);
+            let value_22: Tile<bool, { [BLOCK_K, 1] }> = lt_tile(
+                offs_k.reshape(const_shape![BLOCK_K, 1]),
+                broadcast_scalar(K - k * BLOCK_K, const_shape![BLOCK_K, 1]),
+            );
+            let mask_23: Tile<bool, { [BLOCK_K, BLOCK_N] }> =
+                value_22.broadcast(const_shape![BLOCK_K, BLOCK_N]);
+            let padding_24: f32 = 0.0f32;
+            let flat_pointers_26: PointerTile<*mut f32, { [BLOCK_K_TIMES_BLOCK_N] }> =
+                b_ptrs.reshape(const_shape![BLOCK_K_TIMES_BLOCK_N]);
+            let flat_mask_27: Tile<bool, { [BLOCK_K_TIMES_BLOCK_N] }> =
+                mask_23.reshape(const_shape![BLOCK_K_TIMES_BLOCK_N]);
+            let (loaded_25, _): (Tile<f32, { [BLOCK_K_TIMES_BLOCK_N] }>, Token) = unsafe {
+                load_ptr_tko(
+                    flat_pointers_26,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(flat_mask_27),
+                    Some(padding_24),
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<f32, { [BLOCK_K, BLOCK_N] }> =
+                loaded_25.reshape(const_shape![BLOCK_K, BLOCK_N]);
+            let conv_28: Tile<tf32, { [BLOCK_M, BLOCK_K] }> = convert_tile(a);
+            let conv_29: Tile<tf32, { [BLOCK_K, BLOCK_N] }> = convert_tile(b);
+            accumulator = mma(conv_28, conv_29, accumulator);
+            let offsets_30: Tile<i32, { [BLOCK_M, BLOCK_K] }> =
+                broadcast_scalar(BLOCK_K * stride_ak, const_shape![BLOCK_M, BLOCK_K]);
+            a_ptrs = a_ptrs.offset_tile(offsets_30);
+            let offsets_31: Tile<i32, { [BLOCK_K, BLOCK_N] }> =
+                broadcast_scalar(BLOCK_K * stride_bk, const_shape![BLOCK_K, BLOCK_N]);
+            b_ptrs = b_ptrs.offset_tile(offsets_31);
+        }
+        let c: Tile<f16, { [BLOCK_M, BLOCK_N] }> = convert_tile(accumulator);
+        let base_32: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let extent_33: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let extent_34: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let stride_35: i32 = unsafe { assume_div_by::<_, 16>(stride_cm) };
+        let shape_36: Shape<{ [-1, -1] }> = Shape::<{ [-1, -1] }> {
+            dims: &[extent_33, extent_34],
+        };
+        let strides_37: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[stride_35] };
+        let tensor_38: Tensor<ET, { [-1, -1] }> =
+            unsafe { make_tensor_view(base_32, shape_36, strides_37, new_token_unordered()) };
+        let view_39: Partition<ET, { [BLOCK_M, BLOCK_N] }> = unsafe {
+            make_partition_view(
+                &tensor_38,
+                const_shape![BLOCK_M, BLOCK_N],
+                padding::None,
+                dim_map::Identity,
+                new_token_unordered(),
+            )
+        };
+        let conv_40: Tile<ET, { [BLOCK_M, BLOCK_N] }> = convert_tile(c);
+        unsafe {
+            store_view_raw(
+                &view_39,
+                conv_40,
                 [pid_m, pid_n],
                 None,
                 ordering::Weak,

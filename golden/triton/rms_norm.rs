@@ -11,10 +11,10 @@ pub mod rms_norm {
     // generic EW: ElementType <- dtype(W)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `X` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `Y` at line 18 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `W` at line 16 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `Y` at line 18 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `X` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn rms_norm_fwd<
         ET: ElementType,
@@ -65,46 +65,35 @@ pub mod rms_norm {
         let operand: Tile<f32, { [] }> = scalar_to_tile(ms + eps);
         let val_15: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
         let rstd: f32 = 1.0f32 / val_15;
-        let base_16: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
-        let shape_17: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[N] };
-        let strides_18: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_19: Tensor<EW, { [-1] }> =
-            unsafe { make_tensor_view(base_16, shape_17, strides_18, new_token_unordered()) };
-        let view_20: Partition<EW, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_19,
-                const_shape![BLOCK_SIZE],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_21, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_view_raw(
-                &view_20,
-                [0i32],
-                None,
+        let pointers_16: PointerTile<*mut EW, { [] }> = pointer_to_tile(W);
+        let pointers_17: PointerTile<*mut EW, { [1] }> = pointers_16.reshape(const_shape![1]);
+        let pointers_18: PointerTile<*mut EW, { [BLOCK_SIZE] }> =
+            pointers_17.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_19: PointerTile<*mut EW, { [BLOCK_SIZE] }> = pointers_18.offset_tile(cols);
+        let (loaded_20, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_19,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK_SIZE],
+                None,
+                Latency::<0>,
             )
         };
-        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_21);
+        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_20);
         let y: Tile<f32, { [BLOCK_SIZE] }> =
             x * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]) * w;
-        let pointers_22: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
-        let pointers_23: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
-            pointers_22.broadcast(const_shape![BLOCK_SIZE]);
-        let arg_26: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_23.offset_tile(cols);
-        let pointers_24: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_26;
-        let conv_25: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+        let pointers_21: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+        let pointers_22: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+            pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_25: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols);
+        let pointers_23: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_25;
+        let conv_24: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
         unsafe {
             store_ptr_tko(
-                pointers_24,
-                conv_25,
+                pointers_23,
+                conv_24,
                 ordering::Weak,
                 None::<scope::TileBlock>,
                 Some(mask),

@@ -11,10 +11,10 @@ pub mod saxpy {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `y_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"saxpy_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 12 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"f32","kind":"scalar","name":"a"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `y_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"saxpy_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"saxpy_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `y_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"f32","kind":"scalar","name":"a"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn saxpy_kernel<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -24,99 +24,66 @@ pub mod saxpy {
     ) {
         let mut y_ptr_written: Token = new_token_unordered();
         let mut y_ptr_accessed: Token = new_token_unordered();
-        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
-        let block_2: i32 = get_tile_block_id().0;
-        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_5,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_6,
-                [block_2],
-                None,
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
-        let arg_17: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_9: PointerTile<*mut EYPtr, { [] }> = arg_17;
-        let block_10: i32 = get_tile_block_id().0;
-        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_13: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-        let view_14: Partition<EYPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_13,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_15, token_16): (Tile<EYPtr, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_14,
-                [block_10],
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let pointers_9: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_10: PointerTile<*mut EYPtr, { [1] }> = pointers_9.reshape(const_shape![1]);
+        let pointers_11: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_10.broadcast(const_shape![BLOCK]);
+        let pointers_12: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_11.offset_tile(offs);
+        let (loaded_14, token_13): (Tile<EYPtr, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_12,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
                 Some(y_ptr_written),
-                ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
-                const_shape![BLOCK],
+                Latency::<0>,
             )
         };
-        y_ptr_accessed = join_tokens(&[y_ptr_accessed, token_16]);
-        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_15);
-        let arg_26: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_18: PointerTile<*mut EYPtr, { [] }> = arg_26;
-        let block_19: i32 = get_tile_block_id().0;
-        let shape_20: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_21: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_22: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_18, shape_20, strides_21, new_token_unordered()) };
-        let view_23: Partition<EYPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_22,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_24: Tile<EYPtr, { [BLOCK] }> =
+        y_ptr_accessed = join_tokens(&[y_ptr_accessed, token_13]);
+        let y: Tile<f32, { [BLOCK] }> = convert_tile(loaded_14);
+        let pointers_15: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_16: PointerTile<*mut EYPtr, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_21;
+        let conv_19: Tile<EYPtr, { [BLOCK] }> =
             convert_tile(broadcast_scalar(a, const_shape![BLOCK]) * x + y);
-        let token_25: Token = unsafe {
-            store_view_raw(
-                &view_23,
-                conv_24,
-                [block_19],
-                Some(y_ptr_accessed),
+        let token_20: Token = unsafe {
+            store_ptr_tko(
+                pointers_18,
+                conv_19,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(y_ptr_accessed),
+                Latency::<0>,
             )
         };
-        y_ptr_written = token_25;
-        y_ptr_accessed = token_25;
+        y_ptr_written = token_20;
+        y_ptr_accessed = token_20;
     }
 }

@@ -10,9 +10,9 @@ pub mod seeded_dropout {
     // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_f16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f16,
@@ -25,56 +25,44 @@ pub mod seeded_dropout {
         let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let arg_11: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut f16, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<f16, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<f16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [block_5],
-                None,
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f16, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut f16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut f16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<f16, { [BLOCK] }> = loaded_10;
+        let x: Tile<f16, { [BLOCK] }> = loaded_8;
         let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
-        let bits_12: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
-        let philox_k0: Tile<u32, { [BLOCK] }> = bits_12;
-        let t_13: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_17: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_13);
-        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let t_15: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
-        let t_16: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_17, t_15, t_16);
-        let bits_18: Tile<u32, { [BLOCK] }> = bitcast(offs);
-        let philox_c0: Tile<u32, { [BLOCK] }> = bits_18;
+        let bits_9: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_9;
+        let t_10: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_10);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_12: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let t_13: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_14, t_12, t_13);
+        let bits_15: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_15;
         let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let bits_19: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
-        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
-        let bits_20: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
-        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_20);
-        let bits_21: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
-        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_21);
-        let bits_22: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
-        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_22);
+        let bits_16: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_16);
+        let bits_17: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_17);
+        let bits_18: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_18);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
         let philox_c0_2: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
         let philox_c2: Tile<u32, { [BLOCK] }> =
@@ -151,48 +139,40 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
         let philox_c2_10: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
-        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
-        let philox_bits: Tile<i32, { [BLOCK] }> = bits_23;
-        let t_24: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_26: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_24);
-        let t_25: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_27: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_26, philox_bits ^ t_25, philox_bits));
-        let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b;
+        let bits_20: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_20;
+        let t_21: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_23: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_21);
+        let t_22: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_24: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_23, philox_bits ^ t_22, philox_bits));
+        let t_25: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> =
-            gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
-        let arg_39: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
-        let base_29: PointerTile<*mut ET, { [] }> = arg_39;
-        let block_30: i32 = get_tile_block_id().0;
-        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_33,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_35: Tile<f32, { [BLOCK] }> = convert_tile(x);
-        let arg_37: Tile<f32, { [BLOCK] }> =
-            conv_35 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
-        let t_36: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let conv_38: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_37, t_36));
+            gt_tile(conv_24 * t_25, broadcast_scalar(p, const_shape![BLOCK]));
+        let pointers_26: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let pointers_27: PointerTile<*mut ET, { [1] }> = pointers_26.reshape(const_shape![1]);
+        let pointers_28: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_27.broadcast(const_shape![BLOCK]);
+        let arg_34: PointerTile<*mut ET, { [BLOCK] }> = pointers_28.offset_tile(offs);
+        let pointers_29: PointerTile<*mut ET, { [BLOCK] }> = arg_34;
+        let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let arg_32: Tile<f32, { [BLOCK] }> =
+            conv_30 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_31: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_33: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_32, t_31));
         unsafe {
-            store_view_raw(
-                &view_34,
-                conv_38,
-                [block_30],
-                None,
+            store_ptr_tko(
+                pointers_29,
+                conv_33,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }
@@ -200,9 +180,9 @@ pub mod seeded_dropout {
     // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_bf16<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut bf16,
@@ -215,56 +195,44 @@ pub mod seeded_dropout {
         let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let arg_11: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut bf16, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<bf16, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<bf16, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [block_5],
-                None,
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut bf16, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut bf16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut bf16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<bf16, { [BLOCK] }> = loaded_10;
+        let x: Tile<bf16, { [BLOCK] }> = loaded_8;
         let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
-        let bits_12: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
-        let philox_k0: Tile<u32, { [BLOCK] }> = bits_12;
-        let t_13: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_17: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_13);
-        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let t_15: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
-        let t_16: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_17, t_15, t_16);
-        let bits_18: Tile<u32, { [BLOCK] }> = bitcast(offs);
-        let philox_c0: Tile<u32, { [BLOCK] }> = bits_18;
+        let bits_9: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_9;
+        let t_10: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_10);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_12: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let t_13: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_14, t_12, t_13);
+        let bits_15: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_15;
         let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let bits_19: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
-        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
-        let bits_20: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
-        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_20);
-        let bits_21: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
-        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_21);
-        let bits_22: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
-        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_22);
+        let bits_16: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_16);
+        let bits_17: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_17);
+        let bits_18: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_18);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
         let philox_c0_2: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
         let philox_c2: Tile<u32, { [BLOCK] }> =
@@ -341,48 +309,40 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
         let philox_c2_10: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
-        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
-        let philox_bits: Tile<i32, { [BLOCK] }> = bits_23;
-        let t_24: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_26: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_24);
-        let t_25: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_27: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_26, philox_bits ^ t_25, philox_bits));
-        let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b;
+        let bits_20: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_20;
+        let t_21: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_23: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_21);
+        let t_22: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_24: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_23, philox_bits ^ t_22, philox_bits));
+        let t_25: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> =
-            gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
-        let arg_39: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
-        let base_29: PointerTile<*mut ET, { [] }> = arg_39;
-        let block_30: i32 = get_tile_block_id().0;
-        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_33,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_35: Tile<f32, { [BLOCK] }> = convert_tile(x);
-        let arg_37: Tile<f32, { [BLOCK] }> =
-            conv_35 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
-        let t_36: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let conv_38: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_37, t_36));
+            gt_tile(conv_24 * t_25, broadcast_scalar(p, const_shape![BLOCK]));
+        let pointers_26: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let pointers_27: PointerTile<*mut ET, { [1] }> = pointers_26.reshape(const_shape![1]);
+        let pointers_28: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_27.broadcast(const_shape![BLOCK]);
+        let arg_34: PointerTile<*mut ET, { [BLOCK] }> = pointers_28.offset_tile(offs);
+        let pointers_29: PointerTile<*mut ET, { [BLOCK] }> = arg_34;
+        let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let arg_32: Tile<f32, { [BLOCK] }> =
+            conv_30 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_31: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_33: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_32, t_31));
         unsafe {
-            store_view_raw(
-                &view_34,
-                conv_38,
-                [block_30],
-                None,
+            store_ptr_tko(
+                pointers_29,
+                conv_33,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }
@@ -390,9 +350,9 @@ pub mod seeded_dropout {
     // generic ET: ElementType <- dtype(out_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 13 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_f32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut f32,
@@ -405,56 +365,44 @@ pub mod seeded_dropout {
         let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
         let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
-        let arg_11: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
-        let base_4: PointerTile<*mut f32, { [] }> = arg_11;
-        let block_5: i32 = get_tile_block_id().0;
-        let shape_6: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_7: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_8: Tensor<f32, { [-1] }> =
-            unsafe { make_tensor_view(base_4, shape_6, strides_7, new_token_unordered()) };
-        let view_9: Partition<f32, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_8,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_10, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_9,
-                [block_5],
-                None,
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f32, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut f32, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut f32, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = loaded_10;
+        let x: Tile<f32, { [BLOCK] }> = loaded_8;
         let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
-        let bits_12: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
-        let philox_k0: Tile<u32, { [BLOCK] }> = bits_12;
-        let t_13: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_17: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_13);
-        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let t_15: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
-        let t_16: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_17, t_15, t_16);
-        let bits_18: Tile<u32, { [BLOCK] }> = bitcast(offs);
-        let philox_c0: Tile<u32, { [BLOCK] }> = bits_18;
+        let bits_9: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_9;
+        let t_10: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_10);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_12: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let t_13: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_14, t_12, t_13);
+        let bits_15: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_15;
         let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
-        let bits_19: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
-        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
-        let bits_20: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
-        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_20);
-        let bits_21: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
-        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_21);
-        let bits_22: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
-        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_22);
+        let bits_16: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_16);
+        let bits_17: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_17);
+        let bits_18: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_18);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
         let philox_c0_2: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
         let philox_c2: Tile<u32, { [BLOCK] }> =
@@ -531,46 +479,38 @@ pub mod seeded_dropout {
             mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
         let philox_c2_10: Tile<u32, { [BLOCK] }> =
             mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
-        let bits_23: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
-        let philox_bits: Tile<i32, { [BLOCK] }> = bits_23;
-        let t_24: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
-        let arg_26: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_24);
-        let t_25: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
-        let conv_27: Tile<f32, { [BLOCK] }> =
-            convert_tile(select(arg_26, philox_bits ^ t_25, philox_bits));
-        let t_28: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b;
+        let bits_20: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_20;
+        let t_21: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_23: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_21);
+        let t_22: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_24: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_23, philox_bits ^ t_22, philox_bits));
+        let t_25: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
         let keep: Tile<bool, { [BLOCK] }> =
-            gt_tile(conv_27 * t_28, broadcast_scalar(p, const_shape![BLOCK]));
-        let arg_38: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
-        let base_29: PointerTile<*mut ET, { [] }> = arg_38;
-        let block_30: i32 = get_tile_block_id().0;
-        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_29, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_33,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let arg_36: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
-        let t_35: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let conv_37: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_36, t_35));
+            gt_tile(conv_24 * t_25, broadcast_scalar(p, const_shape![BLOCK]));
+        let pointers_26: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let pointers_27: PointerTile<*mut ET, { [1] }> = pointers_26.reshape(const_shape![1]);
+        let pointers_28: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_27.broadcast(const_shape![BLOCK]);
+        let arg_33: PointerTile<*mut ET, { [BLOCK] }> = pointers_28.offset_tile(offs);
+        let pointers_29: PointerTile<*mut ET, { [BLOCK] }> = arg_33;
+        let arg_31: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_30: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_32: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_31, t_30));
         unsafe {
-            store_view_raw(
-                &view_34,
-                conv_37,
-                [block_30],
-                None,
+            store_ptr_tko(
+                pointers_29,
+                conv_32,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }
@@ -579,10 +519,10 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_f16<ET: ElementType, const BLOCK: i32>(
         bits_ptr: *mut ET,
@@ -851,10 +791,10 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_bf16<ET: ElementType, const BLOCK: i32>(
         bits_ptr: *mut ET,
@@ -1123,10 +1063,10 @@ pub mod seeded_dropout {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_f32<ET: ElementType, const BLOCK: i32>(
         bits_ptr: *mut ET,

@@ -11,10 +11,10 @@ pub mod sigmoid_gate {
     // generic EYPtr: ElementType <- dtype(y_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `g_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gate_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EGPtr","params":["g_ptr"],"source":"dtype(g_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"gate_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `g_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `y_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EGPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"g_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `g_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gate_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EGPtr","params":["g_ptr"],"source":"dtype(g_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"gate_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `g_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EGPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"g_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn gate_kernel<
         ET: ElementType,
@@ -27,105 +27,78 @@ pub mod sigmoid_gate {
         y_ptr: *mut EYPtr,
         n: i32,
     ) {
-        let arg_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let base_1: PointerTile<*mut ET, { [] }> = arg_8;
-        let block_2: i32 = get_tile_block_id().0;
-        let shape_3: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_4: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_5: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_3, strides_4, new_token_unordered()) };
-        let view_6: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_5,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_6,
-                [block_2],
-                None,
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_7);
-        let arg_16: PointerTile<*mut EGPtr, { [] }> = pointer_to_tile(g_ptr);
-        let base_9: PointerTile<*mut EGPtr, { [] }> = arg_16;
-        let block_10: i32 = get_tile_block_id().0;
-        let shape_11: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_12: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_13: Tensor<EGPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_9, shape_11, strides_12, new_token_unordered()) };
-        let view_14: Partition<EGPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_13,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_15, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_14,
-                [block_10],
-                None,
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let pointers_12: PointerTile<*mut EGPtr, { [] }> = pointer_to_tile(g_ptr);
+        let pointers_13: PointerTile<*mut EGPtr, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut EGPtr, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EGPtr, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut EGPtr, { [BLOCK] }> = arg_19;
+        let (loaded_16, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_15,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK],
+                None,
+                Latency::<0>,
             )
         };
-        let g: Tile<f32, { [BLOCK] }> = convert_tile(loaded_15);
-        let arg_18: Tile<f32, { [BLOCK] }> = absf(g);
-        let t_17: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let arg_20: Tile<f32, { [BLOCK] }> = exp2(log2(arg_18 + t_17), ftz::Disabled);
-        let t_19: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let mag: Tile<f32, { [BLOCK] }> = arg_20 - t_19;
-        let t_21: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let t_17: Tile<EGPtr, { [BLOCK] }> = constant(EGPtr::ZERO, const_shape![BLOCK]);
+        let selected_18: Tile<EGPtr, { [BLOCK] }> = select(mask, loaded_16, t_17);
+        let g: Tile<f32, { [BLOCK] }> = convert_tile(selected_18);
+        let arg_21: Tile<f32, { [BLOCK] }> = absf(g);
+        let t_20: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let arg_23: Tile<f32, { [BLOCK] }> = exp2(log2(arg_21 + t_20), ftz::Disabled);
         let t_22: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
-        let t_23: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let arg_25: Tile<f32, { [BLOCK] }> = x * (t_21 / (t_22 + exp(t_23 - g)));
-        let t_24: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
-        let y: Tile<f32, { [BLOCK] }> = arg_25 + t_24 * mag;
-        let arg_33: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
-        let base_26: PointerTile<*mut EYPtr, { [] }> = arg_33;
-        let block_27: i32 = get_tile_block_id().0;
-        let shape_28: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_29: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_30: Tensor<EYPtr, { [-1] }> =
-            unsafe { make_tensor_view(base_26, shape_28, strides_29, new_token_unordered()) };
-        let view_31: Partition<EYPtr, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_30,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let conv_32: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+        let mag: Tile<f32, { [BLOCK] }> = arg_23 - t_22;
+        let t_24: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let t_25: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let t_26: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_28: Tile<f32, { [BLOCK] }> = x * (t_24 / (t_25 + exp(t_26 - g)));
+        let t_27: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let y: Tile<f32, { [BLOCK] }> = arg_28 + t_27 * mag;
+        let pointers_29: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_30: PointerTile<*mut EYPtr, { [1] }> = pointers_29.reshape(const_shape![1]);
+        let pointers_31: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_30.broadcast(const_shape![BLOCK]);
+        let arg_34: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_31.offset_tile(offs);
+        let pointers_32: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_34;
+        let conv_33: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
         unsafe {
-            store_view_raw(
-                &view_31,
-                conv_32,
-                [block_27],
-                None,
+            store_ptr_tko(
+                pointers_32,
+                conv_33,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

@@ -11,10 +11,10 @@ pub mod spin_lock {
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -79,72 +79,50 @@ pub mod spin_lock {
                 break;
             }
         }
-        let base_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_26: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_23, shape_24, strides_25, new_token_unordered()) };
-        let view_27: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_26,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_28, token_29): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_27,
-                [0i32],
+        let pointers_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(cols);
+        let (loaded_28, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_26,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
                 Some(all_written),
-                ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
-                const_shape![BLOCK],
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_29]);
+        all_accessed = join_tokens(&[all_accessed, token_27]);
         let x_2: Tile<ET, { [BLOCK] }> = x + loaded_28;
-        let base_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_33,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let token_35: Token = unsafe {
-            store_view_raw(
-                &view_34,
+        let pointers_29: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let pointers_30: PointerTile<*mut ET, { [1] }> = pointers_29.reshape(const_shape![1]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_30.broadcast(const_shape![BLOCK]);
+        let pointers_32: PointerTile<*mut ET, { [BLOCK] }> = pointers_31.offset_tile(cols);
+        let token_33: Token = unsafe {
+            store_ptr_tko(
+                pointers_32,
                 x_2,
-                [0i32],
-                Some(all_accessed),
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(all_accessed),
+                Latency::<0>,
             )
         };
-        all_written = token_35;
-        all_accessed = token_35;
-        let pointers_36: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
-        let update_37: Tile<i32, { [] }> = scalar_to_tile(0i32);
-        let pointers_38: PointerTile<*mut i32, { [1] }> = pointers_36.reshape(const_shape![1]);
-        let update_39: Tile<i32, { [1] }> = update_37.reshape(const_shape![1]);
-        let (_, token_40): (Tile<i32, { [1] }>, Token) = unsafe {
+        all_written = token_33;
+        all_accessed = token_33;
+        let pointers_34: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_35: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let pointers_36: PointerTile<*mut i32, { [1] }> = pointers_34.reshape(const_shape![1]);
+        let update_37: Tile<i32, { [1] }> = update_35.reshape(const_shape![1]);
+        let (_, token_38): (Tile<i32, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_38,
-                update_39,
+                pointers_36,
+                update_37,
                 atomic::Xchg,
                 ordering::AcqRel,
                 scope::Device,
@@ -152,18 +130,18 @@ pub mod spin_lock {
                 Some(all_accessed),
             )
         };
-        all_written = token_40;
-        all_accessed = token_40;
+        all_written = token_38;
+        all_accessed = token_38;
     }
 
     // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_f32<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -228,72 +206,50 @@ pub mod spin_lock {
                 break;
             }
         }
-        let base_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_26: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_23, shape_24, strides_25, new_token_unordered()) };
-        let view_27: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_26,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_28, token_29): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_27,
-                [0i32],
+        let pointers_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(cols);
+        let (loaded_28, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_26,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
                 Some(all_written),
-                ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
-                const_shape![BLOCK],
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_29]);
+        all_accessed = join_tokens(&[all_accessed, token_27]);
         let x_2: Tile<ET, { [BLOCK] }> = x + loaded_28;
-        let base_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_33,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let token_35: Token = unsafe {
-            store_view_raw(
-                &view_34,
+        let pointers_29: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let pointers_30: PointerTile<*mut ET, { [1] }> = pointers_29.reshape(const_shape![1]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_30.broadcast(const_shape![BLOCK]);
+        let pointers_32: PointerTile<*mut ET, { [BLOCK] }> = pointers_31.offset_tile(cols);
+        let token_33: Token = unsafe {
+            store_ptr_tko(
+                pointers_32,
                 x_2,
-                [0i32],
-                Some(all_accessed),
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(all_accessed),
+                Latency::<0>,
             )
         };
-        all_written = token_35;
-        all_accessed = token_35;
-        let pointers_36: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
-        let update_37: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
-        let pointers_38: PointerTile<*mut f32, { [1] }> = pointers_36.reshape(const_shape![1]);
-        let update_39: Tile<f32, { [1] }> = update_37.reshape(const_shape![1]);
-        let (_, token_40): (Tile<f32, { [1] }>, Token) = unsafe {
+        all_written = token_33;
+        all_accessed = token_33;
+        let pointers_34: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_35: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+        let pointers_36: PointerTile<*mut f32, { [1] }> = pointers_34.reshape(const_shape![1]);
+        let update_37: Tile<f32, { [1] }> = update_35.reshape(const_shape![1]);
+        let (_, token_38): (Tile<f32, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_38,
-                update_39,
+                pointers_36,
+                update_37,
                 atomic::Xchg,
                 ordering::AcqRel,
                 scope::Device,
@@ -301,18 +257,18 @@ pub mod spin_lock {
                 Some(all_accessed),
             )
         };
-        all_written = token_40;
-        all_accessed = token_40;
+        all_written = token_38;
+        all_accessed = token_38;
     }
 
     // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts
-    // note: `tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: its view would depend on the block (no tensor memory accelerator), and such a view is slower than pointer tiles while the entry assumes no JIT facts","`tl.load` of `acc_ptr` at line 14 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `acc_ptr` at line 15 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i64<ET: ElementType, const BLOCK: i32>(
         x_ptr: *mut ET,
@@ -377,72 +333,50 @@ pub mod spin_lock {
                 break;
             }
         }
-        let base_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_24: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_25: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_26: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_23, shape_24, strides_25, new_token_unordered()) };
-        let view_27: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_26,
-                const_shape![BLOCK],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_28, token_29): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
-            load_view_raw(
-                &view_27,
-                [0i32],
+        let pointers_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(cols);
+        let (loaded_28, token_27): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_26,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
                 Some(all_written),
-                ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
-                const_shape![BLOCK],
+                Latency::<0>,
             )
         };
-        all_accessed = join_tokens(&[all_accessed, token_29]);
+        all_accessed = join_tokens(&[all_accessed, token_27]);
         let x_2: Tile<ET, { [BLOCK] }> = x + loaded_28;
-        let base_30: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
-        let shape_31: Shape<{ [-1] }> = Shape::<{ [-1] }> { dims: &[n] };
-        let strides_32: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_33: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_30, shape_31, strides_32, new_token_unordered()) };
-        let view_34: Partition<ET, { [BLOCK] }> = unsafe {
-            make_partition_view(
-                &tensor_33,
-                const_shape![BLOCK],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let token_35: Token = unsafe {
-            store_view_raw(
-                &view_34,
+        let pointers_29: PointerTile<*mut ET, { [] }> = pointer_to_tile(acc_ptr);
+        let pointers_30: PointerTile<*mut ET, { [1] }> = pointers_29.reshape(const_shape![1]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_30.broadcast(const_shape![BLOCK]);
+        let pointers_32: PointerTile<*mut ET, { [BLOCK] }> = pointers_31.offset_tile(cols);
+        let token_33: Token = unsafe {
+            store_ptr_tko(
+                pointers_32,
                 x_2,
-                [0i32],
-                Some(all_accessed),
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
-                None,
-                [false],
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(all_accessed),
+                Latency::<0>,
             )
         };
-        all_written = token_35;
-        all_accessed = token_35;
-        let pointers_36: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
-        let update_37: Tile<i64, { [] }> = scalar_to_tile(0i64);
-        let pointers_38: PointerTile<*mut i64, { [1] }> = pointers_36.reshape(const_shape![1]);
-        let update_39: Tile<i64, { [1] }> = update_37.reshape(const_shape![1]);
-        let (_, token_40): (Tile<i64, { [1] }>, Token) = unsafe {
+        all_written = token_33;
+        all_accessed = token_33;
+        let pointers_34: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+        let update_35: Tile<i64, { [] }> = scalar_to_tile(0i64);
+        let pointers_36: PointerTile<*mut i64, { [1] }> = pointers_34.reshape(const_shape![1]);
+        let update_37: Tile<i64, { [1] }> = update_35.reshape(const_shape![1]);
+        let (_, token_38): (Tile<i64, { [1] }>, Token) = unsafe {
             atomic_rmw_tko(
-                pointers_38,
-                update_39,
+                pointers_36,
+                update_37,
                 atomic::Xchg,
                 ordering::AcqRel,
                 scope::Device,
@@ -450,7 +384,7 @@ pub mod spin_lock {
                 Some(all_accessed),
             )
         };
-        all_written = token_40;
-        all_accessed = token_40;
+        all_written = token_38;
+        all_accessed = token_38;
     }
 }

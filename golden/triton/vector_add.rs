@@ -8,10 +8,10 @@ pub mod vector_add {
     // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
     // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
-    // note: `tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)
-    // note: `tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)
-    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.load` of `y_ptr` at line 12 raised to a tensor view (padding zero, tensor memory accelerator)","`tl.store` of `out_ptr` at line 14 raised to a tensor view (padding none, tensor memory accelerator)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn add_kernel<ET: ElementType, const BLOCK_SIZE: i32>(
         x_ptr: *mut ET,
@@ -20,94 +20,64 @@ pub mod vector_add {
         n_elements: i32,
     ) {
         let pid: i32 = get_tile_block_id().0;
-        let base_1: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
-        let shape_2: Shape<{ [-1] }> = Shape::<{ [-1] }> {
-            dims: &[n_elements],
-        };
-        let strides_3: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_4: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_1, shape_2, strides_3, new_token_unordered()) };
-        let view_5: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_4,
-                const_shape![BLOCK_SIZE],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
-        let (loaded_6, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_view_raw(
-                &view_5,
-                [pid],
-                None,
+        let block_start: i32 = pid * BLOCK_SIZE;
+        let arg_2: Tile<i32, { [BLOCK_SIZE] }> =
+            broadcast_scalar(block_start, const_shape![BLOCK_SIZE]);
+        let iota_1: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+        let offsets: Tile<i32, { [BLOCK_SIZE] }> = arg_2 + iota_1;
+        let mask: Tile<bool, { [BLOCK_SIZE] }> = lt_tile(
+            offsets,
+            broadcast_scalar(n_elements, const_shape![BLOCK_SIZE]),
+        );
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_4.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_5.offset_tile(offsets);
+        let (loaded_7, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK_SIZE],
+                None,
+                Latency::<0>,
             )
         };
-        let x: Tile<ET, { [BLOCK_SIZE] }> = loaded_6;
-        let base_7: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
-        let shape_8: Shape<{ [-1] }> = Shape::<{ [-1] }> {
-            dims: &[n_elements],
-        };
-        let strides_9: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_10: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_7, shape_8, strides_9, new_token_unordered()) };
-        let view_11: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_10,
-                const_shape![BLOCK_SIZE],
-                padding::Zero,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
+        let x: Tile<ET, { [BLOCK_SIZE] }> = loaded_7;
+        let pointers_8: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+        let pointers_10: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_9.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_11: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_10.offset_tile(offsets);
         let (loaded_12, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
-            load_view_raw(
-                &view_11,
-                [pid],
-                None,
+            load_ptr_tko(
+                pointers_11,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
-                const_shape![BLOCK_SIZE],
+                None,
+                Latency::<0>,
             )
         };
         let y: Tile<ET, { [BLOCK_SIZE] }> = loaded_12;
         let output: Tile<ET, { [BLOCK_SIZE] }> = x + y;
-        let base_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
-        let shape_14: Shape<{ [-1] }> = Shape::<{ [-1] }> {
-            dims: &[n_elements],
-        };
-        let strides_15: Array<{ [1] }> = Array::<{ [1] }> { dims: &[] };
-        let tensor_16: Tensor<ET, { [-1] }> =
-            unsafe { make_tensor_view(base_13, shape_14, strides_15, new_token_unordered()) };
-        let view_17: Partition<ET, { [BLOCK_SIZE] }> = unsafe {
-            make_partition_view(
-                &tensor_16,
-                const_shape![BLOCK_SIZE],
-                padding::None,
-                dim_map::Identity,
-                new_token_unordered(),
-            )
-        };
+        let pointers_13: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let pointers_14: PointerTile<*mut ET, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_14.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_16: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_15.offset_tile(offsets);
         unsafe {
-            store_view_raw(
-                &view_17,
+            store_ptr_tko(
+                pointers_16,
                 output,
-                [pid],
-                None,
                 ordering::Weak,
-                scope::TileBlock,
-                tma::Enabled,
+                None::<scope::TileBlock>,
+                Some(mask),
                 None,
-                [false],
+                Latency::<0>,
             )
         };
     }

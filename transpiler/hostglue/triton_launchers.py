@@ -9,10 +9,12 @@ Takes a plan (`hostglue/triton_plan.py`); gives the Rust text of `launcher.rs` f
             int64_t grid_x, int64_t grid_y, int64_t grid_z);
 
 which checks the pointers' dtypes against the entry (a concrete element type, or the same
-dtype for every pointer of one type generic), dispatches each type generic over the built
-element types, and launches on the caller's stream with cutile's checked launch
-(`DevicePointer`s: cuTile Rust's pointer calling convention). The wrapper computes the grid,
-the constexprs and which entry a call needs, as Triton's host side does.
+dtype for every pointer of one type generic) and, for a JIT fact entry, every fact it assumes
+of its arguments (a refused call, `TL_INVALID_ARGUMENT`, never a silently wrong one: the
+wrapper selects the entry, and this check holds the wrapper to it), dispatches each type
+generic over the built element types, and launches on the caller's stream with cutile's
+checked launch (`DevicePointer`s: cuTile Rust's pointer calling convention). The wrapper
+computes the grid, the constexprs and which entry a call needs, as Triton's host side does.
 """
 
 from __future__ import annotations
@@ -178,6 +180,11 @@ def _extern(kernel: TritonKernelPlan, entry: TritonEntry,
         body.append(f"        if ![{built}].contains(&g_{generic.name}) {{ return Err("
                     f"unsupported_dtype({json.dumps(generic.name)}, "
                     f"{json.dumps(generic.params[0])}, g_{generic.name}, &[{names}])); }}")
+    for tree, text in entry.facts:
+        message = json.dumps(f"`{entry.rust_fn}` assumes {text} (a JIT fact entry); the "
+                             "call breaks it: launch the general entry")
+        body.append(f"        if !({fact_rust(tree)}) {{ return Err(LaunchError::invalid("
+                    f"{message})); }}")
     body.append("        let (context, stream) = unsafe { borrowed_stream(device, stream)? };")
     call = (f"{_run_name(entry)}::<{{types}}>(device, &context, &stream, grid, "
             f"{', '.join(_value_args(entry))})")
@@ -195,6 +202,22 @@ def _extern(kernel: TritonKernelPlan, entry: TritonEntry,
             "    ffi_call(|| {\n" + "\n".join(body) + "\n    })\n}\n")
 
 
+#: Rust operators of the JIT fact conditions (`specialization.manifest.bound_condition`).
+_FACT_OPS = {"==": "==", "%": "%"}
+
+
+def fact_rust(tree: object) -> str:
+    """A JIT fact condition over the launcher's arguments as a Rust expression in i128 (an
+    address, an int of any C type)."""
+    if isinstance(tree, list) and len(tree) == 2 and tree[0] == "arg":
+        return f"i128::from({ident(str(tree[1]))})"
+    if isinstance(tree, list) and len(tree) == 3 and tree[0] in _FACT_OPS:
+        return f"({fact_rust(tree[1])} {_FACT_OPS[tree[0]]} {fact_rust(tree[2])})"
+    if isinstance(tree, int) and not isinstance(tree, bool):
+        return f"{tree}i128"
+    raise ValueError(f"cannot write the JIT fact {tree!r} in the launcher")
+
+
 def _c_arg_doc(entry: TritonEntry) -> list[str]:
     out = [f"`{a.name}` ({'pointer to ' + a.element if a.kind == 'ptr' else a.kind})"
            for a in entry.args]
@@ -206,7 +229,8 @@ def _variant_doc(entry: TritonEntry) -> str:
     fixed = [*(f"{p} -> {e}" for p, e in entry.variant),
              *(f"{p} = {v!r}" for p, v in entry.consts),
              *(t if v else f"not ({t})" for _, v, t in entry.conds),
-             *(f"{p} = {v!r} (folded)" for p, v in entry.folded)]
+             *(f"{p} = {v!r} (folded)" for p, v in entry.folded),
+             *(text for _, text in entry.facts)]
     return f", for {', '.join(fixed)}" if fixed else ""
 
 

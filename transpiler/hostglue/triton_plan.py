@@ -5,7 +5,11 @@ kernel its Python parameters (order, constexprs, defaults: what a launch binds i
 to) and, per Rust entry, what selects it (the pointer dtypes of a dtype variant, constexpr
 values of a value variant, outcomes of conditions over constexprs), the C arguments of its
 launcher (a pointer as address and dtype code, scalars as their C type, the int and bool
-generics in the entry's order, then the grid), and the constexpr values it folded.
+generics in the entry's order, then the grid), the constexpr values it folded, and the JIT
+facts it assumes of its runtime arguments (a fact entry, `lowering/jit_facts`: conditions
+over `["arg", NAME]`, an int's value or a pointer's address). A kernel's entries are in
+selection order: the ones with the most facts first, so that the first entry that fits a
+call is the most specific, and the general entry (no facts) after its fact entries.
 
 Unlike a `ct.launch` site, a Triton launch computes its grid, heuristics and autotuned
 config in Python from the values of the call (`grid(META)`), so the plan is per kernel, not
@@ -63,6 +67,7 @@ class TritonEntry:
     consts: tuple[tuple[str, object], ...] = ()  # (constexpr, value) a value variant fixes
     conds: tuple[tuple[object, bool, str], ...] = ()  # (tree, outcome, text)
     folded: tuple[tuple[str, object], ...] = ()  # (constexpr, value) the entry was built for
+    facts: tuple[tuple[object, str], ...] = ()  # (condition over arguments, text): JIT facts
 
     @property
     def value_generics(self) -> tuple[TritonGeneric, ...]:
@@ -135,6 +140,7 @@ def _kernel_plan(sig: KernelSignature, manifests: list[Manifest], module: str,
         if isinstance(entry, str):
             return _without(base, entry)
         entries.append(entry)
+    entries.sort(key=lambda e: -len(e.facts))  # stable: most specific first
     return TritonKernelPlan(sig.name, sig.params, constexprs, sig.defaults, tuple(entries))
 
 
@@ -182,6 +188,7 @@ def _entry(manifest: Manifest, module: str,
                                       generic.tree, passed))
     variant = tuple((p, RUST_ELEMENT_TYPES.get(e, e)) for p, e in manifest.dtype_variant.items())
     conds = tuple((c.tree, c.value, c.text) for c in manifest.conditions)
+    facts = tuple((c.tree, c.text) for c in manifest.jit_facts)
     return TritonEntry(manifest.entry, f"tl_{module}__{manifest.entry}", tuple(args),
                        tuple(generics), variant, tuple(manifest.const_variant.items()), conds,
-                       tuple(folded))
+                       tuple(folded), facts)

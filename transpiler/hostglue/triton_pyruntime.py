@@ -144,8 +144,36 @@ def _tl_same_value(given, wanted):
     return type(given) is type(wanted) and given == wanted
 
 
+def _tl_jit_value(value):
+    """What Triton's JIT keys read of an argument: a tensor's address in bytes, an int's
+    value; None for anything else (a bool, a float: no key applies)."""
+    if _tl_is_tensor(value):
+        return int(value.data_ptr())
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
+
+
+def _tl_fact_holds(tree, bound):
+    """Whether a JIT fact (`["==", ["%", ["arg", NAME], 16], 0]`, `["==", ["arg", NAME], 1]`)
+    holds for the call's arguments, as Triton's launcher decides its specialization."""
+    if isinstance(tree, list) and len(tree) == 2 and tree[0] == "arg":
+        return _tl_jit_value(bound[tree[1]])
+    if isinstance(tree, list) and len(tree) == 3 and tree[0] in ("==", "%"):
+        left, right = _tl_fact_holds(tree[1], bound), _tl_fact_holds(tree[2], bound)
+        if left is None or right is None:
+            return None
+        return _TL_OPS[tree[0]](left, right)
+    if isinstance(tree, int) and not isinstance(tree, bool):
+        return tree
+    raise TranslationUnsupported(f"cannot compute the JIT fact {tree!r}")
+
+
 def _tl_entry_misfit(entry, bound, element_types):
     """Why `entry` cannot run this call ("" when it can)."""
+    for tree, text in entry.get("facts", ()):
+        if _tl_fact_holds(tree, bound) is not True:
+            return text
     for name, element in entry["variant"]:
         if _tl_dtype_name(bound[name]) != _TL_ELEMENT_DTYPES.get(element):
             return f"{name} -> {element}"
@@ -190,7 +218,9 @@ def _tl_check_values(plan, bound):
 
 def _tl_select(plan, bound):
     """The Rust entry that translates the kernel for this call (its pointer dtypes, constexpr
-    values and conditions), or TranslationUnsupported naming what the call passed."""
+    values and conditions, and the JIT facts of its arguments: the entries are in selection
+    order, the most specific fact entry first, the general one last), or
+    TranslationUnsupported naming what the call passed."""
     if not plan["entries"]:
         raise TranslationUnsupported(f"{plan['name']}: {plan['why_none']}")
     _tl_check_values(plan, bound)
@@ -243,8 +273,8 @@ def _tl_call_values(entry, bound):
 
 def _tl_specialization_keys(plan, bound):
     """Triton's key of each int argument (`"1"`, `"D"` divisible by 16, `""`): what its
-    compiler would know. The entries take ints at run time, so the key changes nothing the
-    translation computes; kept for reports."""
+    compiler would know (for reports; the entry is chosen by the JIT facts of each entry,
+    `_tl_fact_holds`, which read the same values)."""
     keys = {}
     for name in plan["params"]:
         value = bound[name]

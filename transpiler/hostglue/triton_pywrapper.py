@@ -90,7 +90,7 @@ def _entry_table(entry: TritonEntry) -> dict:
             "generics": tuple((g.name, g.kind, g.params, g.tree) for g in entry.generics),
             "launched": {g.name: g.launched for g in entry.generics if g.launched},
             "variant": entry.variant, "consts": entry.consts, "folded": entry.folded,
-            "conds": entry.conds}
+            "conds": entry.conds, "facts": entry.facts}
 
 
 def _tables(plan: TritonPlan, element_types: tuple[str, ...]) -> str:

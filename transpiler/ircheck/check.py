@@ -375,9 +375,12 @@ def select_manifest(manifests: Mapping[str, Manifest | dict[str, Any]], kernel: 
                     spec: KernelSpec) -> dict[str, Any] | None:
     """The manifest (its JSON object) of the Rust entry that translates `kernel` for
     `spec`'s dtypes: the generic entry, or the dtype variant whose fixed element types the
-    spec matches."""
+    spec matches. An entry translated under JIT facts (`jit_facts`, correct only for
+    arguments that hold them) is never the one: its general entry is."""
     for manifest in plain_manifests(manifests).values():
         if manifest.get("kernel") != kernel and manifest.get("entry") != kernel:
+            continue
+        if manifest.get("jit_facts"):
             continue
         variant = manifest.get("dtype_variant") or {}
         consts = manifest.get("const_variant") or {}

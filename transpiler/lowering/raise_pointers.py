@@ -44,9 +44,16 @@ base, extents and strides that are parameters or constants), so that tileiras bu
 descriptor once on the host side; a view whose base, extent or stride depends on the block
 (a row offset, an extent `pid * BLOCK + BLOCK`) would make every block build a descriptor
 in global memory (`ATOMG`, `UTMACCTL.IV`, 255 registers: `bench/results/triton_sass.md`).
-Such an access is raised only when the entry has `ParamFacts` (its view then takes plain
-16-byte loads and stores); without them it stays a pointer tile, which the H200 runs much
-faster than that view (row reductions 4-6x: `bench/results/gpu_triton_noraise.md`).
+Such an access stays a pointer tile, which the H200 runs much faster than that view:
+without JIT facts (row reductions 4-6x: `bench/results/gpu_triton_noraise.md`) and with
+them too (the fact entries' 16-byte view loads took rms_norm and layer_norm to 0.23 and 0.21
+of Triton's speed against 1.00 and 0.91 as pointer tiles: `bench/results/gpu_triton_d_a.md`).
+
+And a kernel without `tl.dot` (no `mma` in its body) keeps every access a pointer tile:
+views pay only where tiles go to the tensor cores (H200: rms_norm 1.00 of Triton's speed as
+pointer tiles, 0.26 with its one parameter-only weight view; matmul 1.19 with views and JIT
+facts, 0.04 as pointer tiles: `bench/results/gpu_triton_jit.md`). `RAISE_ALL` raises every
+provable access regardless (for tests of the analysis).
 
 `ParamFacts` are what an entry may assume of its runtime arguments: Triton's JIT
 specializations (`frontend/triton/jit_keys`): an int equal to 1 (a stride of a contiguous
@@ -81,6 +88,7 @@ from transpiler.model import (
     TJump,
     TStmt,
     TWhile,
+    statement_exprs,
     walk_statements,
 )
 from transpiler.model.consts import I32
@@ -266,6 +274,8 @@ class Affine:
         self.defs = defs
         self.facts = facts
         self.atoms: dict[str, TExpr] = {}
+        #: the parameters whose facts this access's forms and view read
+        self.used: set[str] = set()
 
     # -- scalars --
 
@@ -308,6 +318,7 @@ class Affine:
         name = str(e.attrs["name"])
         if "param" in e.attrs and name not in self.defs.assigns:
             if name in self.facts.ones:
+                self.used.add(name)
                 return _poly_const(1)
             return self.atom(f"var:{name}", e)
         if name in self.defs.loop_vars:
@@ -675,15 +686,25 @@ RAISE_ALL = "all"
 
 
 def raise_pointer_accesses(body: list[TStmt], enabled: bool | str = True,
-                           facts: ParamFacts = NO_FACTS) -> list[str]:
+                           facts: ParamFacts = NO_FACTS,
+                           used: set[str] | None = None) -> list[str]:
     """Rewrite each provable access of `body` in place (none when not `enabled`, the
     `--no-raise` translation; also the slow views with `RAISE_ALL`); one note per access,
     in program order (`RAISED`, or `POINTER` with the reason). `facts`: what the raised
     views may assume of the parameters (module docstring); a note names them when there
-    are any."""
+    are any. `used`, when given, receives the parameters whose facts the raised accesses
+    read (a fact on another parameter changes nothing)."""
     defs = collect_definitions(body)
     found = sorted(_accesses(body), key=lambda pair: _position(pair[0]))
     notes = []
+    if enabled and enabled != RAISE_ALL and not _has_mma(body):
+        # Measured on the H200: views pay only where tiles go to the tensor cores (matmul
+        # 4096^3 f16 0.04 -> 1.2 of Triton's speed); a kernel without `tl.dot` runs its
+        # pointer tiles faster (rms_norm 1.00 as pointer tiles, 0.26 with one weight view
+        # through the tensor memory accelerator: `bench/results/gpu_triton_e.md`).
+        reason = "the kernel has no `tl.dot` (views pay only for tensor-core operands)"
+        return [f"{'`tl.load`' if a.op == 'load_ptr' else '`tl.store`'} of "
+                f"`{a.attrs.get('param')}`{_place(a)} {POINTER}: {reason}" for a, _ in found]
     if enabled and facts != NO_FACTS:
         notes.append(f"assumes Triton's JIT specialization: {facts.text()} (correct only "
                      "for arguments that hold it)")
@@ -700,18 +721,31 @@ def raise_pointer_accesses(body: list[TStmt], enabled: bool | str = True,
         except NotAffine as why:
             notes.append(f"{what} of `{access.attrs.get('param')}`{place} {POINTER}: {why}")
             continue
-        if not plan.tma and facts == NO_FACTS and enabled != RAISE_ALL:
+        if not plan.tma and enabled != RAISE_ALL:
             notes.append(f"{what} of `{plan.param}`{place} {POINTER}: its view would depend "
                          "on the block (no tensor memory accelerator), and such a view is "
-                         "slower than pointer tiles while the entry assumes no JIT facts")
+                         "slower than pointer tiles")
             continue
         _rewrite(access, plan, affine)
+        if used is not None:
+            used |= affine.used
         memory = "tensor memory accelerator" if plan.tma else "no tensor memory accelerator"
         notes.append(f"{what} of `{plan.param}`{place} {RAISED} (padding "
                      f"{plan.padding.lower()}, {memory})")
     if any(RAISED in note for note in notes):
         drop_dead_assignments(body)
     return notes
+
+
+def _has_mma(body: list[TStmt]) -> bool:
+    """Whether the kernel multiplies tiles on the tensor cores (`tl.dot`)."""
+    stack = list(statement_exprs(body))
+    while stack:
+        expr = stack.pop()
+        if expr.op == "mma":
+            return True
+        stack.extend(a for a in expr.args if isinstance(a, TExpr))
+    return False
 
 
 # Operations without effects: an assignment made only of these whose name nothing reads
@@ -788,7 +822,7 @@ def _rewrite(access: TExpr, plan: ViewAccess, affine: Affine) -> None:
     assert isinstance(pointer.type, PointerType)
     ptype = PointerType(pointer.type.dtype, (), pointer.type.param)
     base = _assumed(TExpr("ptr_param", [], ptype, pointer.span, {"name": plan.param}),
-                    plan.param, affine.facts)
+                    plan.param, affine)
     if plan.base:
         offset = TExpr("scalar_to_tile", [_scalar_expr(plan.base, affine)],
                        TileType(I32, ()), pointer.span)
@@ -816,7 +850,7 @@ def _scalar_expr(p: Poly, affine: Affine) -> TExpr:
             atom = copy.copy(affine.atoms[key])
             atom.attrs = dict(atom.attrs)
             if affine.is_parameter(key) and atom.op == "var":
-                atom = _assumed(atom, str(atom.attrs["name"]), affine.facts)
+                atom = _assumed(atom, str(atom.attrs["name"]), affine)
             term = atom if term is None else TExpr("binary", [term, atom], i32, None,
                                                    {"op": "*"})
         magnitude = abs(coeff)
@@ -834,8 +868,35 @@ def _scalar_expr(p: Poly, affine: Affine) -> TExpr:
     return total if total is not None else TExpr("literal", [], i32, None, {"value": 0})
 
 
-def _assumed(e: TExpr, name: str, facts: ParamFacts) -> TExpr:
+def _assumed(e: TExpr, name: str, affine: Affine) -> TExpr:
     """`e` (parameter `name`) with `assume_div_by 16` when the facts hold it aligned."""
-    if name not in facts.aligned:
+    if name not in affine.facts.aligned:
         return e
+    affine.used.add(name)
     return TExpr("assume_div", [e], e.type, e.span, {"divisor": JIT_DIVISOR})
+
+
+def unit_stride_candidates(body: list[TStmt]) -> set[str]:
+    """The runtime int parameters that multiply the `arange` of an access's last (the
+    contiguous) axis, alone: `cols * stride_xn` (Triton's JIT compiles them as the constant
+    1 when the launch passes 1, and the view then has a static unit stride)."""
+    defs = collect_definitions(body)
+    out: set[str] = set()
+    for access, stmt in _accesses(body):
+        pointer = access.args[0]
+        shape = tuple(pointer.type.shape)
+        if not shape:
+            continue
+        affine = Affine(defs)
+        try:
+            form = affine.tile(pointer, defs.where[id(stmt)])
+        except NotAffine:
+            continue
+        for term in form.terms:
+            if term.axis != len(shape) - 1 or len(term.stride) != 1:
+                continue
+            (mono, coeff), = term.stride
+            if coeff == 1 and len(mono) == 1 and mono[0].startswith("var:") and \
+                    affine.is_parameter(mono[0]):
+                out.add(mono[0][len("var:"):])
+    return out

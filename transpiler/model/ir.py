@@ -417,6 +417,10 @@ class KernelModel:
     cond_variant: dict[str, dict[str, object]] = field(default_factory=dict)
     # Array parameter -> model dtype this variant is translated for (empty: generic).
     dtype_variant: dict[str, str] = field(default_factory=dict)
+    # The JIT facts this entry is translated under, (parameter, key of its `jit`), and the
+    # suffix of its name (empty: the general entry, correct for every argument).
+    jit_facts: tuple[tuple[str, str], ...] = ()
+    jit_suffix: str = ""
     # Whether lowering may split a loop that branches on its index (a habit of cuTile
     # Python's compiler, reproduced for its kernels; the front end's pass profile decides).
     split_loops: bool = True

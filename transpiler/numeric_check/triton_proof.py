@@ -22,6 +22,14 @@ Per specialization:
 3. the facts Triton's compiler gives (TTIR, `ircheck.ttir_facts`) are checked against the
    entry's Tile IR (`ircheck.ttir_check`).
 
+Each JIT fact entry (`lowering/jit_facts`: a manifest with `jit_facts`) of the selected
+entry's variant is proven too, as a specialization of its own (`label` names the entry): on
+the launch cases whose arguments hold its facts, the spec's own, or when none does, the
+spec's sizes rounded up to multiples of 16 (so that ints divisible by 16 occur; the
+interpreter's buffers are 256-byte aligned, and contiguous arrays have unit strides). The
+interpreter checks every `assume` the entry states on the values it meets, so an entry whose
+facts its inputs break fails, naming the op.
+
 Verdicts: PASS / PASS_WITH_NOTES (the facts check accepted named differences) / FAIL (the
 first differing element, its index, both values and the Tile IR op that wrote it; or a fact
 the translation breaks) / ERROR (a side cannot run, with the reason) / CANNOT_RUN (no launch
@@ -33,6 +41,7 @@ sources: verdict lines, `--json`, exit status 0 (all PASS / PASS_WITH_NOTES / NO
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 import tempfile
@@ -44,6 +53,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from specialization.manifest import evaluate_fact
 from transpiler.driver import read_manifests
 from transpiler.frontend.triton_host import (
     HostReport,
@@ -115,6 +125,12 @@ class TritonOutcome:
     facts_error: str | None = None
     reason: str | None = None
     seconds: float = 0.0
+    jit_facts: tuple[str, ...] = ()  # a JIT fact entry: the facts its cases hold
+
+    def label(self) -> str:
+        """The specialization's label, and for a JIT fact entry the entry it proves."""
+        head = self.spec.label()
+        return f"{head} [JIT fact entry {self.entry}]" if self.jit_facts else head
 
     @property
     def text(self) -> str:
@@ -136,7 +152,7 @@ class TritonOutcome:
                 for d in (self.facts.differences if self.facts else [])]
 
     def line(self) -> str:
-        head = f"{self.verdict:<16} {self.spec.label()}"
+        head = f"{self.verdict:<16} {self.label()}"
         if self.reason:
             return f"{head}: {self.reason}"
         rules = sorted({o.rule for c in self.cases for o in c.outputs})
@@ -147,7 +163,8 @@ class TritonOutcome:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "kernel": self.kernel, "specialization": self.spec.label(), "entry": self.entry,
+            "kernel": self.kernel, "specialization": self.label(), "entry": self.entry,
+            "jit_facts": list(self.jit_facts),
             "verdict": self.verdict, "reason": self.reason, "seconds": round(self.seconds, 3),
             "numeric": {"reference": "triton-interpreter", "verdict": self.numeric,
                         "cases": [c.to_json() for c in self.cases]},
@@ -194,6 +211,7 @@ def prove_triton(source_path: Path, rust_path: Path, spec_files: list[str],
             for kernel, spec, numeric in _specializations(host, spec_files)]
     for job in jobs:
         _plan(job, manifests, seed)
+    jobs += [fact for job in list(jobs) for fact in _fact_jobs(job, manifests, seed)]
     _compile(rust_path, [j for j in jobs if j.outcome.reason is None])
     _run_numeric(source_path, [j for j in jobs if j.outcome.reason is None], seed)
     if facts:
@@ -303,6 +321,98 @@ def _plan(job: _Job, manifests: dict[str, dict[str, Any]], seed: int) -> None:
         _stop(outcome, "CANNOT_RUN", str(err))
 
 
+def fact_siblings(manifests: dict[str, dict[str, Any]], general: dict[str, Any]
+                  ) -> list[dict[str, Any]]:
+    """The JIT fact entries of a general entry's variant: the manifests of its kernel with
+    the same dtypes, constexpr values and conditions, and `jit_facts`."""
+    same = ("dtype_variant", "const_variant", "conditions")
+    return [m for m in manifests.values() if m.get("jit_facts")
+            and m.get("kernel") == general.get("kernel")
+            and all((m.get(k) or None) == (general.get(k) or None) for k in same)]
+
+
+def _fact_jobs(job: _Job, manifests: dict[str, dict[str, Any]], seed: int) -> list[_Job]:
+    """A job per JIT fact entry of the job's variant, on the cases that hold its facts."""
+    if job.manifest is None or job.outcome.reason is not None:
+        return []
+    out = []
+    for manifest in fact_siblings(manifests, job.manifest):
+        facts = manifest["jit_facts"]
+        outcome = TritonOutcome(job.outcome.kernel, job.outcome.spec, "PASS",
+                                entry=str(manifest["entry"]),
+                                jit_facts=tuple(str(f["text"]) for f in facts))
+        fact_job = _Job(outcome, job.numeric, job.signature, manifest, list(job.generics))
+        fact_job.cases = fact_cases(job.outcome.spec, job.numeric, seed, facts)
+        if not fact_job.cases:
+            _stop(outcome, "CANNOT_RUN", "no launch case holds the entry's JIT facts ("
+                  + ", ".join(outcome.jit_facts) + "), not even with its sizes rounded up "
+                  "to multiples of 16")
+        out.append(fact_job)
+    return out
+
+
+def fact_cases(spec: KernelSpec, numeric: dict[str, Any] | None, seed: int,
+               facts: list[dict[str, Any]]) -> list[LaunchCase]:
+    """The launch cases whose runtime scalars hold every JIT fact on a scalar (a pointer's
+    facts hold for the interpreter's aligned buffers, and its `assume` ops check them): the
+    spec's own cases that hold them, or when none does, those of the spec's sizes with the
+    sizes the facts' scalars read rounded up to multiples of 16. (The spec's own cases
+    first: the fact entry is then proven on inputs its general entry was proven on.)"""
+    pointers = {n for n, p in spec.params if isinstance(p, ArraySpec)}
+    for settings in (numeric, _rounded(numeric, facts)):
+        try:
+            cases = cases_for(spec, settings, seed)
+        except CaseError:
+            continue
+        held = [case for case in cases
+                if all(_fact_holds(f["tree"], case.scalars, pointers) for f in facts)]
+        if held:
+            return held
+    return []
+
+
+def _fact_holds(tree: object, scalars: dict[str, Any], pointers: set[str]) -> bool:
+    names = set(_fact_args(tree))
+    if names <= pointers:
+        return True
+    values: dict[str, int] = {}
+    for name in names:
+        value = scalars.get(name)
+        value = value.item() if isinstance(value, np.generic | np.ndarray) else value
+        if isinstance(value, bool) or not isinstance(value, int):
+            return False
+        values[name] = value
+    return evaluate_fact(tree, values)
+
+
+def _fact_args(tree: object) -> list[str]:
+    if isinstance(tree, list) and len(tree) == 2 and tree[0] == "arg":
+        return [str(tree[1])]
+    return [n for x in tree for n in _fact_args(x)] if isinstance(tree, list) else []
+
+
+def _rounded(numeric: dict[str, Any] | None, facts: list[dict[str, Any]]
+             ) -> dict[str, Any] | None:
+    """The `numeric` settings with the positive int sizes that the facts' scalars are
+    computed from rounded up to a multiple of 16 (a size no fact reads, a divisor say, is
+    left as it is)."""
+    if not numeric or not isinstance(numeric.get("sizes"), list):
+        return None
+    scalars = numeric.get("scalars") or {}
+    read = {node.id for f in facts for name in _fact_args(f["tree"]) if name in scalars
+            for node in ast.walk(ast.parse(str(scalars[name]), mode="eval"))
+            if isinstance(node, ast.Name)}
+
+    def up(key: str, v: object) -> object:
+        if key in read and isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return -(-v // 16) * 16
+        return v
+    labels = numeric.get("labels") or []
+    return {**numeric, "sizes": [{k: up(k, v) for k, v in given.items()}
+                                 for given in numeric["sizes"]],
+            "labels": [f"{label}, rounded up to 16" for label in labels]}
+
+
 def _stop(outcome: TritonOutcome, verdict: str, reason: str) -> None:
     outcome.verdict = outcome.numeric = verdict
     outcome.reason = reason
@@ -310,7 +420,7 @@ def _stop(outcome: TritonOutcome, verdict: str, reason: str) -> None:
 
 def _compile(rust_path: Path, jobs: list[_Job]) -> None:
     """Every job's entry compiled in one harness run and parsed."""
-    requests = [{"entry": j.outcome.entry, "generics": j.generics, "id": j.outcome.spec.label()}
+    requests = [{"entry": j.outcome.entry, "generics": j.generics, "id": j.outcome.label()}
                 for j in jobs]
     if not requests:
         return
@@ -483,7 +593,7 @@ def _check_facts(source_path: Path, jobs: list[_Job]) -> None:
 def _keep(folder: Path, jobs: list[_Job]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for job in jobs:
-        label = job.outcome.spec.label()
+        label = job.outcome.label()
         stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:150]
         for suffix, text in job.texts.items():
             (folder / f"{stem}.{suffix}").write_text(text, encoding="utf-8")

@@ -117,20 +117,42 @@ def _predicate_items(op: Operation) -> tuple[str, list[Item]]:
 
 
 def _assume(m: Any, op: Operation, args: list[Any]) -> list[Any]:
+    """An `assume` is a claim about its operand, checked on every value the interpreter
+    meets (a pointer's address in bytes, an int's value): one the input breaks is an error
+    naming the op, and a predicate the interpreter cannot check is an error too, never an
+    assumption accepted unchecked."""
     value = np.asarray(args[0])
     name, items = _predicate_items(op)
     numbers = [x.text for x in items if x.kind in ("INT", "QMARK")]
     if name == "div_by" and numbers and len(items) == 1:
         divisor = int(numbers[0])
-        if np.any(value.astype(np.int64) % divisor != 0):
+        wide = value.astype(np.int64)
+        if np.any(wide % divisor != 0):
+            bad = int(wide.reshape(-1)[np.argmax(wide.reshape(-1) % divisor != 0)])
             raise AssumptionError(f"the input breaks `assume div_by<{divisor}>`: "
-                                  f"{int(value.reshape(-1)[0])} is not a multiple")
+                                  f"{bad} is not a multiple")
+    elif name == "div_by" and len(numbers) == 3 and \
+            [x.text for x in items if x.kind == "NAME"] == ["every", "along"]:
+        # `div_by<D, every E along A>`: the elements at multiples of E along axis A
+        divisor, every, axis = (int(n) for n in numbers)
+        wide = value.astype(np.int64)
+        if axis >= wide.ndim or every < 1:
+            raise UnsupportedOpError(f"`assume div_by<{divisor}, every {every} along "
+                                     f"{axis}>` on a tile of rank {wide.ndim}")
+        picked = np.take(wide, range(0, wide.shape[axis], every), axis=axis)
+        if np.any(picked % divisor != 0):
+            raise AssumptionError(f"the input breaks `assume div_by<{divisor}, every {every} "
+                                  f"along {axis}>`")
     elif name == "bounded" and len(numbers) == 2:
         wide = value.astype(np.int64)
         lo, hi = numbers
         if (lo != "?" and np.any(wide < int(lo))) or (hi != "?" and np.any(wide > int(hi))):
             raise AssumptionError(f"the input breaks `assume bounded<{lo}, {hi}>`: "
                                   f"value {int(wide.min())}..{int(wide.max())}")
+    else:
+        shown = " ".join(x.text for x in items)
+        raise UnsupportedOpError(f"`assume {name or '?'}<{shown}>`: the interpreter cannot "
+                                 "check this predicate, and does not take it unchecked")
     return [args[0]]
 
 

@@ -7,6 +7,8 @@ equal to 1 becomes the constant 1, an integer divisible by 16 and a pointer alig
 bytes carry `tt.divisibility = 16`. Each key is (key, condition tree over the argument,
 fact): the Rust entry is correct for every value (it assumes none of these), and the host
 glue or the proof can dispatch on the condition and state the fact (`assume_div_by`).
+An entry translated under some of these facts records each key's condition with the argument
+named (`specialization.manifest.bound_condition`: `["arg", NAME]`) in its manifest.
 """
 
 from __future__ import annotations
@@ -33,3 +35,4 @@ def jit_keys(kind: str, name: str, index: int, unspecialized: set[str | int],
     if name in unaligned or index in unaligned:
         return INT_KEYS[:1]
     return INT_KEYS
+
