@@ -349,6 +349,19 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("leak", ScalarSpec("float32")), ("T", ConstSpec(8)), ("D", ConstSpec(512)))
         for dt in ("float32", "bfloat16")
     ],
+    "locked_accumulate": [
+        *(_spec("locked_accumulate_kernel", ("x", _arr(dt, 2)), ("acc", _arr(dt, 2)),
+                ("visits", _arr("int32", 1)), ("locks", _arr("int32", 1)),
+                ("TM", ConstSpec(16)), ("TN", ConstSpec(256)))
+          for dt in ("float32", "float16")),
+        _spec("claim_slots_kernel", ("slots", _arr("int32", 1)), ("owners", _arr("int32", 1)),
+              ("TILE", ConstSpec(128))),
+    ],
+    "float_mod": [
+        _spec("wrap_phase_kernel", ("x", _arr(dt, 1)), ("y", _arr("float32", 1)),
+              ("period", ScalarSpec("float32")), ("TILE", ConstSpec(256)))
+        for dt in ("float32", "bfloat16")
+    ],
     "bucket_scatter": [
         *(_spec("bucket_scatter_kernel", ("keys", _arr("int32", 1)), ("weights", _arr(dt, 1)),
                 ("cursor", _arr("int32", 1)), ("peaks", _arr("int32", 1)),

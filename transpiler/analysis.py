@@ -1618,7 +1618,12 @@ class KernelAnalyzer:
             if value.op == "compare":
                 # The cuTile Rust compiler cannot unwrap a 0-d `bool` tile (it panics on
                 # `tile_to_scalar` to `bool`); comparing the operands as scalars is the
-                # same `cmpi`/`cmpf` on 0-d tiles.
+                # same `cmpi`/`cmpf` on 0-d tiles. Nor can it unwrap a tile of a generic
+                # element type: a launch-time type is translated per dtype.
+                for arg in value.args:
+                    if isinstance(self.find(arg.type.dtype), DTypeVar):
+                        self.require_concrete(arg.type.dtype, node, "a comparison of 0-d "
+                                              "tiles used as a scalar")
                 left, right = (_as_scalar(a) for a in value.args)
                 return TExpr("compare", [left, right], ScalarType(BOOL), value.span,
                              value.attrs)
