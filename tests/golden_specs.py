@@ -362,6 +362,11 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("period", ScalarSpec("float32")), ("TILE", ConstSpec(256)))
         for dt in ("float32", "bfloat16")
     ],
+    "row_mean_const": [
+        _spec("row_stats_kernel", ("x", _arr(dt, 2)), ("mean", _arr("float32", 2)),
+              ("var", _arr("float32", 2)), ("TM", ConstSpec(16)), ("N", ConstSpec(1024)))
+        for dt in ("float32", "bfloat16")
+    ],
     "bucket_scatter": [
         *(_spec("bucket_scatter_kernel", ("keys", _arr("int32", 1)), ("weights", _arr(dt, 1)),
                 ("cursor", _arr("int32", 1)), ("peaks", _arr("int32", 1)),

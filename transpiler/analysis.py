@@ -1860,7 +1860,8 @@ class KernelAnalyzer:
         return name
 
     def derived_scalar(self, expr: _Deferred, span: Span | None) -> TExpr:
-        """A compile-time float expression over `ct.Constant[float]` parameters.
+        """A compile-time float expression over `ct.Constant` parameters (an integer one used
+        as a float: `N * 1.0`).
 
         cuTile Python folds it (in double precision) when it compiles the kernel; cuTile Rust
         has no float const generics, so the launcher computes the same value on the host
