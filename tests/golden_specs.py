@@ -367,6 +367,12 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("var", _arr("float32", 2)), ("TM", ConstSpec(16)), ("N", ConstSpec(1024)))
         for dt in ("float32", "bfloat16")
     ],
+    "shared_weight_bmm": [
+        _spec("shared_weight_bmm_kernel", ("w", _arr(dt, 2)), ("x", _arr(dt, 3)),
+              ("y", _arr(dt, 3)), ("B", ConstSpec(4)), ("M", ConstSpec(32)),
+              ("K", ConstSpec(64)), ("N", ConstSpec(64)))
+        for dt in ("float32", "float16")
+    ],
     "bucket_scatter": [
         *(_spec("bucket_scatter_kernel", ("keys", _arr("int32", 1)), ("weights", _arr(dt, 1)),
                 ("cursor", _arr("int32", 1)), ("peaks", _arr("int32", 1)),

@@ -1085,6 +1085,12 @@ def matmul(an: KernelAnalyzer, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
     an.dtype_dependent(dtype, node, "the accumulator type of `@`")
     assert isinstance(dtype, DType)
     acc_dtype = DType(_MMA_ACC.get(dtype.name, ("float32",))[0])
+    if len(a.type.shape) == len(b.type.shape) == 3 and a.type.shape[0] != b.type.shape[0]:
+        # cuTile Python broadcasts the batch dimensions of the two operands (a batch of 1
+        # meets any); Tile IR's `mma` takes equal batches.
+        batch = an.broadcast_shapes([a.type.shape[:1], b.type.shape[:1]], node)
+        a = an.broadcast_to(a, (*batch, *a.type.shape[1:]), node)
+        b = an.broadcast_to(b, (*batch, *b.type.shape[1:]), node)
     shape = (*a.type.shape[:-1], b.type.shape[-1])
     zero = an.to_tile(TExpr("const", [], ConstType(0)), acc_dtype, shape, node)
     _check_mma_shapes(an, a, b, zero, node)
