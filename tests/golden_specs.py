@@ -373,6 +373,7 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("K", ConstSpec(64)), ("N", ConstSpec(64)))
         for dt in ("float32", "float16")
     ],
+    "membership": [_spec("kernel", ("x", _arr("int32", 1)))],
     "bucket_scatter": [
         *(_spec("bucket_scatter_kernel", ("keys", _arr("int32", 1)), ("weights", _arr(dt, 1)),
                 ("cursor", _arr("int32", 1)), ("peaks", _arr("int32", 1)),

@@ -1177,6 +1177,8 @@ class KernelAnalyzer:
                     raise self.error("E0107", "`is` compares compile-time values only", node)
                 same = left.type.value is right.type.value or left.type.value == right.type.value
                 part = const(same if op_type is cst.Is else not same, self.span(node))
+            elif op_type in (cst.In, cst.NotIn):
+                part = self.contains(left, right, op_type is cst.NotIn, node)
             elif op_type not in _CMPOPS:
                 raise self.error("E0104", "`in`/`not in` are not allowed in a kernel", node)
             else:
@@ -1186,6 +1188,69 @@ class KernelAnalyzer:
             left = right
         assert result is not None
         return result
+
+    def contains(self, needle: TExpr, haystack: TExpr, negate: bool,
+                 node: cst.CSTNode) -> TExpr:
+        """`x in (a, b, ..)` as cuTile Python evaluates it: `x == a`, then `| (x == b)` ..,
+        left to right, stopping at the first item known equal at compile time; `not in` is
+        `not` of that. Tuples compare item by item (`&` of the items' `==`, from `True`);
+        tiles are refused, as cuTile Python refuses them."""
+        items = self._tuple_items(haystack)
+        if items is None:
+            raise self.error("E0107", "`in` needs a tuple on its right", node)
+        result: TExpr | None = None
+        for item in items:
+            part = self._equal(needle, item, node)
+            if isinstance(part.type, TileType) and part.type.rank > 0:
+                raise self.error("E0107", "`in` requires scalar operands, not tiles of "
+                                 f"shape {_shape_text(part.type.shape)} (cuTile Python "
+                                 "refuses them too)", node)
+            if is_const(part) and part.type.value is True:
+                result = part
+                break
+            result = part if result is None else self._bitwise("|", result, part, node)
+        if result is None:
+            result = const(False, self.span(node))
+        if not negate:
+            return result
+        if is_const(result):
+            return const(not result.type.value, self.span(node))
+        # cuTile Python's `not` of a boolean is `xori` with true (and cuTile Rust takes no
+        # `!` on a scalar).
+        return self.binary("^", result, const(True, self.span(node)), node, logical=True)
+
+    def _tuple_items(self, value: TExpr) -> list[TExpr] | None:
+        if is_const(value) and isinstance(value.type.value, tuple):
+            return [const(v, value.span) for v in value.type.value]
+        if value.op == "tuple":
+            return list(value.args)
+        return None
+
+    def _equal(self, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
+        """`a == b` for `in`: tuples item by item (a tuple and a non-tuple never equal)."""
+        items_a, items_b = self._tuple_items(a), self._tuple_items(b)
+        if items_a is None and items_b is None:
+            return self.compare("==", a, b, node)
+        if is_const(a) and is_const(b):
+            return const(a.type.value == b.type.value, self.span(node))
+        if items_a is None or items_b is None or len(items_a) != len(items_b):
+            return const(False, self.span(node))
+        result: TExpr = const(True, self.span(node))
+        for x, y in zip(items_a, items_b, strict=True):
+            part = self._equal(x, y, node)
+            if isinstance(part.type, TileType) and part.type.rank > 0:
+                raise self.error("E0107", "a tuple comparison needs scalar items, not "
+                                 f"tiles of shape {_shape_text(part.type.shape)} (cuTile "
+                                 "Python refuses them too)", node)
+            result = self._bitwise("&", result, part, node)
+        return result
+
+    def _bitwise(self, op: str, left: TExpr, right: TExpr, node: cst.CSTNode) -> TExpr:
+        """`left & right` / `left | right` on booleans, folded only when both are known (as
+        cuTile Python folds them)."""
+        if is_const(left) and is_const(right):
+            return self.binary(op, left, right, node)
+        return self.binary(op, left, right, node, logical=True)
 
     def e_ifexp(self, node: cst.IfExp) -> TExpr:
         cond = self.expr(node.test)
