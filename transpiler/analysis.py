@@ -1301,7 +1301,16 @@ class KernelAnalyzer:
             return base.args[index]
         if isinstance(base.type, TileType):
             return self._tile_subscript(base, elements, node)
-        raise self.error("E0107", "unsupported subscript", node, "expr:subscript")
+        if isinstance(base.type, ArrayType) and base.op == "array":
+            # Launched with a tuple or list (of arrays or numbers): cuTile Python passes it
+            # as one aggregate parameter; a cuTile Rust 0.5.0 entry takes tensors and
+            # scalars only (no tensor-array or tuple parameter: gaps.md).
+            raise self.error("E0107", f"`{base.type.param}[...]` indexes the kernel "
+                             f"parameter `{base.type.param}` as a tuple or list; tuple and "
+                             "list parameters are not translated (a cuTile Rust entry takes "
+                             "arrays and scalars)", node, "expr:subscript_param")
+        raise self.error("E0107", f"unsupported subscript of {_describe(base.type)}", node,
+                         "expr:subscript")
 
     def _const_index(self, elements: tuple, node: cst.CSTNode) -> int:
         if len(elements) != 1 or not isinstance(elements[0].slice, cst.Index):
