@@ -167,7 +167,7 @@ def specialize(model: KernelModel) -> SpecializedKernel:
                      "passes it")
     for name, _tree in model.derived_params:
         runtime.append(name)
-        notes.append(f"`{name}` is a float expression over `ct.Constant[float]` parameters "
+        notes.append(f"`{name}` is a float expression over `ct.Constant` parameters "
                      "that cuTile Python folds at compile time; the launcher computes it")
     spec = SpecializedKernel(model, type_generics + const_generics, dtype_names, {}, runtime,
                              "shared-reference outputs with absolute-index stores", notes)

@@ -349,6 +349,31 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("leak", ScalarSpec("float32")), ("T", ConstSpec(8)), ("D", ConstSpec(512)))
         for dt in ("float32", "bfloat16")
     ],
+    "locked_accumulate": [
+        *(_spec("locked_accumulate_kernel", ("x", _arr(dt, 2)), ("acc", _arr(dt, 2)),
+                ("visits", _arr("int32", 1)), ("locks", _arr("int32", 1)),
+                ("TM", ConstSpec(16)), ("TN", ConstSpec(256)))
+          for dt in ("float32", "float16")),
+        _spec("claim_slots_kernel", ("slots", _arr("int32", 1)), ("owners", _arr("int32", 1)),
+              ("TILE", ConstSpec(128))),
+    ],
+    "float_mod": [
+        _spec("wrap_phase_kernel", ("x", _arr(dt, 1)), ("y", _arr("float32", 1)),
+              ("period", ScalarSpec("float32")), ("TILE", ConstSpec(256)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "row_mean_const": [
+        _spec("row_stats_kernel", ("x", _arr(dt, 2)), ("mean", _arr("float32", 2)),
+              ("var", _arr("float32", 2)), ("TM", ConstSpec(16)), ("N", ConstSpec(1024)))
+        for dt in ("float32", "bfloat16")
+    ],
+    "shared_weight_bmm": [
+        _spec("shared_weight_bmm_kernel", ("w", _arr(dt, 2)), ("x", _arr(dt, 3)),
+              ("y", _arr(dt, 3)), ("B", ConstSpec(4)), ("M", ConstSpec(32)),
+              ("K", ConstSpec(64)), ("N", ConstSpec(64)))
+        for dt in ("float32", "float16")
+    ],
+    "membership": [_spec("kernel", ("x", _arr("int32", 1)))],
     "bucket_scatter": [
         *(_spec("bucket_scatter_kernel", ("keys", _arr("int32", 1)), ("weights", _arr(dt, 1)),
                 ("cursor", _arr("int32", 1)), ("peaks", _arr("int32", 1)),

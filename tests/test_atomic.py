@@ -103,14 +103,64 @@ def test_a_later_atomic_on_the_same_array_waits_on_the_earlier_one() -> None:
     assert "Some(token_" in rust
 
 
-def test_an_acquiring_or_releasing_atomic_is_a_diagnostic() -> None:
+def test_an_acquiring_or_releasing_atomic_orders_every_access_in_one_chain() -> None:
     # The default order is ACQ_REL: cuTile Python orders it against every memory access of
-    # the block, on all arrays; the translation orders accesses per array.
-    for call in ("ct.atomic_add(counts, (b,), 1)",
-                 "ct.atomic_add(counts, (b,), 1, memory_order=ct.MemoryOrder.ACQUIRE)"):
-        codes = _codes(_count(call))
-        assert codes and codes[0][0] == "E0111", codes
-        assert "RELAXED" in codes[0][1]
+    # the block, on all arrays; the translation threads one token chain through them all.
+    for call, order in (("ct.atomic_add(counts, (b,), 1)", "AcqRel"),
+                        ("ct.atomic_add(counts, (b,), 1, memory_order=ct.MemoryOrder.ACQUIRE)",
+                         "Acquire")):
+        rust = _rust(_count(call, "ct.store(bins, index=(ct.bid(0),), tile=b + 1)"))
+        assert f"ordering::{order}," in rust
+        assert "let mut all_written: Token = new_token_unordered();" in rust
+        # The load of `bins` joins the chain, the atomic waits on it, the store on the
+        # atomic (another array: ordered only because the atomic acquires or releases).
+        assert "all_accessed = join_tokens(&[all_accessed, load_token_" in rust
+        atomic = rust.index("atomic_rmw_tko(")
+        assert "Some(all_accessed)" in rust[atomic:atomic + 400]
+        assert "all_written = token_" in rust
+        store = rust.index("store_view_raw(")
+        assert "Some(all_accessed)" in rust[store:store + 300]
+
+
+def test_a_relaxed_atomic_keeps_the_per_array_order() -> None:
+    rust = _rust(_count("ct.atomic_add(counts, (b,), 1, memory_order=RELAXED)",
+                        "ct.store(bins, index=(ct.bid(0),), tile=b + 1)"))
+    assert "all_written" not in rust
+
+
+def test_compare_and_swap_in_a_spin_loop_is_evaluated_every_iteration() -> None:
+    rust = _rust("def k(locks, x, T: ct.Constant[int]):\n"
+                 "    while ct.atomic_cas(locks, 0, 0, 1, "
+                 "memory_order=ct.MemoryOrder.ACQUIRE) == 1:\n"
+                 "        pass\n"
+                 "    ct.store(x, index=(0,), tile=ct.full((T,), 1, dtype=ct.int32))\n"
+                 "    ct.atomic_xchg(locks, 0, 0, memory_order=ct.MemoryOrder.RELEASE)\n")
+    loop = rust.index("loop {")
+    cas = rust.index("atomic_cas_tko(")
+    assert loop < cas < rust.index("break;")
+    assert "ordering::Acquire," in rust and "ordering::Release," in rust
+    assert "while " not in rust
+
+
+def test_compare_and_swap_takes_only_32_and_64_bit_types() -> None:
+    body = ("def k(flags, T: ct.Constant[int]):\n"
+            "    ct.atomic_cas(flags, (ct.arange(T, dtype=ct.int32),), 0, 1, "
+            "memory_order=RELAXED)\n")
+    rust = _rust(body, "int16")
+    assert "fn k_f32<" in rust and "fn k_i16<" not in rust
+    assert "`ct.atomic_cas` does not take `int16` arrays" in rust
+    codes = _codes("def k(flags, T: ct.Constant[int]):\n"
+                   "    ct.store(flags, index=(0,), tile=ct.full((T,), 1, dtype=ct.int16))\n"
+                   "    ct.atomic_cas(flags, (ct.arange(T, dtype=ct.int32),), 0, 1)\n")
+    assert codes and codes[0][0] == "E0108" and "atomic_cas" in codes[0][1], codes
+
+
+def test_an_ordered_atomic_with_array_slices_is_a_diagnostic() -> None:
+    codes = _codes("def k(x, counts, T: ct.Constant[int]):\n"
+                   "    s = x.slice(axis=0, start=0, stop=T)\n"
+                   "    t = ct.load(s, index=(0,), shape=(T,))\n"
+                   "    ct.atomic_add(counts, (t,), 1)\n")
+    assert codes and codes[0][0] == "E0111" and "slice" in codes[0][1], codes
 
 
 def test_an_element_type_the_function_does_not_take_is_refused() -> None:

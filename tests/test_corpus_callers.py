@@ -128,3 +128,45 @@ def test_no_callers_are_run_when_constants_are_known(package: Path) -> None:
         'config.get("GROUP", 8)', "8"))
     records, _ = host_reader.collect_launches(op, package, "float16")
     assert {r.origin for r in records} == {"launch_scale"}
+
+
+_SAMPLE = '''
+    import cuda.tile as ct
+    import torch
+
+
+    @ct.kernel
+    def split_kernel(x, N: ct.Constant[int], A: ct.Constant[int], B: ct.Constant[int]):
+        pass
+
+
+    def run(x, factors):
+        A, B = factors
+        N = x.shape[1]
+        ct.launch(torch.cuda.current_stream(), (1,), split_kernel, (x, N, A, B))
+
+
+    if __name__ == "__main__":
+        SIZE = 8
+        FACTORS = (2, 4)
+        run(torch.randn(2, SIZE, device="cuda"), factors=FACTORS)
+'''
+
+
+def test_the_files_own_main_block_gives_the_constants(tmp_path: Path) -> None:
+    # A sample's configuration lives in its `__main__` block; its host function takes it
+    # as a tuple parameter the typical arguments cannot guess.
+    sample = tmp_path / "sample.py"
+    sample.write_text(textwrap.dedent(_SAMPLE))
+    launches, problems, _ = host_reader.discover(sample, tmp_path)
+    records = launches["split_kernel"].by_dtype["float32"]
+    main = [r for r in records if r.entry == "__main__"]
+    assert main, problems
+    assert main[0].args[1:] == [8, 2, 4]
+
+
+def test_no_main_block_run_when_constants_are_known(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(textwrap.dedent(_SAMPLE).replace("A, B = factors", "A, B = 2, 4"))
+    launches, _, _ = host_reader.discover(sample, tmp_path)
+    assert all(r.entry != "__main__" for r in launches["split_kernel"].by_dtype["float32"])

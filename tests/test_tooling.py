@@ -174,7 +174,8 @@ def test_parallel_verify_is_the_same_as_serial(tmp_path: Path) -> None:
     _verify_tools()
     folder = tmp_path / "in"
     folder.mkdir()
-    # embedding: two kernels, a second round and a NOT_CHECKED line; vector_add: one kernel.
+    # embedding: two kernels and a second round (every target reached: its derived
+    # `BLOCK_T * DIM` generic is no condition with a "false" arm); vector_add: one kernel.
     for name in ("embedding", "vector_add"):
         shutil.copy(GOLDEN / f"{name}.py", folder / f"{name}.py")
     out, report = tmp_path / "out", tmp_path / "report.html"
@@ -190,9 +191,9 @@ def test_parallel_verify_is_the_same_as_serial(tmp_path: Path) -> None:
     assert [line.split(":")[0] for line in lines] == sorted(line.split(":")[0]
                                                              for line in lines)
     assert sum("embedding_bwd_kernel[" in line for line in lines) == 4
-    assert sum("NOT_CHECKED" in line for line in lines) == 1
+    assert sum("NOT_CHECKED" in line for line in lines) == 0
     doc = json.loads(runs[0][0])
-    assert [len(f["verify"]) for f in doc["files"]] == [10, 4]
+    assert [len(f["verify"]) for f in doc["files"]] == [9, 4]
 
 
 def test_parallel_verify_subcommand_is_the_same_as_serial() -> None:
@@ -201,7 +202,7 @@ def test_parallel_verify_subcommand_is_the_same_as_serial() -> None:
     one, two = run(*args, "-j", "1"), run(*args, "-j", "2")
     assert one.returncode == two.returncode == 0, two.stderr.decode()
     assert (one.stdout, one.stderr) == (two.stdout, two.stderr)
-    assert len(json.loads(one.stdout)["verdicts"]) == 10
+    assert len(json.loads(one.stdout)["verdicts"]) == 9
     assert run(*args, "-j", "0").returncode == 2
 
 

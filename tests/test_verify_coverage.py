@@ -20,7 +20,14 @@ from transpiler.frontend.cutile_py import parse_source
 from transpiler.ircheck import toolchain
 from transpiler.ircheck.canonicalize import convert_literal
 from transpiler.ircheck.check import _collect_specs, select_manifest
-from transpiler.ircheck.coverage import Coverage, alternatives, candidates, choose
+from transpiler.ircheck.coverage import (
+    Coverage,
+    alternatives,
+    candidates,
+    choose,
+    reached,
+    targets_of,
+)
 from transpiler.ircheck.spec import ConstSpec, KernelSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,3 +181,15 @@ def test_a_constant_beyond_the_element_types_range_converts_to_infinity() -> Non
     assert convert_literal("<f32: 1000000.0>", "f16") == "<f16: inf>"
     assert convert_literal("<f32: -1000000.0>", "f16") == "<f16: -inf>"
     assert convert_literal("<f32: 1.5>", "f16") == "<f16: 1.5>"
+
+
+def test_a_derived_dimension_is_no_condition_with_two_arms() -> None:
+    # `TILE_X * TILE_Y` as a const generic (a flattened gather's shape) is arithmetic, not a
+    # condition: no launch makes it "false", so it must not be a target of its own.
+    manifest = {"entry": "k", "kernel": "k", "generics": [
+        {"kind": "i32", "name": "TX", "params": ["TX"], "source": "const(TX)"},
+        {"kind": "i32", "name": "TX_TIMES_TY", "params": ["TX", "TY"],
+         "source": "derived((TX * TY))", "tree": ["*", ["param", "TX"], ["param", "TY"]]}]}
+    assert [t.generic for t in targets_of(manifest)] == [None, "TX"]
+    spec = KernelSpec(kernel="k", params=(("TX", ConstSpec(4)), ("TY", ConstSpec(8))))
+    assert [t.generic for t, _ in reached(manifest, spec)] == [None, "TX"]

@@ -1177,6 +1177,8 @@ class KernelAnalyzer:
                     raise self.error("E0107", "`is` compares compile-time values only", node)
                 same = left.type.value is right.type.value or left.type.value == right.type.value
                 part = const(same if op_type is cst.Is else not same, self.span(node))
+            elif op_type in (cst.In, cst.NotIn):
+                part = self.contains(left, right, op_type is cst.NotIn, node)
             elif op_type not in _CMPOPS:
                 raise self.error("E0104", "`in`/`not in` are not allowed in a kernel", node)
             else:
@@ -1186,6 +1188,69 @@ class KernelAnalyzer:
             left = right
         assert result is not None
         return result
+
+    def contains(self, needle: TExpr, haystack: TExpr, negate: bool,
+                 node: cst.CSTNode) -> TExpr:
+        """`x in (a, b, ..)` as cuTile Python evaluates it: `x == a`, then `| (x == b)` ..,
+        left to right, stopping at the first item known equal at compile time; `not in` is
+        `not` of that. Tuples compare item by item (`&` of the items' `==`, from `True`);
+        tiles are refused, as cuTile Python refuses them."""
+        items = self._tuple_items(haystack)
+        if items is None:
+            raise self.error("E0107", "`in` needs a tuple on its right", node)
+        result: TExpr | None = None
+        for item in items:
+            part = self._equal(needle, item, node)
+            if isinstance(part.type, TileType) and part.type.rank > 0:
+                raise self.error("E0107", "`in` requires scalar operands, not tiles of "
+                                 f"shape {_shape_text(part.type.shape)} (cuTile Python "
+                                 "refuses them too)", node)
+            if is_const(part) and part.type.value is True:
+                result = part
+                break
+            result = part if result is None else self._bitwise("|", result, part, node)
+        if result is None:
+            result = const(False, self.span(node))
+        if not negate:
+            return result
+        if is_const(result):
+            return const(not result.type.value, self.span(node))
+        # cuTile Python's `not` of a boolean is `xori` with true (and cuTile Rust takes no
+        # `!` on a scalar).
+        return self.binary("^", result, const(True, self.span(node)), node, logical=True)
+
+    def _tuple_items(self, value: TExpr) -> list[TExpr] | None:
+        if is_const(value) and isinstance(value.type.value, tuple):
+            return [const(v, value.span) for v in value.type.value]
+        if value.op == "tuple":
+            return list(value.args)
+        return None
+
+    def _equal(self, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
+        """`a == b` for `in`: tuples item by item (a tuple and a non-tuple never equal)."""
+        items_a, items_b = self._tuple_items(a), self._tuple_items(b)
+        if items_a is None and items_b is None:
+            return self.compare("==", a, b, node)
+        if is_const(a) and is_const(b):
+            return const(a.type.value == b.type.value, self.span(node))
+        if items_a is None or items_b is None or len(items_a) != len(items_b):
+            return const(False, self.span(node))
+        result: TExpr = const(True, self.span(node))
+        for x, y in zip(items_a, items_b, strict=True):
+            part = self._equal(x, y, node)
+            if isinstance(part.type, TileType) and part.type.rank > 0:
+                raise self.error("E0107", "a tuple comparison needs scalar items, not "
+                                 f"tiles of shape {_shape_text(part.type.shape)} (cuTile "
+                                 "Python refuses them too)", node)
+            result = self._bitwise("&", result, part, node)
+        return result
+
+    def _bitwise(self, op: str, left: TExpr, right: TExpr, node: cst.CSTNode) -> TExpr:
+        """`left & right` / `left | right` on booleans, folded only when both are known (as
+        cuTile Python folds them)."""
+        if is_const(left) and is_const(right):
+            return self.binary(op, left, right, node)
+        return self.binary(op, left, right, node, logical=True)
 
     def e_ifexp(self, node: cst.IfExp) -> TExpr:
         cond = self.expr(node.test)
@@ -1236,7 +1301,16 @@ class KernelAnalyzer:
             return base.args[index]
         if isinstance(base.type, TileType):
             return self._tile_subscript(base, elements, node)
-        raise self.error("E0107", "unsupported subscript", node, "expr:subscript")
+        if isinstance(base.type, ArrayType) and base.op == "array":
+            # Launched with a tuple or list (of arrays or numbers): cuTile Python passes it
+            # as one aggregate parameter; a cuTile Rust 0.5.0 entry takes tensors and
+            # scalars only (no tensor-array or tuple parameter: gaps.md).
+            raise self.error("E0107", f"`{base.type.param}[...]` indexes the kernel "
+                             f"parameter `{base.type.param}` as a tuple or list; tuple and "
+                             "list parameters are not translated (a cuTile Rust entry takes "
+                             "arrays and scalars)", node, "expr:subscript_param")
+        raise self.error("E0107", f"unsupported subscript of {_describe(base.type)}", node,
+                         "expr:subscript")
 
     def _const_index(self, elements: tuple, node: cst.CSTNode) -> int:
         if len(elements) != 1 or not isinstance(elements[0].slice, cst.Index):
@@ -1618,7 +1692,12 @@ class KernelAnalyzer:
             if value.op == "compare":
                 # The cuTile Rust compiler cannot unwrap a 0-d `bool` tile (it panics on
                 # `tile_to_scalar` to `bool`); comparing the operands as scalars is the
-                # same `cmpi`/`cmpf` on 0-d tiles.
+                # same `cmpi`/`cmpf` on 0-d tiles. Nor can it unwrap a tile of a generic
+                # element type: a launch-time type is translated per dtype.
+                for arg in value.args:
+                    if isinstance(self.find(arg.type.dtype), DTypeVar):
+                        self.require_concrete(arg.type.dtype, node, "a comparison of 0-d "
+                                              "tiles used as a scalar")
                 left, right = (_as_scalar(a) for a in value.args)
                 return TExpr("compare", [left, right], ScalarType(BOOL), value.span,
                              value.attrs)
@@ -1855,7 +1934,8 @@ class KernelAnalyzer:
         return name
 
     def derived_scalar(self, expr: _Deferred, span: Span | None) -> TExpr:
-        """A compile-time float expression over `ct.Constant[float]` parameters.
+        """A compile-time float expression over `ct.Constant` parameters (an integer one used
+        as a float: `N * 1.0`).
 
         cuTile Python folds it (in double precision) when it compiles the kernel; cuTile Rust
         has no float const generics, so the launcher computes the same value on the host

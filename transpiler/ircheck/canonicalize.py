@@ -134,7 +134,8 @@ RULES: tuple[Rule, ...] = (
          "tensor's stride, which a cuTile Rust kernel cannot read from the tensor) is that "
          "argument."),
     Rule("constant-folding",
-         "`cmpi` of two integer constants is the boolean constant it evaluates to, "
+         "`cmpi` of two integer constants and `cmpf` of two float constants (NaN: true "
+         "exactly when unordered) is the boolean constant it evaluates to, "
          "`addi`/`subi`/`muli`/signed `divi` of two integer constants is the (wrapped, "
          "rounded as written) result, and "
          "`itof`/`exti` of an integer constant is the converted constant (cuTile Python folds "
@@ -1148,8 +1149,8 @@ def splat_literal(value: Value) -> str | None:
         if lhs is not None and rhs and "signed" in node.op.attributes and rounding in _DIVI:
             folded = _DIVI[rounding](lhs, rhs)
             return f"<{element}: {folded}>"
-    if node.op.name == "cmpi" and len(node.operands) == 2:
-        # Rule constant-folding: a comparison of two integer constants is a constant.
+    if node.op.name in ("cmpi", "cmpf") and len(node.operands) == 2:
+        # Rule constant-folding: a comparison of two constants is a constant.
         folded = _fold_compare(node)
         if folded is not None:
             return folded
@@ -1224,15 +1225,28 @@ _PREDICATES = {"equal": "==", "not_equal": "!=", "less_than": "<", "less_than_or
 
 
 def _fold_compare(node: Node) -> str | None:
-    lhs, rhs = (_int_literal(splat_literal(v)) for v in node.operands)
+    """`cmpi` of two integer constants, `cmpf` of two float constants: the boolean constant
+    (a float compare with a NaN operand holds exactly when it is unordered)."""
+    read = _int_literal if node.op.name == "cmpi" else _float_literal
+    lhs, rhs = (read(splat_literal(v)) for v in node.operands)
     predicate = next((p for p in _PREDICATES if p in node.op.attributes), None)
     if lhs is None or rhs is None or predicate is None:
         return None
     if "unsigned" in node.op.attributes:
         lhs, rhs = lhs % (1 << 64), rhs % (1 << 64)
-    result = {"==": lhs == rhs, "!=": lhs != rhs, "<": lhs < rhs, "<=": lhs <= rhs,
-              ">": lhs > rhs, ">=": lhs >= rhs}[_PREDICATES[predicate]]
+    if math.isnan(lhs) or math.isnan(rhs):
+        result = "unordered" in node.op.attributes
+    else:
+        result = {"==": lhs == rhs, "!=": lhs != rhs, "<": lhs < rhs, "<=": lhs <= rhs,
+                  ">": lhs > rhs, ">=": lhs >= rhs}[_PREDICATES[predicate]]
     return f"<i1: {'true' if result else 'false'}>"
+
+
+def _float_literal(literal: str | None) -> float | None:
+    parts = _literal_parts(literal) if literal is not None else None
+    if parts is None or parts[0] not in _FLOAT_TYPES:
+        return None
+    return _literal_value(*parts)
 
 
 def _literal_parts(literal: str) -> tuple[str, str] | None:

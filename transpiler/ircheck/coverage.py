@@ -8,8 +8,9 @@ checked specialization reached. The targets of one kernel are, per Rust entry:
 
 and, per kernel (in any of its entries: they share the code these select):
 
-* each value of each `bool` const generic, and each value of a generic computed from a
-  condition over the constants (`tree`): both arms;
+* each value of each `bool` const generic (a constant, or a condition over the constants
+  with its `tree`): both arms; a derived integer generic (`BLOCK // 8`) is covered by its
+  constants' own targets;
 * two values of each integer const generic (one value checks the arithmetic on it for that
   value only).
 
@@ -101,8 +102,10 @@ def targets_of(manifest: dict[str, Any]) -> list[Target]:
     for generic in manifest.get("generics", []):
         if generic.get("tree") is None and generic.get("params", [None])[0] in pinned:
             continue
-        if generic.get("tree") is not None or generic["kind"] == "bool":
+        if _is_condition(generic):
             out += [Target(kernel, generic["name"], True), Target(kernel, generic["name"], False)]
+        elif generic.get("tree") is not None:
+            continue  # arithmetic on constants (`BLOCK // 8`): its constants' targets cover it
         elif generic["kind"] != "type":
             out.append(Target(kernel, generic["name"]))
     return out
@@ -118,6 +121,8 @@ def reached(manifest: dict[str, Any], spec: KernelSpec) -> list[tuple[Target, ob
     for generic in manifest.get("generics", []):
         name = generic["name"]
         if generic.get("tree") is not None:
+            if not _is_condition(generic):
+                continue
             try:
                 value: object = bool(evaluate_condition(generic["tree"], values))
             except (KeyError, TypeError, ZeroDivisionError):
@@ -135,6 +140,13 @@ def reached(manifest: dict[str, Any], spec: KernelSpec) -> list[tuple[Target, ob
             else:
                 out.append((Target(kernel, name), value))
     return out
+
+
+def _is_condition(generic: dict[str, Any]) -> bool:
+    """A `bool` generic: a constant, or a condition over constants (`tree`); a generic of
+    another kind with a tree is arithmetic on constants (a derived dimension), no condition
+    with two arms to reach."""
+    return generic["kind"] == "bool"
 
 
 def _param_or_none(spec: KernelSpec, name: str) -> object:

@@ -80,9 +80,9 @@ def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int],
         return expr
     left, right = expr.args
     for operand in (left, right):
-        converted = _converted_product(operand, expr, uses, removed)
-        if converted is not None:
-            undecided.append(converted.type.dtype)
+        deciding = _converted_product(operand, expr, uses, removed)
+        if deciding is not None:
+            undecided.append(deciding)
     if not isinstance(expr.type.dtype, DType):
         # A multiply-add of a launch-time element type is contracted only when the launch
         # makes it a float (cuTile Python leaves integer `a * b + c` alone): decided per
@@ -116,17 +116,28 @@ def _rewrite(expr: TExpr, uses: dict[int, int], removed: set[int],
 
 
 def _converted_product(operand: TExpr, consumer: TExpr, uses: dict[int, int],
-                       removed: set[int]) -> TExpr | None:
-    """The float multiply of a launch-time element type that `operand` converts, if the
-    multiply could be contracted were the conversion the identity: written in place
-    (`c + convert(a * b)`) or bound to a name with no other use (`p = a * b` ...
-    `c + convert(p)`: cuTile Python sees through the name, its IR has none)."""
-    if operand.op != "convert":
+                       removed: set[int]) -> object | None:
+    """The launch-time element type that decides whether `operand`, a converted float
+    multiply, contracts with `consumer` (it does when the conversion is the identity): the
+    multiply's type when that is a dtype variable, else the conversion's target type when
+    that is one. The conversion is written in place (`c + convert(a * b)`) or bound to a name
+    with no other use (`p = convert(a * b)` ... `c + p`); the multiply likewise (`p = a * b`
+    ... `c + convert(p)`): cuTile Python sees through names, its IR has none."""
+    convert = operand
+    if operand.op == "var":
+        binding = operand.attrs.get("binding")
+        if isinstance(binding, TAssign) and binding.first and not binding.mutable and \
+                uses.get(id(binding), 0) == 1 and id(binding) not in removed:
+            convert = binding.value
+    if convert.op != "convert":
         return None
-    product = _product(operand.args[0], consumer, uses, removed, same_type=False)
-    if product is None or isinstance(product[0].type.dtype, DType):
+    product = _product(convert.args[0], consumer, uses, removed, same_type=False)
+    if product is None:
         return None
-    return product[0]
+    for dtype in (product[0].type.dtype, convert.type.dtype):
+        if not isinstance(dtype, DType):
+            return dtype
+    return None
 
 
 def _product(operand: TExpr, consumer: TExpr, uses: dict[int, int], removed: set[int],

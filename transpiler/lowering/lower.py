@@ -29,8 +29,11 @@ from transpiler.lowering.float_bits import half_bits, signed_i16
 from transpiler.lowering.region_holes import lower_region_hole
 from transpiler.lowering.rust_names import rust_ident
 from transpiler.lowering.store_tokens import (
+    accessed_arrays,
     bound_names,
     chained_store_arrays,
+    shared_chain_needed,
+    sliced_names,
     view_loaded_arrays,
 )
 from transpiler.lowering.support import floordiv_name, mod_name
@@ -147,6 +150,9 @@ class KernelLowerer:
         # its last store; and, for those the kernel also loads, its last access.
         self.store_tokens: dict[str, str] = {}
         self.access_tokens: dict[str, str] = {}
+        # Whether every array shares one token chain (`declare_shared_chain`): gathers and
+        # atomics then join it too.
+        self.shared_chain = False
         # Plain view loads made so far through each shared load view (see `load_view`).
         self.view_loads: dict[tuple, int] = {}
         # The operands lowered so far for the operation being lowered (see `in_order`).
@@ -266,6 +272,8 @@ class KernelLowerer:
         arrays = {p.name: p for p in self.spec.model.params if p.kind == "array"}
         taken = self.names | bound_names(self.spec.model.body)
         body = self.spec.model.body
+        if shared_chain_needed(body):
+            return self.declare_shared_chain(body, set(arrays), taken)
         loaded = view_loaded_arrays(body)
         for name in sorted(chained_store_arrays(body) & set(arrays)):
             self.store_tokens[name] = self.token_variable(f"{name.lower()}_token", taken)
@@ -277,6 +285,27 @@ class KernelLowerer:
                 lets.append(t.Let(self.access_tokens[name], t.Path(self.store_tokens[name]),
                                   t.RType("Token"), mutable=True))
         return lets
+
+    def declare_shared_chain(self, body: list[TStmt], arrays: set[str],
+                             taken: set[str]) -> list[t.Stmt]:
+        """One token chain for every array (an acquiring or releasing atomic orders the
+        block's accesses to all arrays): `let mut all_written = new_token_unordered();
+        let mut all_accessed = all_written;`, every array's store and access token."""
+        sliced = sliced_names(body)
+        if sliced:
+            raise self.error("E0111", "an acquiring or releasing atomic in a kernel that "
+                             "accesses `Array.slice` views is not lowered yet (the slices "
+                             f"`{', '.join(sorted(sliced))}` would stay outside the block's "
+                             "token chain)", None)
+        written = self.token_variable("all_written", taken)
+        accessed = self.token_variable("all_accessed", taken)
+        self.shared_chain = True
+        for name in accessed_arrays(body) & arrays:
+            self.store_tokens[name] = written
+            self.access_tokens[name] = accessed
+        return [t.Let(written, t.Call("new_token_unordered", ()), t.RType("Token"),
+                      mutable=True),
+                t.Let(accessed, t.Path(written), t.RType("Token"), mutable=True)]
 
     def token_variable(self, hint: str, taken: set[str]) -> str:
         """A name for a token variable that no binding of the kernel uses."""
@@ -393,10 +422,20 @@ class KernelLowerer:
         ctx.stmts.append(t.ForLoop(stmt.var, rng, t.BlockExpr(tuple(inner.stmts))))
 
     def while_loop(self, stmt: TWhile, ctx: _Context) -> None:
-        cond = None if stmt.cond is None else self.expr(stmt.cond, ctx)
-        inner = _Context([], ctx.carried | set(stmt.carried))
+        """`while cond { body }`; a condition that needs statements of its own (a memory
+        access, an atomic, any temporary) is evaluated before every iteration, as Python
+        does: `loop { stmts; if cond {} else { break; } body }`."""
+        carried = ctx.carried | set(stmt.carried)
+        head = _Context([], carried)
+        cond = None if stmt.cond is None else self.expr(stmt.cond, head)
+        inner = _Context([], carried)
         self.block(stmt.body, inner)
-        ctx.stmts.append(t.WhileLoop(cond, t.BlockExpr(tuple(inner.stmts))))
+        if cond is None or not head.stmts:
+            ctx.stmts.append(t.WhileLoop(cond, t.BlockExpr(tuple(inner.stmts))))
+            return
+        guard = t.IfExpr(cond, t.BlockExpr(()), t.BlockExpr((t.Jump("break"),)))
+        body = (*head.stmts, t.ExprStmt(guard, semicolon=False), *inner.stmts)
+        ctx.stmts.append(t.WhileLoop(None, t.BlockExpr(body)))
 
     def if_stmt(self, stmt: TIf, ctx: _Context) -> None:
         if not stmt.static and _static_guard(stmt.cond) is not None:
@@ -1331,15 +1370,36 @@ def lower_gather(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
             flat_pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"),
             t.Call("Some", (flat_mask,)), t.Call("Some", (pad,)),
             _after(ctx, e.args[0].attrs["name"], lw), latency)), unsafe=True)
-        ctx.stmts.append(t.Let(f"({name}, _)", loaded,
+        done = _gather_done(lw, e)
+        ctx.stmts.append(t.Let(f"({name}, {done})", loaded,
                                t.RType(f"(Tile<{elem}, {flat_ty}>, Token)")))
+        _join_gather(lw, e, ctx, done)
         return t.MethodCall(t.Path(name), "reshape", (lw.const_shape(e.attrs["shape"],
                                                                       e.span),))
     loaded = t.BlockExpr((), t.Call("load_ptr_tko", (
         pointers, t.Path("ordering::Weak"), t.Path("None::<scope::TileBlock>"), mask,
         t.Call("Some", (pad,)), _after(ctx, e.args[0].attrs["name"], lw), latency)), unsafe=True)
-    ctx.stmts.append(t.Let(f"({name}, _)", loaded, t.RType(tile_ty)))
+    done = _gather_done(lw, e)
+    ctx.stmts.append(t.Let(f"({name}, {done})", loaded, t.RType(tile_ty)))
+    _join_gather(lw, e, ctx, done)
     return t.Path(name)
+
+
+def _gather_done(lw: KernelLowerer, e: TExpr) -> str:
+    """The name of a gather's completion token: `_` unless the block's accesses share one
+    chain (`declare_shared_chain`), where a later write waits on the gather."""
+    if not (lw.shared_chain and e.args[0].attrs["name"] in lw.access_tokens):
+        return "_"
+    return lw.temp("gather_token")
+
+
+def _join_gather(lw: KernelLowerer, e: TExpr, ctx: _Context, done: str) -> None:
+    """The shared chain's last-access token joins the gather's completion token `done`."""
+    if done == "_":
+        return
+    access = lw.access_tokens[e.args[0].attrs["name"]]
+    ctx.stmts.append(t.Assign(access, t.Call("join_tokens", (
+        t.Ref(t.ArrayExpr((t.Path(access), t.Path(done)))),))))
 
 
 def lower_scatter(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
@@ -1382,15 +1442,24 @@ def _emit_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context, keep_old: bool) -> 
         value = lw.let(ctx, "update", value, lw.rust_type(update.type, e.span) or "_")
     array = e.args[0].attrs["name"]
     assert isinstance(e.type, TileType) and isinstance(e.args[0].type, ArrayType)
-    mode = _atomic_mode(lw, e)
-    call = t.BlockExpr((), t.Call("atomic_rmw_tko", (
-        pointers, value, t.Path(f"atomic::{mode}"), t.Path(f"ordering::{e.attrs['order']}"),
-        t.Path(f"scope::{e.attrs['scope']}"), mask, _after(ctx, array))), unsafe=True)
+    ordered = lw.shared_chain and array in lw.store_tokens
+    after = _store_waits_on(lw, array) if ordered else _after(ctx, array)
+    order, scope = t.Path(f"ordering::{e.attrs['order']}"), t.Path(f"scope::{e.attrs['scope']}")
+    if e.attrs["function"] == "atomic_cas":
+        desired = lw.expr(e.args[value_index + 1], ctx)
+        if not isinstance(desired, t.Path):
+            desired = lw.let(ctx, "desired", desired, lw.rust_type(e.type, e.span) or "_")
+        op = t.Call("atomic_cas_tko", (pointers, value, desired, order, scope, mask, after))
+    else:
+        op = t.Call("atomic_rmw_tko", (pointers, value, t.Path(f"atomic::{_atomic_mode(lw, e)}"),
+                                       order, scope, mask, after))
     old = lw.temp("old") if keep_old else "_"
-    token = lw.temp("token") if id(e) in ctx.chained else "_"
-    ctx.stmts.append(t.Let(f"({old}, {token})", call, t.RType(
+    token = lw.temp("token") if id(e) in ctx.chained or ordered else "_"
+    ctx.stmts.append(t.Let(f"({old}, {token})", t.BlockExpr((), op, unsafe=True), t.RType(
         f"({lw.rust_type(e.type, e.span)}, Token)")))
-    if token != "_":
+    if ordered:
+        _record_store(lw, ctx, array, t.Path(token))
+    elif token != "_":
         ctx.tokens[array] = token
     return t.Path(old) if keep_old else t.TupleExpr(())
 
@@ -1621,6 +1690,8 @@ def lower_binary(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
         return _lower_int_floor_op(lw, e, op, left, right, ctx)
     if op == "//":
         raise lw.error("E0101", "floor division of floats is not lowered yet", e.span)
+    if op == "%":
+        return _lower_float_mod(lw, e, left, right, is_tile, ctx)
     if op == "**":
         return _lower_power(lw, e, left, right, is_tile, is_float)
     return t.Binary(op, left, right)
@@ -1652,21 +1723,41 @@ def _lower_int_floor_op(lw: KernelLowerer, e: TExpr, op: str, left: t.Expr,
 
 
 def _lower_tile_floor_mod(lw: KernelLowerer, e: TExpr, left: t.Expr, right: t.Expr,
-                          ctx: _Context) -> t.Expr:
-    """`a % b` on integer tiles as cuTile Python computes it: the truncated remainder `r`,
-    moved by `b` where `r` is nonzero and its sign differs from `b`'s."""
-    assert isinstance(e.type, TileType)
-    elem = lw.elem(e.type.dtype)
-    shape = lw.const_shape(e.type.shape, e.span)
-    dims = lw.shape_type(e.type.shape, e.span)
+                          ctx: _Context, shape_of: tuple[Dim, ...] | None = None) -> t.Expr:
+    """`a % b` on tiles as cuTile Python computes it: the truncated remainder `r` (`remi`,
+    `remf`), moved by `b` where `r` is nonzero and its sign differs from `b`'s (a float
+    `r != 0` is the unordered compare Python's `!=` is). `shape_of`: the shape when `e` is a
+    scalar computed on 0-d tiles."""
+    tile_shape = e.type.shape if isinstance(e.type, TileType) else shape_of or ()
+    dtype = e.type.dtype
+    is_float = not (isinstance(dtype, DType) and not dtype.is_float)
+    elem = lw.elem(dtype)
+    shape = lw.const_shape(tile_shape, e.span)
+    dims = lw.shape_type(tile_shape, e.span)
     tile, flags = f"Tile<{elem}, {dims}>", f"Tile<bool, {dims}>"
     b = lw.let(ctx, "divisor", right, tile)
-    r = lw.let(ctx, "rem", t.Call("remi", (left, b)), tile)
-    zero = lw.let(ctx, "zero", t.Call("constant", (t.Lit(f"0{elem}"), shape)), tile)
+    r = lw.let(ctx, "rem", t.Call("remf" if is_float else "remi", (left, b)), tile)
+    zero_value = t.Path(f"{elem}::ZERO") if is_float else t.Lit(f"0{elem}")
+    zero = lw.let(ctx, "zero", t.Call("constant", (zero_value, shape)), tile)
+    nonzero = t.Call("cmpf", (r, zero, t.Path("predicate::NotEqual"),
+                              t.Path("cmp_ordering::Unordered"))) if is_float else t.Call(
+        "ne_tile", (r, zero))
     fix = lw.let(ctx, "fix", t.Binary("&", t.Binary(
-        "^", t.Call("lt_tile", (r, zero)), t.Call("lt_tile", (b, zero))),
-        t.Call("ne_tile", (r, zero))), flags)
+        "^", t.Call("lt_tile", (r, zero)), t.Call("lt_tile", (b, zero))), nonzero), flags)
     return t.Call("select", (fix, t.Binary("+", r, b), r))
+
+
+def _lower_float_mod(lw: KernelLowerer, e: TExpr, left: t.Expr, right: t.Expr,
+                     is_tile: bool, ctx: _Context) -> t.Expr:
+    """Python's float `a % b` (the sign of the divisor), where Rust's `%` is C's `remf`; a
+    scalar goes through 0-d tiles."""
+    if is_tile:
+        return _lower_tile_floor_mod(lw, e, left, right, ctx)
+    tiles = [lw.let(ctx, "operand", t.Call("scalar_to_tile", (x,)),
+                    f"Tile<{lw.elem(e.type.dtype)}, {{ [] }}>") for x in (left, right)]
+    result = lw.let(ctx, "mod", _lower_tile_floor_mod(lw, e, tiles[0], tiles[1], ctx, ()),
+                    f"Tile<{lw.elem(e.type.dtype)}, {{ [] }}>")
+    return t.Call("tile_to_scalar", (result,))
 
 
 @rule("compare")

@@ -62,7 +62,7 @@ def chained_store_arrays(body: list[TStmt]) -> set[str]:
         name = _array_name(stmt.value)
         if accesses[name] > 1:
             chained.add(name)
-    return chained - _sliced_names(body)
+    return chained - sliced_names(body)
 
 
 def _writes_outside_loops(stmts: list[TStmt]) -> Iterator[TEffect]:
@@ -123,7 +123,7 @@ def _array_name(e: TExpr) -> str:
     return ""
 
 
-def _sliced_names(body: list[TStmt]) -> set[str]:
+def sliced_names(body: list[TStmt]) -> set[str]:
     """Slices (local tensors) and the arrays they slice."""
     names: set[str] = set()
     for stmt in walk_statements(body):
@@ -131,6 +131,19 @@ def _sliced_names(body: list[TStmt]) -> set[str]:
             names.add(stmt.name)
             names.add(_array_name(stmt.value))
     return names
+
+
+def shared_chain_needed(body: list[TStmt]) -> bool:
+    """Whether an atomic of the body acquires or releases (any order but relaxed): cuTile
+    Python orders it after every earlier memory access of the block and every later access
+    after it, on all arrays, so the lowering puts every access in one token chain."""
+    return any(e.op in ("atomic", "view_atomic") and e.attrs.get("order", "Relaxed")
+               != "Relaxed" for e in _memory_ops(body))
+
+
+def accessed_arrays(body: list[TStmt]) -> set[str]:
+    """Every array the body loads, stores, gathers, scatters or updates atomically."""
+    return {_array_name(e) for e in _memory_ops(body)} - {""}
 
 
 def view_loaded_arrays(body: list[TStmt]) -> set[str]:

@@ -85,13 +85,19 @@ _RUST_FORMS: dict[str, str] = {
 
 
 
+_ORDERED_ATOMICS = ("(an acquiring or releasing order puts every memory access of the kernel "
+                    "in one token chain)")
+
+
 def _atomic_form(name: str) -> str:
     modes = "/".join(sorted(ATOMIC_RMW[name].modes()))
-    return (f"get_tensor_base + offset_tile + atomic_rmw_tko(atomic::{modes}, ordering::Relaxed, "
-            "scope::S, mask, token) (memory_order=RELAXED; other orders: diagnostic E0111)")
+    return (f"get_tensor_base + offset_tile + atomic_rmw_tko(atomic::{modes}, ordering::O, "
+            f"scope::S, mask, token) {_ORDERED_ATOMICS}")
 
 
 _RUST_FORMS.update({name: _atomic_form(name) for name in ATOMIC_RMW})
+_RUST_FORMS["atomic_cas"] = ("get_tensor_base + offset_tile + atomic_cas_tko(cmp, val, "
+                             f"ordering::O, scope::S, mask, token) {_ORDERED_ATOMICS}")
 
 _FRONT_END = {
     "kernel": "#[cutile::entry()] (decorator options -> optimization_hints)",

@@ -505,14 +505,15 @@ ATOMIC_RMW: dict[str, AtomicRmw] = {
     "atomic_or": AtomicRmw("Or", "Or", None, True, _INT_32_64),
     "atomic_xor": AtomicRmw("Xor", "Xor", None, True, _INT_32_64),
 }
-#: cuTile Python memory orders and scopes of an atomic, and their cuTile Rust types.
+#: cuTile Python memory orders and scopes of an atomic, and their cuTile Rust types. Every
+#: order is lowered: cuTile Python orders an acquiring or releasing atomic against every
+#: memory access of the block (all arrays), and a kernel with one has all its memory accesses
+#: in one token chain (`lowering/lower.py`, `shared_chain_needed`).
 ATOMIC_ORDERS = {"RELAXED": "Relaxed", "ACQUIRE": "Acquire", "RELEASE": "Release",
                  "ACQ_REL": "AcqRel"}
 ATOMIC_SCOPES = {"BLOCK": "TileBlock", "DEVICE": "Device", "SYS": "System"}
-#: Orders the lowering reproduces: cuTile Python orders an acquiring or releasing atomic
-#: against every memory access of the block (all arrays); the translation threads tokens
-#: per array.
-LOWERED_ATOMIC_ORDERS = frozenset({"RELAXED"})
+#: Element types `ct.atomic_cas` takes (cuTile Python 1.7.0's `int_float_32_64_dtypes`).
+ATOMIC_CAS_DTYPES = _INT_FLOAT_32_64
 
 
 def _atomic_rmw(name: str) -> Typer:
@@ -542,19 +543,12 @@ def _atomic_rmw(name: str) -> Typer:
 def _atomic_memory_model(an: KernelAnalyzer, v: Values, node: cst.Call,
                          name: str) -> tuple[str, str]:
     """The memory order and scope of an atomic (cuTile Python's defaults: ACQ_REL,
-    DEVICE); one the lowering cannot reproduce is a diagnostic."""
+    DEVICE); a pair cuTile Python rejects is a diagnostic."""
     order = _mode(an, v["memory_order"], node, "MemoryOrder")
     scope = _mode(an, v["memory_scope"], node, "MemoryScope")
     if order not in ATOMIC_ORDERS or scope not in ATOMIC_SCOPES:
         raise an.error("E0111", f"`ct.{name}` takes no memory order `{order}` with scope "
                        f"`{scope}` (cuTile Python rejects it too)", node)
-    if order not in LOWERED_ATOMIC_ORDERS:
-        raise an.error("E0111", f"`ct.{name}` with `memory_order=MemoryOrder.{order}` is not "
-                       "lowered yet: cuTile Python orders an acquiring or releasing atomic "
-                       "after every earlier memory access of the block and every later one "
-                       "after it, on all arrays, and the translation orders memory accesses "
-                       "per array; pass `memory_order=ct.MemoryOrder.RELAXED` if the kernel "
-                       "does not rely on that ordering", node, f"kwarg:{name}_memory_order")
     return order, scope
 
 
@@ -609,6 +603,45 @@ def _check_update_widens(an: KernelAnalyzer, update: ElemType, array: ElemType,
 
 for _name in ATOMIC_RMW:
     TYPERS[_name] = _atomic_rmw(_name)
+
+
+@rule("atomic_cas")
+def atomic_cas(an: KernelAnalyzer, v: Values, explicit: set[str], node: cst.Call) -> TExpr:
+    """`ct.atomic_cas(array, indices, expected, desired)`: the old values; `expected` and
+    `desired` are converted to the array's element type (only widening, as a scattered
+    value) and broadcast to the index shape. Typed as an `atomic` whose `function` is
+    `atomic_cas`, with the two value tiles as its last operands."""
+    expected, desired = v["expected"], v["desired"]
+    array, indices, _mask, shape = _pointer_access(an, v, node, expected)
+    if isinstance(desired.type, TileType):
+        shape = an.broadcast_shapes([shape, desired.type.shape], node)
+    check = bool(_flag(an, v["check_bounds"], node, "`check_bounds`"))
+    order, scope = _atomic_memory_model(an, v, node, "atomic_cas")
+    dtype = an.find(array.type.dtype)
+    values = []
+    for value in (expected, desired):
+        _check_scatter_widens(an, array, value, node)
+        values.append(an.to_tile(value, dtype, shape, node))
+
+    def check_dtype() -> None:
+        # A launch-time element type is translated per dtype, so that the types cuTile
+        # Python refuses get no entry.
+        found = an.find(array.type.dtype)
+        if not isinstance(found, DType):
+            an.require_concrete(array.type.dtype, node, "the element types `ct.atomic_cas` "
+                                "takes")
+        elif found.name not in ATOMIC_CAS_DTYPES:
+            raise an.error("E0108", f"`ct.atomic_cas` does not take `{found.name}` arrays "
+                           f"(cuTile Python accepts {', '.join(sorted(ATOMIC_CAS_DTYPES))})",
+                           node, ATOMIC_DTYPE)
+
+    an.deferred_checks.append(check_dtype)
+    attrs = {"check_bounds": check, "has_mask": False, "shape": shape, "latency": None,
+             "strides": _stride_params(an, array, len(indices)), "function": "atomic_cas",
+             "order": ATOMIC_ORDERS[order], "scope": ATOMIC_SCOPES[scope]}
+    an.written_arrays.add(array.type.param)
+    return TExpr("atomic", [array, *indices, *values], TileType(array.type.dtype, shape),
+                 an.span(node), attrs)
 
 
 # ---- array views ---------------------------------------------------------------------------
@@ -1052,6 +1085,12 @@ def matmul(an: KernelAnalyzer, x: TExpr, y: TExpr, node: cst.CSTNode) -> TExpr:
     an.dtype_dependent(dtype, node, "the accumulator type of `@`")
     assert isinstance(dtype, DType)
     acc_dtype = DType(_MMA_ACC.get(dtype.name, ("float32",))[0])
+    if len(a.type.shape) == len(b.type.shape) == 3 and a.type.shape[0] != b.type.shape[0]:
+        # cuTile Python broadcasts the batch dimensions of the two operands (a batch of 1
+        # meets any); Tile IR's `mma` takes equal batches.
+        batch = an.broadcast_shapes([a.type.shape[:1], b.type.shape[:1]], node)
+        a = an.broadcast_to(a, (*batch, *a.type.shape[1:]), node)
+        b = an.broadcast_to(b, (*batch, *b.type.shape[1:]), node)
     shape = (*a.type.shape[:-1], b.type.shape[-1])
     zero = an.to_tile(TExpr("const", [], ConstType(0)), acc_dtype, shape, node)
     _check_mma_shapes(an, a, b, zero, node)

@@ -121,21 +121,31 @@ def params_in(value: object) -> list[str]:
 
 
 def first_param(value: object) -> str | None:
-    """The first constant parameter a `ConstExpr` tree reads, or None."""
-    if isinstance(value, ConstParam):
+    """The first constant parameter a `ConstExpr` (or `DimExpr`) tree reads, or None."""
+    if isinstance(value, ConstParam | DimSym):
         return value.name
-    if isinstance(value, ConstExpr):
+    if isinstance(value, ConstExpr | DimExpr):
         return first_param(value.left) or first_param(value.right)
     return None
 
 
+#: Integer arithmetic on dimensions whose float value is the same sum, difference or product.
+_EXACT_DIM_OPS = ("+", "-", "*")
+
+
 def is_float_expression(value: object) -> bool:
-    """A `ConstExpr` tree over float constant parameters, numbers and + - * /."""
+    """A `ConstExpr` tree of + - * / over float constant parameters, numbers and integer
+    constants (`N * 1.0` with `N: ct.Constant[int]`; integer `+ - *` of them inside)."""
     if isinstance(value, ConstExpr):
         return value.op in ("+", "-", "*", "/") and is_float_expression(
             value.left) and is_float_expression(value.right)
     if isinstance(value, ConstParam):
         return value.kind == "float"
+    if isinstance(value, DimSym):
+        return True
+    if isinstance(value, DimExpr):
+        return value.op in _EXACT_DIM_OPS and is_float_expression(
+            value.left) and is_float_expression(value.right)
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -153,9 +163,9 @@ def is_bool_expression(value: object) -> bool:
 
 def expression_tree(value: object) -> object:
     """JSON-ready form of a float expression: ["/", 1.0, ["param", "p"]]."""
-    if isinstance(value, ConstExpr):
+    if isinstance(value, ConstExpr | DimExpr):
         return [value.op, expression_tree(value.left), expression_tree(value.right)]
-    if isinstance(value, ConstParam):
+    if isinstance(value, ConstParam | DimSym):
         return ["param", value.name]
     return float(value)
 

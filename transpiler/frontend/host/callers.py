@@ -55,6 +55,8 @@ def follow_callers(interp: Interpreter, module: ModuleEnv, problems: list[str]) 
     caller's name may be bound to a dispatch stub); entries get typical arguments as the
     op file's own entries do.
     """
+    if unresolved_origins(interp.records, module.tree):
+        run_main_block(interp, module, problems)
     summaries = _summaries(module.path)
     names = {alias: (module.path, origin)
              for origin in unresolved_origins(interp.records, module.tree)
@@ -68,6 +70,36 @@ def follow_callers(interp: Interpreter, module: ModuleEnv, problems: list[str]) 
             _run_caller(interp, caller, problems)
     finally:
         interp.redirects = {}
+
+
+def main_blocks(tree: ast.Module) -> list[ast.If]:
+    """The module's `if __name__ == "__main__":` blocks (the file's own caller: a sample's
+    configuration, which its host functions take as parameters)."""
+    blocks: list[ast.If] = []
+    for stmt in tree.body:
+        test = stmt.test if isinstance(stmt, ast.If) else None
+        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and \
+                test.left.id == "__name__" and len(test.comparators) == 1 and isinstance(
+                    test.comparators[0], ast.Constant) and test.comparators[0].value == \
+                "__main__" and isinstance(test.ops[0], ast.Eq):
+            assert isinstance(stmt, ast.If)
+            blocks.append(stmt)
+    return blocks
+
+
+def run_main_block(interp: Interpreter, module: ModuleEnv, problems: list[str]) -> None:
+    """Run the module's `__main__` blocks as an entry without parameters."""
+    for block in main_blocks(module.tree):
+        node = ast.FunctionDef(name="__main__", args=ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+            defaults=[]), body=block.body, decorator_list=[], returns=None, type_params=[])
+        ast.copy_location(node, block)
+        interp.module, interp.frames = module, [module.values]
+        interp.origin = ""
+        stopped = interp.run_entry(module, "__main__", FunctionValue(node, module, []), [],
+                                   {})
+        if stopped is not None:
+            problems.append(f"__main__: {stopped}")
 
 
 def unresolved_origins(records: list[Record], tree: ast.Module) -> list[str]:
