@@ -144,3 +144,18 @@ def test_generated_inputs(generator: str, tmp_path: Path) -> None:
     rng = random.Random(f"generated-{generator}")
     for _ in range(CASES):
         check_run(GENERATED[generator](rng), tmp_path)
+
+
+def test_python_warnings_about_the_input_are_not_printed(tmp_path: Path) -> None:
+    """`1if x` makes CPython warn (SyntaxWarning); the translator's stderr holds only its
+    own diagnostics."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "warns.py"
+    source.write_bytes(KERNEL_HEAD + b"    s = 1if True else 2\n"
+                       b"    ct.store(y, index=(0,), tile=t * s)\n")
+    done = subprocess.run([sys.executable, "-m", "transpiler", str(source), "-o",
+                           str(tmp_path / "warns.rs")], capture_output=True, text=True,
+                          cwd=ROOT, check=False)
+    assert "SyntaxWarning" not in done.stderr, done.stderr

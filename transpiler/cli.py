@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -142,6 +143,10 @@ def add_tool_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     interrupt_on_sigterm()
+    # Python's warnings about the input's own text (`1if`, an invalid escape) are not the
+    # translator's output: what the translator rejects is a diagnostic, the rest is the
+    # source author's (as black and ruff leave them to the interpreter).
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
     if argv and argv[0] == "verify":
         from transpiler.verify_cmd import main as verify_main
 
