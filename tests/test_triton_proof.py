@@ -92,6 +92,10 @@ MUTANTS: list[tuple[str, str, str, str]] = [
      "broadcast_scalar(x_desc_stride_0 + 1i32, const_shape![BLOCK_M, 1])"),
     ("clamp_rows", "NaN propagation", "maxf(conv_19, t_20, nan::Enabled, ftz::Disabled)",
      "maxf(conv_19, t_20, nan::Disabled, ftz::Disabled)"),
+    ("dtype_constexpr", "element-type constexpr", "let conv_17: Tile<f16, { [BLOCK] }> = "
+     "convert_tile(acc_2);", "let conv_17: Tile<bf16, { [BLOCK] }> = convert_tile(acc_2);"),
+    ("optional_mask", "mask of the tensor entry", "select(arg_22, x, t_21)",
+     "select(arg_22, t_21, x)"),
     ("descending_loops", "count-down trip count", "scalar_to_tile((arg_2 + dim_1) / BLOCK)",
      "scalar_to_tile(arg_2 / BLOCK)"),
 ]
