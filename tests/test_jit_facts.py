@@ -87,6 +87,26 @@ def k(x_ptr, y_ptr, n):
     assert facts and all(not f and not e.endswith("_jit") for e, f in facts.items())
 
 
+def test_a_pointer_tile_kernel_gets_facts_on_the_parameters_its_addresses_read() -> None:
+    """Without `tl.dot` the accesses stay pointer tiles; their fact entry restates the
+    parameters the addresses and masks read (tileiras then loads 16 bytes per lane)."""
+    facts = _facts((GOLDEN / "fused_softmax.rs").read_text())
+    assert facts["softmax_kernel"] == []
+    assert facts["softmax_kernel_jit"] == [
+        "out_ptr % 16 == 0", "in_ptr % 16 == 0", "in_row_stride % 16 == 0",
+        "out_row_stride % 16 == 0", "n_cols % 16 == 0"]
+    text = HEADER + '''@triton.jit
+def k(x_ptr, y_ptr, n, scale, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x * scale, mask=offs < n)
+'''
+    rust = translate_text(text, "k.py").rust or ""
+    # `scale` is data, not an address: no fact narrows the entry's selection on it
+    assert _facts(rust)["k_f32_jit"] == ["x_ptr % 16 == 0", "y_ptr % 16 == 0", "n % 16 == 0"]
+    assert "assume_div_by::<_, 16>(pointer_to_tile(x_ptr))" in rust
+
+
 def test_no_jit_facts_gives_only_general_entries(tmp_path: Path) -> None:
     out = tmp_path / "m.rs"
     subprocess.run([sys.executable, "-m", "transpiler", str(GOLDEN / "matmul.py"), "-q",
@@ -99,12 +119,12 @@ def test_no_jit_facts_gives_only_general_entries(tmp_path: Path) -> None:
 # ---- the proof of a fact entry ---------------------------------------------------------------
 
 
-def _raised_vector_add() -> str:
-    """vector_add with its views raised (`RAISE_ALL`: by default a kernel without `tl.dot`
-    keeps pointer tiles, and so gets no fact entry)."""
+def _raised_vector_add(raise_pointers: bool | str = RAISE_ALL) -> str:
+    """vector_add with its views raised (`RAISE_ALL`; by default a kernel without `tl.dot`
+    keeps pointer tiles, and its fact entry assumes the facts on those)."""
     source = GOLDEN / "vector_add.py"
-    return translate_bytes(source.read_bytes(), str(source), raise_pointers=RAISE_ALL).rust \
-        or ""
+    return translate_bytes(source.read_bytes(), str(source),
+                           raise_pointers=raise_pointers).rust or ""
 
 
 def _vector_add() -> tuple[KernelSpec, dict, list[dict]]:
@@ -135,12 +155,15 @@ def test_a_fact_entry_runs_only_on_cases_that_hold_its_facts() -> None:
                                 "value": True}]) == []
 
 
-def test_an_entry_whose_facts_its_inputs_break_fails_the_proof(tmp_path: Path) -> None:
+@pytest.mark.parametrize("raise_pointers", [RAISE_ALL, True], ids=["views", "pointer_tiles"])
+def test_an_entry_whose_facts_its_inputs_break_fails_the_proof(tmp_path: Path,
+                                                                raise_pointers: bool | str
+                                                                ) -> None:
     """The fact entry's manifest is edited to claim fewer facts than its Tile IR assumes:
     the proof then runs it on n = 1000, where its `assume div_by<16>` on n is false."""
     from transpiler.numeric_check.triton_proof import prove_triton
 
-    rust = _raised_vector_add()
+    rust = _raised_vector_add(raise_pointers)
     lines = []
     for line in rust.splitlines():
         if '"entry":"add_kernel_jit"' in line:

@@ -167,9 +167,12 @@ def test_plan_of_vector_add() -> None:
     (kernel,) = plan.kernels
     assert kernel.params == ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE")
     assert kernel.constexprs == ("BLOCK_SIZE",)
-    # No `tl.dot`: pointer tiles, no view for JIT facts to serve, so one entry (the fact
-    # entries' selection is tested on matmul below).
-    (entry,) = kernel.entries
+    # No `tl.dot`: pointer tiles; the fact entry (first: the most specific) assumes the
+    # parameters its addresses and mask read aligned / divisible by 16.
+    fact, entry = kernel.entries
+    assert [text for _, text in fact.facts] == [
+        "x_ptr % 16 == 0", "y_ptr % 16 == 0", "out_ptr % 16 == 0", "n_elements % 16 == 0"]
+    assert fact.symbol == "tl_vector_add__add_kernel_jit"
     assert not entry.facts
     assert entry.symbol == "tl_vector_add__add_kernel"
     assert [(a.name, a.kind, a.element) for a in entry.args] == [
@@ -227,10 +230,38 @@ def test_drop_in_add_computes_grid_and_arguments(tmp_path: Path, n: int, blocks:
     out = wrapper.add(x, y)
     assert out.shape == (n,)  # the host function's own result
     ((symbol, args),) = calls
-    # one entry (no `tl.dot`: no fact entry), whatever n's JIT key
-    assert symbol == "tl_add__add_kernel"
+    # the fact entry when n holds Triton's div-16 key (the tensors are aligned), else the
+    # general one
+    assert symbol == ("tl_add__add_kernel_jit" if n % 16 == 0 else "tl_add__add_kernel")
     # per pointer: address, dtype code (f32 = 8); the scalar; the constexpr; the grid
     assert args == (0x1000, 8, 0x2000, 8, out.address, 8, n, 1024, blocks, 1, 1)
+
+
+def test_selection_is_remembered_per_key_of_the_arguments(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repeated call reuses the entry its key selected; a call whose key differs (an
+    unaligned tensor, an int off Triton's div-16 key, another dtype) selects again, and gets
+    the entry that call needs, not the remembered one."""
+    wrapper, _, _ = _wrapper(tmp_path, "add", ADD, monkeypatch)
+    calls = Recorder(wrapper).install(monkeypatch).calls
+    selected: list[str] = []
+    select = wrapper._tl_select
+    monkeypatch.setattr(wrapper, "_tl_select",
+                        lambda plan, bound: selected.append(plan["name"]) or select(plan, bound))
+    x, y = FakeTensor((4096,), "float32", 0x1000), FakeTensor((4096,), "float32", 0x2000)
+    for _ in range(3):
+        wrapper.add(x, y)
+    assert len(selected) == 1 and {c[0] for c in calls} == {"tl_add__add_kernel_jit"}
+    wrapper.add(FakeTensor((4096,), "float32", 0x1004), y)  # x not 16-byte aligned
+    wrapper.add(FakeTensor((4000 + 1,), "float32", 0x1000),
+                FakeTensor((4001,), "float32", 0x2000))  # n breaks the div-16 key
+    wrapper.add(FakeTensor((4096,), "float16", 0x1000), FakeTensor((4096,), "float16", 0x2000))
+    assert len(selected) == 4
+    assert [c[0] for c in calls[3:]] == ["tl_add__add_kernel", "tl_add__add_kernel",
+                                         "tl_add__add_kernel_jit"]
+    assert calls[-1][1][1] == 6  # the f16 call passes f16's dtype code, not the cached f32's
+    wrapper.add(x, y)
+    assert len(selected) == 4  # the first key again: remembered
 
 
 @pytest.mark.parametrize("cols, block", [(781, 1024), (1024, 1024), (1, 1), (3, 4)])
@@ -312,7 +343,7 @@ def test_heuristics_and_autotune_pick_constexprs_and_entry(
     monkeypatch.setattr(wrapper, "AUTOTUNE", "1")
     wrapper.scale_kernel.cache.clear()
     wrapper.scale(FakeTensor((1024,), "bfloat16"), 0.5)
-    assert calls[0][0] == "tl_scale__scale_kernel_bf16"
+    assert calls[0][0] == "tl_scale__scale_kernel_bf16_jit"  # n = 1024: its fact entry
     assert calls[0][1][6:] == (256, True, 4, 1, 1)
 
 

@@ -128,11 +128,14 @@ def _activation_spec(tmp_path: Path, activation: str) -> Path:
 
 
 def test_a_string_constexpr_selects_its_entry(tmp_path: Path) -> None:
-    (outcome,) = [o for o in prove_triton(
+    outcomes = [o for o in prove_triton(
         GOLDEN / "constexpr_choices.py", GOLDEN / "constexpr_choices.rs",
         [str(_activation_spec(tmp_path, "leaky_relu"))], facts=False)
         if isinstance(o, TritonOutcome)]
-    assert outcome.verdict == "PASS" and outcome.entry.startswith("activate_activation_leaky_relu")
+    # the general entry and its JIT fact entry, both of the leaky_relu choice
+    assert [o.jit_facts != () for o in outcomes] == [False, True]
+    assert all(o.verdict == "PASS" and o.entry.startswith("activate_activation_leaky_relu")
+               for o in outcomes)
 
 
 def test_a_string_constexpr_no_entry_folds_is_an_error(tmp_path: Path) -> None:
@@ -234,10 +237,11 @@ def test_verify_command_passes_and_reports_json() -> None:
     import json
 
     report = json.loads(done.stdout)
-    (verdict,) = report["verdicts"]  # no `tl.dot`: no JIT fact entry
-    assert verdict["numeric"]["verdict"] == "PASS"
+    # no `tl.dot`: pointer tiles; the JIT fact entry assumes facts on them
+    verdict, fact = report["verdicts"]
+    assert verdict["numeric"]["verdict"] == "PASS" and fact["numeric"]["verdict"] == "PASS"
     assert verdict["ttir_facts"]["verdict"] in PASSING
-    assert not verdict["jit_facts"]
+    assert not verdict["jit_facts"] and fact["jit_facts"]
 
 
 def test_verify_command_fails_a_mutant(tmp_path: Path) -> None:
@@ -310,11 +314,13 @@ def test_host_launches_give_the_specializations(tmp_path: Path) -> None:
     (file_report,) = json.loads(done.stdout)["files"]
     checked = [v for v in file_report["verify"] if v["verdict"] != "NOT_CHECKED"]
     label = "scale_kernel[x_ptr:float32/1,y_ptr:float32/1,n:int32,alpha:float32,BLOCK=128]"
-    assert [v["specialization"] for v in checked] == [label]
+    # the launched entry, and its JIT fact entry on the cases that hold its facts
+    assert [v["specialization"] for v in checked] == [
+        label, f"{label} [JIT fact entry scale_kernel_f32_jit]"]
     assert all(v["numeric"]["verdict"] == "PASS" for v in checked)
     # the f16 and bf16 entries no launch reaches are listed, never passed
     assert {v["entry"] for v in file_report["verify"] if v["verdict"] == "NOT_CHECKED"} == {
-        "scale_kernel_f16", "scale_kernel_bf16"}
+        "scale_kernel_f16", "scale_kernel_bf16", "scale_kernel_f16_jit", "scale_kernel_bf16_jit"}
 
 
 def test_bfloat16_has_no_reference(tmp_path: Path) -> None:

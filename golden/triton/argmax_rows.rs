@@ -80,4 +80,85 @@ pub mod argmax_rows {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EOutPtr: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, out_ptr, stride, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"argmax_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"argmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, out_ptr, stride, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn argmax_kernel_jit<ET: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        out_ptr: *mut EOutPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_13: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_13;
+        let arg_14: Tile<bool, { [BLOCK] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
+        let mask_7: Tile<bool, { [BLOCK] }> = arg_14;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_7),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let f32_const_9: Tile<f32, { [] }> = constant(f32::NEG_INFINITY, const_shape![]);
+        let value_10: Tile<ET, { [] }> = convert_tile(f32_const_9);
+        let t_11: Tile<ET, { [BLOCK] }> = value_10
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let selected_12: Tile<ET, { [BLOCK] }> = select(mask_7, loaded_8, t_11);
+        let x: Tile<ET, { [BLOCK] }> = selected_12;
+        let red_15: Tile<ET, { [] }> = reduce_max(x, 0i32);
+        let arg_18: Tile<bool, { [BLOCK] }> = eq_tile(
+            x,
+            red_15
+                .reshape(const_shape![1])
+                .broadcast(const_shape![BLOCK]),
+        );
+        let iota_16: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let arg_19: Tile<i32, { [BLOCK] }> = iota_16.reshape(const_shape![BLOCK]);
+        let t_17: Tile<i32, { [BLOCK] }> = constant(2147483647i32, const_shape![BLOCK]);
+        let red_20: Tile<i32, { [] }> = reduce_min(select(arg_18, arg_19, t_17), 0i32);
+        let idx: i32 = tile_to_scalar(red_20);
+        let as_tile: Tile<i32, { [] }> = scalar_to_tile(idx);
+        let converted: Tile<EOutPtr, { [] }> = convert_tile(as_tile);
+        let pointers_21: PointerTile<*mut EOutPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_23: PointerTile<*mut EOutPtr, { [] }> = pointers_21.offset_tile(offsets_22);
+        unsafe {
+            store_ptr_tko(
+                pointers_23,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

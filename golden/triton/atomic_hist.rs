@@ -65,6 +65,69 @@ pub mod atomic_hist {
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"float32","x_ptr":"float32"},"entry":"block_sum_kernel_f32_jit","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn block_sum_kernel_f32_jit<const BLOCK: i32>(
+        x_ptr: *mut f32,
+        total_ptr: *mut f32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let pointers_3: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_4: PointerTile<*mut f32, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let pointers_6: PointerTile<*mut f32, { [BLOCK] }> = pointers_5.offset_tile(offs);
+        let mask_7: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let padding_8: f32 = 0.0f32;
+        let (loaded_10, token_9): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_7),
+                Some(padding_8),
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_9]);
+        let x: Tile<f32, { [BLOCK] }> = loaded_10;
+        let red_11: Tile<f32, { [] }> = reduce_sum(x, 0i32);
+        let s: f32 = tile_to_scalar(red_11);
+        let pointers_12: PointerTile<*mut f32, { [] }> = pointer_to_tile(total_ptr);
+        let update_13: Tile<f32, { [] }> = scalar_to_tile(s);
+        let pointers_14: PointerTile<*mut f32, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let update_15: Tile<f32, { [1] }> = update_13.reshape(const_shape![1]);
+        let (_, token_16): (Tile<f32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_14,
+                update_15,
+                atomic::AddF,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_16;
+        all_accessed = token_16;
+    }
+
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"float16","x_ptr":"float16"},"entry":"block_sum_kernel_f16","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn block_sum_kernel_f16<const BLOCK: i32>(x_ptr: *mut f16, total_ptr: *mut f16, n: i32) {
@@ -123,6 +186,72 @@ pub mod atomic_hist {
     // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"float16","x_ptr":"float16"},"entry":"block_sum_kernel_f16_jit","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn block_sum_kernel_f16_jit<const BLOCK: i32>(
+        x_ptr: *mut f16,
+        total_ptr: *mut f16,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let pointers_3: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_4: PointerTile<*mut f16, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut f16, { [BLOCK] }> = pointers_5.offset_tile(offs);
+        let pointers_6: PointerTile<*mut f16, { [BLOCK] }> = arg_12;
+        let arg_13: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let mask_7: Tile<bool, { [BLOCK] }> = arg_13;
+        let (loaded_9, token_8): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_7),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<f16, { [BLOCK] }> = constant(f16::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<f16, { [BLOCK] }> = select(mask_7, loaded_9, t_10);
+        let x: Tile<f16, { [BLOCK] }> = selected_11;
+        let red_14: Tile<f16, { [] }> = reduce_sum(x, 0i32);
+        let s: f16 = tile_to_scalar(red_14);
+        let pointers_15: PointerTile<*mut f16, { [] }> = pointer_to_tile(total_ptr);
+        let update_16: Tile<f16, { [] }> = scalar_to_tile(s);
+        let pointers_17: PointerTile<*mut f16, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let update_18: Tile<f16, { [1] }> = update_16.reshape(const_shape![1]);
+        let (_, token_19): (Tile<f16, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_17,
+                update_18,
+                atomic::AddF,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_19;
+        all_accessed = token_19;
+    }
+
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"int32","x_ptr":"int32"},"entry":"block_sum_kernel_i32","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn block_sum_kernel_i32<const BLOCK: i32>(x_ptr: *mut i32, total_ptr: *mut i32, n: i32) {
@@ -133,6 +262,69 @@ pub mod atomic_hist {
         let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
         let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
         let pointers_3: PointerTile<*mut i32, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_4: PointerTile<*mut i32, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut i32, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let pointers_6: PointerTile<*mut i32, { [BLOCK] }> = pointers_5.offset_tile(offs);
+        let mask_7: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let padding_8: i32 = 0i32;
+        let (loaded_10, token_9): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_7),
+                Some(padding_8),
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_9]);
+        let x: Tile<i32, { [BLOCK] }> = loaded_10;
+        let red_11: Tile<i32, { [] }> = reduce_sum(x, 0i32);
+        let s: i32 = tile_to_scalar(red_11);
+        let pointers_12: PointerTile<*mut i32, { [] }> = pointer_to_tile(total_ptr);
+        let update_13: Tile<i32, { [] }> = scalar_to_tile(s);
+        let pointers_14: PointerTile<*mut i32, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let update_15: Tile<i32, { [1] }> = update_13.reshape(const_shape![1]);
+        let (_, token_16): (Tile<i32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_14,
+                update_15,
+                atomic::Add,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_16;
+        all_accessed = token_16;
+    }
+
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"total_ptr":"int32","x_ptr":"int32"},"entry":"block_sum_kernel_i32_jit","generics":[{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"block_sum_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"total_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn block_sum_kernel_i32_jit<const BLOCK: i32>(
+        x_ptr: *mut i32,
+        total_ptr: *mut i32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let pointers_3: PointerTile<*mut i32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
         let pointers_4: PointerTile<*mut i32, { [1] }> = pointers_3.reshape(const_shape![1]);
         let pointers_5: PointerTile<*mut i32, { [BLOCK] }> =
             pointers_4.broadcast(const_shape![BLOCK]);

@@ -101,6 +101,98 @@ pub mod atomic_max_index {
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float32","max_ptr":"int32"},"entry":"atomic_max_kernel_f32_i32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn atomic_max_kernel_f32_i32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        max_ptr: *mut i32,
+        count_ptr: *mut f32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<i32, { [BLOCK] }> = convert_tile(selected_11);
+        let pointers_13: PointerTile<*mut i32, { [] }> = pointer_to_tile(max_ptr);
+        let pointers_14: PointerTile<*mut i32, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let arg_18: PointerTile<*mut i32, { [BLOCK] }> = pointers_14.broadcast(const_shape![BLOCK]);
+        let pointers_15: PointerTile<*mut i32, { [BLOCK] }> = arg_18;
+        let t_16: Tile<i32, { [BLOCK] }> = constant(8i32, const_shape![BLOCK]);
+        let offsets_17: Tile<i32, { [BLOCK] }> = remi(offs, t_16);
+        let pointers_19: PointerTile<*mut i32, { [BLOCK] }> = pointers_15.offset_tile(offsets_17);
+        let (_, token_20): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_19,
+                x,
+                atomic::Max,
+                ordering::Relaxed,
+                scope::Device,
+                Some(mask),
+                Some(all_accessed),
+            )
+        };
+        all_written = token_20;
+        all_accessed = token_20;
+        let ones: Tile<i32, { [BLOCK] }> = constant(1i32, const_shape![BLOCK]);
+        let pointers_21: PointerTile<*mut f32, { [] }> = pointer_to_tile(count_ptr);
+        let pointers_22: PointerTile<*mut f32, { [1] }> = pointers_21.reshape(const_shape![1]);
+        let arg_26: PointerTile<*mut f32, { [BLOCK] }> = pointers_22.broadcast(const_shape![BLOCK]);
+        let pointers_23: PointerTile<*mut f32, { [BLOCK] }> = arg_26;
+        let t_24: Tile<i32, { [BLOCK] }> = constant(4i32, const_shape![BLOCK]);
+        let offsets_25: Tile<i32, { [BLOCK] }> = remi(offs, t_24);
+        let arg_30: PointerTile<*mut f32, { [BLOCK] }> = pointers_23.offset_tile(offsets_25);
+        let pointers_27: PointerTile<*mut f32, { [BLOCK] }> = arg_30;
+        let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(ones);
+        let (_, token_29): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_27,
+                conv_28,
+                atomic::AddF,
+                ordering::AcqRel,
+                scope::Device,
+                Some(mask),
+                Some(all_accessed),
+            )
+        };
+        all_written = token_29;
+        all_accessed = token_29;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
+    // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float16","max_ptr":"int32"},"entry":"atomic_max_kernel_f16_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn atomic_max_kernel_f16_i32<ET: ElementType, const BLOCK: i32>(
@@ -189,6 +281,98 @@ pub mod atomic_max_index {
     // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
     // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"float16","max_ptr":"int32"},"entry":"atomic_max_kernel_f16_i32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn atomic_max_kernel_f16_i32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        max_ptr: *mut i32,
+        count_ptr: *mut f16,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<i32, { [BLOCK] }> = convert_tile(selected_11);
+        let pointers_13: PointerTile<*mut i32, { [] }> = pointer_to_tile(max_ptr);
+        let pointers_14: PointerTile<*mut i32, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let arg_18: PointerTile<*mut i32, { [BLOCK] }> = pointers_14.broadcast(const_shape![BLOCK]);
+        let pointers_15: PointerTile<*mut i32, { [BLOCK] }> = arg_18;
+        let t_16: Tile<i32, { [BLOCK] }> = constant(8i32, const_shape![BLOCK]);
+        let offsets_17: Tile<i32, { [BLOCK] }> = remi(offs, t_16);
+        let pointers_19: PointerTile<*mut i32, { [BLOCK] }> = pointers_15.offset_tile(offsets_17);
+        let (_, token_20): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_19,
+                x,
+                atomic::Max,
+                ordering::Relaxed,
+                scope::Device,
+                Some(mask),
+                Some(all_accessed),
+            )
+        };
+        all_written = token_20;
+        all_accessed = token_20;
+        let ones: Tile<i32, { [BLOCK] }> = constant(1i32, const_shape![BLOCK]);
+        let pointers_21: PointerTile<*mut f16, { [] }> = pointer_to_tile(count_ptr);
+        let pointers_22: PointerTile<*mut f16, { [1] }> = pointers_21.reshape(const_shape![1]);
+        let arg_26: PointerTile<*mut f16, { [BLOCK] }> = pointers_22.broadcast(const_shape![BLOCK]);
+        let pointers_23: PointerTile<*mut f16, { [BLOCK] }> = arg_26;
+        let t_24: Tile<i32, { [BLOCK] }> = constant(4i32, const_shape![BLOCK]);
+        let offsets_25: Tile<i32, { [BLOCK] }> = remi(offs, t_24);
+        let arg_30: PointerTile<*mut f16, { [BLOCK] }> = pointers_23.offset_tile(offsets_25);
+        let pointers_27: PointerTile<*mut f16, { [BLOCK] }> = arg_30;
+        let conv_28: Tile<f16, { [BLOCK] }> = convert_tile(ones);
+        let (_, token_29): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_27,
+                conv_28,
+                atomic::AddF,
+                ordering::AcqRel,
+                scope::Device,
+                Some(mask),
+                Some(all_accessed),
+            )
+        };
+        all_written = token_29;
+        all_accessed = token_29;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
+    // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"int32","max_ptr":"int32"},"entry":"atomic_max_kernel_i32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn atomic_max_kernel_i32<ET: ElementType, const BLOCK: i32>(
@@ -205,6 +389,96 @@ pub mod atomic_max_index {
         let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
         let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
         let pointers_4: PointerTile<*mut ET, { [] }> = pointer_to_tile(x_ptr);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<i32, { [BLOCK] }> = convert_tile(selected_11);
+        let pointers_13: PointerTile<*mut i32, { [] }> = pointer_to_tile(max_ptr);
+        let pointers_14: PointerTile<*mut i32, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let arg_18: PointerTile<*mut i32, { [BLOCK] }> = pointers_14.broadcast(const_shape![BLOCK]);
+        let pointers_15: PointerTile<*mut i32, { [BLOCK] }> = arg_18;
+        let t_16: Tile<i32, { [BLOCK] }> = constant(8i32, const_shape![BLOCK]);
+        let offsets_17: Tile<i32, { [BLOCK] }> = remi(offs, t_16);
+        let pointers_19: PointerTile<*mut i32, { [BLOCK] }> = pointers_15.offset_tile(offsets_17);
+        let (_, token_20): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_19,
+                x,
+                atomic::Max,
+                ordering::Relaxed,
+                scope::Device,
+                Some(mask),
+                Some(all_accessed),
+            )
+        };
+        all_written = token_20;
+        all_accessed = token_20;
+        let ones: Tile<i32, { [BLOCK] }> = constant(1i32, const_shape![BLOCK]);
+        let pointers_21: PointerTile<*mut i32, { [] }> = pointer_to_tile(count_ptr);
+        let pointers_22: PointerTile<*mut i32, { [1] }> = pointers_21.reshape(const_shape![1]);
+        let arg_26: PointerTile<*mut i32, { [BLOCK] }> = pointers_22.broadcast(const_shape![BLOCK]);
+        let pointers_23: PointerTile<*mut i32, { [BLOCK] }> = arg_26;
+        let t_24: Tile<i32, { [BLOCK] }> = constant(4i32, const_shape![BLOCK]);
+        let offsets_25: Tile<i32, { [BLOCK] }> = remi(offs, t_24);
+        let pointers_27: PointerTile<*mut i32, { [BLOCK] }> = pointers_23.offset_tile(offsets_25);
+        let (_, token_28): (Tile<i32, { [BLOCK] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_27,
+                ones,
+                atomic::Add,
+                ordering::AcqRel,
+                scope::Device,
+                Some(mask),
+                Some(all_accessed),
+            )
+        };
+        all_written = token_28;
+        all_accessed = token_28;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
+    // note: no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"count_ptr":"int32","max_ptr":"int32"},"entry":"atomic_max_kernel_i32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"atomic_max_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `max_ptr` of element type float32 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","no entry for `max_ptr` of element type float16 (`tl.atomic_max` on float elements has no atomic mode in cuTile Rust 0.5.0)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"max_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"count_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn atomic_max_kernel_i32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        max_ptr: *mut i32,
+        count_ptr: *mut i32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
         let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
         let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
             pointers_5.broadcast(const_shape![BLOCK]);

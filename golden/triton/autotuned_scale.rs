@@ -132,6 +132,128 @@ pub mod autotuned_scale {
     // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scale_kernel_f16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_kernel_f16_jit<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
+        x_ptr: *mut f16,
+        y_ptr: *mut ET,
+        n: i32,
+        alpha: f32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let x_3: Tile<f16, { [BLOCK] }> = if EVEN {
+            let pointers_3: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let pointers_4: PointerTile<*mut f16, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut f16, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut f16, { [BLOCK] }> = pointers_5.offset_tile(offs);
+            let (loaded_7, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_6,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let x: Tile<f16, { [BLOCK] }> = loaded_7;
+            let pointers_8: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+            let pointers_10: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_9.broadcast(const_shape![BLOCK]);
+            let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_10.offset_tile(offs);
+            let pointers_11: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_13: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_14: Token = unsafe {
+                store_ptr_tko(
+                    pointers_11,
+                    conv_13,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_14;
+            y_ptr_accessed = token_14;
+            x
+        } else {
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+            let pointers_16: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let pointers_17: PointerTile<*mut f16, { [1] }> = pointers_16.reshape(const_shape![1]);
+            let pointers_18: PointerTile<*mut f16, { [BLOCK] }> =
+                pointers_17.broadcast(const_shape![BLOCK]);
+            let arg_23: PointerTile<*mut f16, { [BLOCK] }> = pointers_18.offset_tile(offs);
+            let pointers_19: PointerTile<*mut f16, { [BLOCK] }> = arg_23;
+            let (loaded_20, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_19,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_21: Tile<f16, { [BLOCK] }> = constant(f16::ZERO, const_shape![BLOCK]);
+            let selected_22: Tile<f16, { [BLOCK] }> = select(mask, loaded_20, t_21);
+            let x_2: Tile<f16, { [BLOCK] }> = selected_22;
+            let pointers_24: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let pointers_25: PointerTile<*mut ET, { [1] }> = pointers_24.reshape(const_shape![1]);
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_25.broadcast(const_shape![BLOCK]);
+            let arg_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_26.offset_tile(offs);
+            let pointers_27: PointerTile<*mut ET, { [BLOCK] }> = arg_31;
+            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_29: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_30: Token = unsafe {
+                store_ptr_tko(
+                    pointers_27,
+                    conv_29,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_30;
+            y_ptr_accessed = token_30;
+            x_2
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // generic EVEN: bool <- const(EVEN)
+    // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
+    // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_bf16<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
@@ -247,6 +369,128 @@ pub mod autotuned_scale {
     // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scale_kernel_bf16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_kernel_bf16_jit<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
+        x_ptr: *mut bf16,
+        y_ptr: *mut ET,
+        n: i32,
+        alpha: f32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let x_3: Tile<bf16, { [BLOCK] }> = if EVEN {
+            let pointers_3: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let pointers_4: PointerTile<*mut bf16, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut bf16, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> = pointers_5.offset_tile(offs);
+            let (loaded_7, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_6,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let x: Tile<bf16, { [BLOCK] }> = loaded_7;
+            let pointers_8: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+            let pointers_10: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_9.broadcast(const_shape![BLOCK]);
+            let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_10.offset_tile(offs);
+            let pointers_11: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+            let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let conv_13: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_12 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_14: Token = unsafe {
+                store_ptr_tko(
+                    pointers_11,
+                    conv_13,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_14;
+            y_ptr_accessed = token_14;
+            x
+        } else {
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+            let pointers_16: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let pointers_17: PointerTile<*mut bf16, { [1] }> = pointers_16.reshape(const_shape![1]);
+            let pointers_18: PointerTile<*mut bf16, { [BLOCK] }> =
+                pointers_17.broadcast(const_shape![BLOCK]);
+            let arg_23: PointerTile<*mut bf16, { [BLOCK] }> = pointers_18.offset_tile(offs);
+            let pointers_19: PointerTile<*mut bf16, { [BLOCK] }> = arg_23;
+            let (loaded_20, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_19,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_21: Tile<bf16, { [BLOCK] }> = constant(bf16::ZERO, const_shape![BLOCK]);
+            let selected_22: Tile<bf16, { [BLOCK] }> = select(mask, loaded_20, t_21);
+            let x_2: Tile<bf16, { [BLOCK] }> = selected_22;
+            let pointers_24: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let pointers_25: PointerTile<*mut ET, { [1] }> = pointers_24.reshape(const_shape![1]);
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_25.broadcast(const_shape![BLOCK]);
+            let arg_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_26.offset_tile(offs);
+            let pointers_27: PointerTile<*mut ET, { [BLOCK] }> = arg_31;
+            let conv_28: Tile<f32, { [BLOCK] }> = convert_tile(x_2);
+            let conv_29: Tile<ET, { [BLOCK] }> =
+                convert_tile(conv_28 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_30: Token = unsafe {
+                store_ptr_tko(
+                    pointers_27,
+                    conv_29,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_30;
+            y_ptr_accessed = token_30;
+            x_2
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // generic EVEN: bool <- const(EVEN)
+    // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
+    // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
     #[cutile::entry()]
     unsafe fn scale_kernel_f32<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
@@ -323,6 +567,124 @@ pub mod autotuned_scale {
             };
             let x_2: Tile<f32, { [BLOCK] }> = loaded_20;
             let pointers_21: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+            let pointers_22: PointerTile<*mut ET, { [1] }> = pointers_21.reshape(const_shape![1]);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_22.broadcast(const_shape![BLOCK]);
+            let arg_27: PointerTile<*mut ET, { [BLOCK] }> = pointers_23.offset_tile(offs);
+            let pointers_24: PointerTile<*mut ET, { [BLOCK] }> = arg_27;
+            let conv_25: Tile<ET, { [BLOCK] }> =
+                convert_tile(x_2 * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_26: Token = unsafe {
+                store_ptr_tko(
+                    pointers_24,
+                    conv_25,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_26;
+            y_ptr_accessed = token_26;
+            x_2
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // generic EVEN: bool <- const(EVEN)
+    // note: `EVEN` is computed at launch by `@triton.heuristics`: lambda args: args["n"] % args["BLOCK"] == 0
+    // note: `@triton.autotune` chooses the constexpr values at launch (key ["n"])
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scale_kernel_f32_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"bool","name":"EVEN","params":["EVEN"],"source":"const(EVEN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scale_kernel","notes":["`EVEN` is computed at launch by `@triton.heuristics`: lambda args: args[\"n\"] % args[\"BLOCK\"] == 0","`@triton.autotune` chooses the constexpr values at launch (key [\"n\"])","accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"alpha"},{"const_kind":"int","kind":"const","name":"BLOCK"},{"const_kind":"bool","kind":"const","name":"EVEN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scale_kernel_f32_jit<ET: ElementType, const BLOCK: i32, const EVEN: bool>(
+        x_ptr: *mut f32,
+        y_ptr: *mut ET,
+        n: i32,
+        alpha: f32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let x_3: Tile<f32, { [BLOCK] }> = if EVEN {
+            let pointers_3: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let pointers_4: PointerTile<*mut f32, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut f32, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut f32, { [BLOCK] }> = pointers_5.offset_tile(offs);
+            let (loaded_7, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_6,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let x: Tile<f32, { [BLOCK] }> = loaded_7;
+            let pointers_8: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+            let pointers_10: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_9.broadcast(const_shape![BLOCK]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK] }> = pointers_10.offset_tile(offs);
+            let pointers_11: PointerTile<*mut ET, { [BLOCK] }> = arg_14;
+            let conv_12: Tile<ET, { [BLOCK] }> =
+                convert_tile(x * broadcast_scalar(alpha, const_shape![BLOCK]));
+            let token_13: Token = unsafe {
+                store_ptr_tko(
+                    pointers_11,
+                    conv_12,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_13;
+            y_ptr_accessed = token_13;
+            x
+        } else {
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+            let pointers_15: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let pointers_16: PointerTile<*mut f32, { [1] }> = pointers_15.reshape(const_shape![1]);
+            let pointers_17: PointerTile<*mut f32, { [BLOCK] }> =
+                pointers_16.broadcast(const_shape![BLOCK]);
+            let pointers_18: PointerTile<*mut f32, { [BLOCK] }> = pointers_17.offset_tile(offs);
+            let padding_19: f32 = 0.0f32;
+            let (loaded_20, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_18,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(padding_19),
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let x_2: Tile<f32, { [BLOCK] }> = loaded_20;
+            let pointers_21: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
             let pointers_22: PointerTile<*mut ET, { [1] }> = pointers_21.reshape(const_shape![1]);
             let pointers_23: PointerTile<*mut ET, { [BLOCK] }> =
                 pointers_22.broadcast(const_shape![BLOCK]);

@@ -117,4 +117,122 @@ pub mod barrier_roundtrip {
         all_written = token_39;
         all_accessed = token_39;
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `scratch_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: scratch_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"shift_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","scratch_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(scratch_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"scratch_ptr % 16 == 0","tree":["==",["%",["arg","scratch_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true}],"kernel":"shift_kernel","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `scratch_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `scratch_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: scratch_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"scratch_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn shift_kernel_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        scratch_ptr: *mut ET,
+        y_ptr: *mut ET,
+    ) {
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let base: i32 = block_1 * BLOCK;
+        let offs: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let pointers_2: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_3: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointers_2.offset_tile(offsets_3);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let x: Tile<ET, { [BLOCK] }> = loaded_9;
+        let pointers_10: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(scratch_ptr)) };
+        let offsets_11: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_12: PointerTile<*mut ET, { [] }> = pointers_10.offset_tile(offsets_11);
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let f32_const_16: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_17: Tile<ET, { [] }> = convert_tile(f32_const_16);
+        let t_18: Tile<ET, { [BLOCK] }> = value_17
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let values_19: Tile<ET, { [BLOCK] }> = x * t_18;
+        let token_20: Token = unsafe {
+            store_ptr_tko(
+                pointers_15,
+                values_19,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                Some(all_accessed),
+                Latency::<0>,
+            )
+        };
+        all_written = token_20;
+        all_accessed = token_20;
+        let pointers_22: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(scratch_ptr)) };
+        let offsets_23: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_24: PointerTile<*mut ET, { [] }> = pointers_22.offset_tile(offsets_23);
+        let pointers_25: PointerTile<*mut ET, { [1] }> = pointers_24.reshape(const_shape![1]);
+        let arg_29: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.broadcast(const_shape![BLOCK]);
+        let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = arg_29;
+        let dim_27: i32 = (BLOCK - 1);
+        let offsets_28: Tile<i32, { [BLOCK] }> =
+            broadcast_scalar(dim_27, const_shape![BLOCK]) - offs;
+        let pointers_30: PointerTile<*mut ET, { [BLOCK] }> = pointers_26.offset_tile(offsets_28);
+        let (loaded_32, token_31): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_30,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_31]);
+        let rev: Tile<ET, { [BLOCK] }> = loaded_32;
+        let pointers_33: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let offsets_34: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_35: PointerTile<*mut ET, { [] }> = pointers_33.offset_tile(offsets_34);
+        let pointers_36: PointerTile<*mut ET, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let pointers_38: PointerTile<*mut ET, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let token_39: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                rev,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                Some(all_accessed),
+                Latency::<0>,
+            )
+        };
+        all_written = token_39;
+        all_accessed = token_39;
+    }
 }

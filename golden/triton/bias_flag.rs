@@ -102,4 +102,107 @@ pub mod bias_flag {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EBPtr: ElementType <- dtype(b_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic HAS_BIAS: bool <- const(HAS_BIAS)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `b_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: N, b_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"linear_bias_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"bool","name":"HAS_BIAS","params":["HAS_BIAS"],"source":"const(HAS_BIAS)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"linear_bias_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `b_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: N, b_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"bool","kind":"const","name":"HAS_BIAS"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn linear_bias_kernel_jit<
+        ET: ElementType,
+        EBPtr: ElementType,
+        EYPtr: ElementType,
+        const HAS_BIAS: bool,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        b_ptr: *mut EBPtr,
+        y_ptr: *mut EYPtr,
+        N: i32,
+    ) {
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK]));
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * N);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_10: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_10;
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_8: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_9: Tile<ET, { [BLOCK] }> = select(mask, loaded_7, t_8);
+        let y: Tile<f32, { [BLOCK] }> = convert_tile(selected_9);
+        let y_3: Tile<f32, { [BLOCK] }> = if HAS_BIAS {
+            let pointers_11: PointerTile<*mut EBPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+            let pointers_12: PointerTile<*mut EBPtr, { [1] }> =
+                pointers_11.reshape(const_shape![1]);
+            let pointers_13: PointerTile<*mut EBPtr, { [BLOCK] }> =
+                pointers_12.broadcast(const_shape![BLOCK]);
+            let arg_18: PointerTile<*mut EBPtr, { [BLOCK] }> = pointers_13.offset_tile(cols);
+            let pointers_14: PointerTile<*mut EBPtr, { [BLOCK] }> = arg_18;
+            let (loaded_15, _): (Tile<EBPtr, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_14,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_16: Tile<EBPtr, { [BLOCK] }> = constant(EBPtr::ZERO, const_shape![BLOCK]);
+            let selected_17: Tile<EBPtr, { [BLOCK] }> = select(mask, loaded_15, t_16);
+            let conv_19: Tile<f32, { [BLOCK] }> = convert_tile(selected_17);
+            let y_2: Tile<f32, { [BLOCK] }> = y + conv_19;
+            y_2
+        } else {
+            y
+        };
+        let pointers_20: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let offsets_21: Tile<i32, { [] }> = scalar_to_tile(row * N);
+        let pointers_22: PointerTile<*mut EYPtr, { [] }> = pointers_20.offset_tile(offsets_21);
+        let pointers_23: PointerTile<*mut EYPtr, { [1] }> = pointers_22.reshape(const_shape![1]);
+        let pointers_24: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_23.broadcast(const_shape![BLOCK]);
+        let arg_27: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_24.offset_tile(cols);
+        let pointers_25: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_27;
+        let conv_26: Tile<EYPtr, { [BLOCK] }> = convert_tile(y_3);
+        unsafe {
+            store_ptr_tko(
+                pointers_25,
+                conv_26,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

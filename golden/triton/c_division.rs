@@ -95,4 +95,100 @@ pub mod c_division {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(a_ptr)
+    // generic EQPtr: ElementType <- dtype(q_ptr)
+    // generic ERPtr: ElementType <- dtype(r_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `a_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `q_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `r_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: a_ptr, n, q_ptr, r_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"divmod_kernel_jit","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EQPtr","params":["q_ptr"],"source":"dtype(q_ptr)"},{"kind":"type","name":"ERPtr","params":["r_ptr"],"source":"dtype(r_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"a_ptr % 16 == 0","tree":["==",["%",["arg","a_ptr"],16],0],"value":true},{"text":"q_ptr % 16 == 0","tree":["==",["%",["arg","q_ptr"],16],0],"value":true},{"text":"r_ptr % 16 == 0","tree":["==",["%",["arg","r_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"divmod_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `q_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `r_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: a_ptr, n, q_ptr, r_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EQPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"q_ptr","written":true},{"element":"ERPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"r_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"d"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn divmod_kernel_jit<
+        ET: ElementType,
+        EQPtr: ElementType,
+        ERPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        a_ptr: *mut ET,
+        q_ptr: *mut EQPtr,
+        r_ptr: *mut ERPtr,
+        d: i32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let pid: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) };
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_10: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(offs);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_10;
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_8: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_9: Tile<ET, { [BLOCK] }> = select(mask, loaded_7, t_8);
+        let a: Tile<i32, { [BLOCK] }> = convert_tile(selected_9);
+        let shift: i32 = (pid - 3i32) / 2i32 + (pid - 3i32) % 2i32;
+        let pointers_11: PointerTile<*mut EQPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(q_ptr)) };
+        let pointers_12: PointerTile<*mut EQPtr, { [1] }> = pointers_11.reshape(const_shape![1]);
+        let pointers_13: PointerTile<*mut EQPtr, { [BLOCK] }> =
+            pointers_12.broadcast(const_shape![BLOCK]);
+        let arg_16: PointerTile<*mut EQPtr, { [BLOCK] }> = pointers_13.offset_tile(offs);
+        let pointers_14: PointerTile<*mut EQPtr, { [BLOCK] }> = arg_16;
+        let conv_15: Tile<EQPtr, { [BLOCK] }> = convert_tile(
+            divi(a, broadcast_scalar(d, const_shape![BLOCK]), rounding::Zero)
+                + broadcast_scalar(shift, const_shape![BLOCK]),
+        );
+        unsafe {
+            store_ptr_tko(
+                pointers_14,
+                conv_15,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+        let pointers_17: PointerTile<*mut ERPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(r_ptr)) };
+        let pointers_18: PointerTile<*mut ERPtr, { [1] }> = pointers_17.reshape(const_shape![1]);
+        let pointers_19: PointerTile<*mut ERPtr, { [BLOCK] }> =
+            pointers_18.broadcast(const_shape![BLOCK]);
+        let arg_22: PointerTile<*mut ERPtr, { [BLOCK] }> = pointers_19.offset_tile(offs);
+        let pointers_20: PointerTile<*mut ERPtr, { [BLOCK] }> = arg_22;
+        let conv_21: Tile<ERPtr, { [BLOCK] }> =
+            convert_tile(remi(a, broadcast_scalar(d, const_shape![BLOCK])));
+        unsafe {
+            store_ptr_tko(
+                pointers_20,
+                conv_21,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

@@ -110,6 +110,108 @@ pub mod clamp_rows {
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr, z_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"clamp_kernel_f16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"z_ptr % 16 == 0","tree":["==",["%",["arg","z_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr, z_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn clamp_kernel_f16_jit<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f16,
+        y_ptr: *mut ET,
+        z_ptr: *mut EZPtr,
+        lo: f32,
+        hi: f32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut f16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut f16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut f16, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<f16, { [BLOCK] }> = constant(f16::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<f16, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f16, { [BLOCK] }> = selected_10;
+        let pointers_12: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_18: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_18;
+        let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let conv_17: Tile<ET, { [BLOCK] }> = convert_tile(minf(
+            maxf(
+                conv_16,
+                broadcast_scalar(lo, const_shape![BLOCK]),
+                nan::Disabled,
+                ftz::Disabled,
+            ),
+            broadcast_scalar(hi, const_shape![BLOCK]),
+            nan::Disabled,
+            ftz::Disabled,
+        ));
+        unsafe {
+            store_ptr_tko(
+                pointers_15,
+                conv_17,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+        let conv_19: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let t_20: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
+        let arg_22: Tile<f32, { [BLOCK] }> = maxf(conv_19, t_20, nan::Enabled, ftz::Disabled);
+        let t_21: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
+        let kept: Tile<f32, { [BLOCK] }> = minf(arg_22, t_21, nan::Enabled, ftz::Disabled);
+        let pointers_23: PointerTile<*mut EZPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(z_ptr)) };
+        let pointers_24: PointerTile<*mut EZPtr, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut EZPtr, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let arg_28: PointerTile<*mut EZPtr, { [BLOCK] }> = pointers_25.offset_tile(offs);
+        let pointers_26: PointerTile<*mut EZPtr, { [BLOCK] }> = arg_28;
+        let conv_27: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
+        unsafe {
+            store_ptr_tko(
+                pointers_26,
+                conv_27,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic EZPtr: ElementType <- dtype(z_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"clamp_kernel_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn clamp_kernel_bf16<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
@@ -206,6 +308,108 @@ pub mod clamp_rows {
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr, z_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"clamp_kernel_bf16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"z_ptr % 16 == 0","tree":["==",["%",["arg","z_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr, z_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn clamp_kernel_bf16_jit<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut bf16,
+        y_ptr: *mut ET,
+        z_ptr: *mut EZPtr,
+        lo: f32,
+        hi: f32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut bf16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut bf16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut bf16, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<bf16, { [BLOCK] }> = constant(bf16::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<bf16, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<bf16, { [BLOCK] }> = selected_10;
+        let pointers_12: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_18: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_18;
+        let conv_16: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let conv_17: Tile<ET, { [BLOCK] }> = convert_tile(minf(
+            maxf(
+                conv_16,
+                broadcast_scalar(lo, const_shape![BLOCK]),
+                nan::Disabled,
+                ftz::Disabled,
+            ),
+            broadcast_scalar(hi, const_shape![BLOCK]),
+            nan::Disabled,
+            ftz::Disabled,
+        ));
+        unsafe {
+            store_ptr_tko(
+                pointers_15,
+                conv_17,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+        let conv_19: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let t_20: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
+        let arg_22: Tile<f32, { [BLOCK] }> = maxf(conv_19, t_20, nan::Enabled, ftz::Disabled);
+        let t_21: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
+        let kept: Tile<f32, { [BLOCK] }> = minf(arg_22, t_21, nan::Enabled, ftz::Disabled);
+        let pointers_23: PointerTile<*mut EZPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(z_ptr)) };
+        let pointers_24: PointerTile<*mut EZPtr, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut EZPtr, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let arg_28: PointerTile<*mut EZPtr, { [BLOCK] }> = pointers_25.offset_tile(offs);
+        let pointers_26: PointerTile<*mut EZPtr, { [BLOCK] }> = arg_28;
+        let conv_27: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
+        unsafe {
+            store_ptr_tko(
+                pointers_26,
+                conv_27,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic EZPtr: ElementType <- dtype(z_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"clamp_kernel_f32","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn clamp_kernel_f32<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
@@ -272,6 +476,104 @@ pub mod clamp_rows {
         let t_17: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
         let kept: Tile<f32, { [BLOCK] }> = minf(arg_18, t_17, nan::Enabled, ftz::Disabled);
         let pointers_19: PointerTile<*mut EZPtr, { [] }> = pointer_to_tile(z_ptr);
+        let pointers_20: PointerTile<*mut EZPtr, { [1] }> = pointers_19.reshape(const_shape![1]);
+        let pointers_21: PointerTile<*mut EZPtr, { [BLOCK] }> =
+            pointers_20.broadcast(const_shape![BLOCK]);
+        let arg_24: PointerTile<*mut EZPtr, { [BLOCK] }> = pointers_21.offset_tile(offs);
+        let pointers_22: PointerTile<*mut EZPtr, { [BLOCK] }> = arg_24;
+        let conv_23: Tile<EZPtr, { [BLOCK] }> = convert_tile(kept);
+        unsafe {
+            store_ptr_tko(
+                pointers_22,
+                conv_23,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic EZPtr: ElementType <- dtype(z_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr, z_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"clamp_kernel_f32_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EZPtr","params":["z_ptr"],"source":"dtype(z_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"z_ptr % 16 == 0","tree":["==",["%",["arg","z_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"clamp_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `z_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr, z_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EZPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"z_ptr","written":true},{"element":"f32","kind":"scalar","name":"lo"},{"element":"f32","kind":"scalar","name":"hi"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn clamp_kernel_f32_jit<ET: ElementType, EZPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f32,
+        y_ptr: *mut ET,
+        z_ptr: *mut EZPtr,
+        lo: f32,
+        hi: f32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut f32, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut f32, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let padding_8: f32 = 0.0f32;
+        let (loaded_9, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(padding_8),
+                None,
+                Latency::<0>,
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = loaded_9;
+        let pointers_10: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let pointers_12: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_11.broadcast(const_shape![BLOCK]);
+        let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_12.offset_tile(offs);
+        let pointers_13: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+        let conv_14: Tile<ET, { [BLOCK] }> = convert_tile(minf(
+            maxf(
+                x,
+                broadcast_scalar(lo, const_shape![BLOCK]),
+                nan::Disabled,
+                ftz::Disabled,
+            ),
+            broadcast_scalar(hi, const_shape![BLOCK]),
+            nan::Disabled,
+            ftz::Disabled,
+        ));
+        unsafe {
+            store_ptr_tko(
+                pointers_13,
+                conv_14,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_16: Tile<f32, { [BLOCK] }> = constant(-1.5f32, const_shape![BLOCK]);
+        let arg_18: Tile<f32, { [BLOCK] }> = maxf(x, t_16, nan::Enabled, ftz::Disabled);
+        let t_17: Tile<f32, { [BLOCK] }> = constant(2.0f32, const_shape![BLOCK]);
+        let kept: Tile<f32, { [BLOCK] }> = minf(arg_18, t_17, nan::Enabled, ftz::Disabled);
+        let pointers_19: PointerTile<*mut EZPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(z_ptr)) };
         let pointers_20: PointerTile<*mut EZPtr, { [1] }> = pointers_19.reshape(const_shape![1]);
         let pointers_21: PointerTile<*mut EZPtr, { [BLOCK] }> =
             pointers_20.broadcast(const_shape![BLOCK]);

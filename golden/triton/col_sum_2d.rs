@@ -95,4 +95,105 @@ pub mod col_sum_2d {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BM: i32 <- const(BM)
+    // generic BN: i32 <- const(BN)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"col_sum_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"col_sum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn col_sum_kernel_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BM: i32,
+        const BN: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        M: i32,
+        N: i32,
+    ) {
+        let M: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BN] }> = broadcast_scalar(block_1 * BN, const_shape![BN]);
+        let iota_2: Tile<i32, { [BN] }> = iota(const_shape![BN]);
+        let rn: Tile<i32, { [BN] }> = arg_3 + iota_2;
+        let mut acc: Tile<f32, { [BN] }> = constant(0.0f32, const_shape![BN]);
+        for m0 in (0i32..M).step_by(BM as usize) {
+            let arg_5: Tile<i32, { [BM] }> = broadcast_scalar(m0, const_shape![BM]);
+            let iota_4: Tile<i32, { [BM] }> = iota(const_shape![BM]);
+            let rm: Tile<i32, { [BM] }> = arg_5 + iota_4;
+            let value_6: Tile<bool, { [BM, 1] }> = lt_tile(
+                rm.reshape(const_shape![BM, 1]),
+                broadcast_scalar(M, const_shape![BM, 1]),
+            );
+            let arg_8: Tile<bool, { [BM, BN] }> = value_6.broadcast(const_shape![BM, BN]);
+            let value_7: Tile<bool, { [1, BN] }> = lt_tile(
+                rn.reshape(const_shape![1, BN]),
+                broadcast_scalar(N, const_shape![1, BN]),
+            );
+            let mask: Tile<bool, { [BM, BN] }> = arg_8 & value_7.broadcast(const_shape![BM, BN]);
+            let pointers_9: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let pointers_10: PointerTile<*mut ET, { [1, 1] }> =
+                pointers_9.reshape(const_shape![1, 1]);
+            let pointers_11: PointerTile<*mut ET, { [BM, 1] }> =
+                pointers_10.broadcast(const_shape![BM, 1]);
+            let offsets_12: Tile<i32, { [BM, 1] }> =
+                rm.reshape(const_shape![BM, 1]) * broadcast_scalar(N, const_shape![BM, 1]);
+            let pointers_13: PointerTile<*mut ET, { [BM, 1] }> =
+                pointers_11.offset_tile(offsets_12);
+            let pointers_14: PointerTile<*mut ET, { [BM, BN] }> =
+                pointers_13.broadcast(const_shape![BM, BN]);
+            let offsets_15: Tile<i32, { [BM, BN] }> = rn
+                .reshape(const_shape![1, BN])
+                .broadcast(const_shape![BM, BN]);
+            let arg_20: PointerTile<*mut ET, { [BM, BN] }> = pointers_14.offset_tile(offsets_15);
+            let pointers_16: PointerTile<*mut ET, { [BM, BN] }> = arg_20;
+            let (loaded_17, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_16,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_18: Tile<ET, { [BM, BN] }> = constant(ET::ZERO, const_shape![BM, BN]);
+            let selected_19: Tile<ET, { [BM, BN] }> = select(mask, loaded_17, t_18);
+            let x: Tile<ET, { [BM, BN] }> = selected_19;
+            let conv_21: Tile<f32, { [BM, BN] }> = convert_tile(x);
+            let red_22: Tile<f32, { [BN] }> = reduce_sum(conv_21, 0i32);
+            acc = acc + red_22;
+        }
+        let pointers_23: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_24: PointerTile<*mut EYPtr, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut EYPtr, { [BN] }> =
+            pointers_24.broadcast(const_shape![BN]);
+        let arg_30: PointerTile<*mut EYPtr, { [BN] }> = pointers_25.offset_tile(rn);
+        let pointers_26: PointerTile<*mut EYPtr, { [BN] }> = arg_30;
+        let conv_27: Tile<f16, { [BN] }> = convert_tile(acc);
+        let conv_28: Tile<EYPtr, { [BN] }> = convert_tile(conv_27);
+        let mask_29: Tile<bool, { [BN] }> = lt_tile(rn, broadcast_scalar(N, const_shape![BN]));
+        unsafe {
+            store_ptr_tko(
+                pointers_26,
+                conv_28,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_29),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

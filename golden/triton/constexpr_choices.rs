@@ -85,6 +85,81 @@ pub mod constexpr_choices {
     // note: no entry for `HALF_OUT` = False: no launch in this file passes it
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = ''
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_when_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_empty_half_out_true_when_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let pointers_12: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_13: PointerTile<*mut EYPtr, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_19;
+        let val_16: f32 = convert_scalar(BLOCK);
+        let conv_17: Tile<f16, { [BLOCK] }> =
+            convert_tile(x * broadcast_scalar(val_16, const_shape![BLOCK]));
+        let conv_18: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_17);
+        unsafe {
+            store_ptr_tko(
+                pointers_15,
+                conv_18,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: this entry is the kernel for `ACTIVATION` = ''
     // note: this entry is the kernel for `HALF_OUT` = True
     // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -125,6 +200,81 @@ pub mod constexpr_choices {
         let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
         let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
         let pointers_12: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_13: PointerTile<*mut EYPtr, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_19;
+        let val_16: f32 = convert_scalar(WIDTH);
+        let conv_17: Tile<f16, { [BLOCK] }> =
+            convert_tile(x * broadcast_scalar(val_16, const_shape![BLOCK]));
+        let conv_18: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_17);
+        unsafe {
+            store_ptr_tko(
+                pointers_15,
+                conv_18,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = ''
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_empty_half_out_true_unless_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = ''","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_empty_half_out_true_unless_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let pointers_12: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
         let pointers_13: PointerTile<*mut EYPtr, { [1] }> = pointers_12.reshape(const_shape![1]);
         let pointers_14: PointerTile<*mut EYPtr, { [BLOCK] }> =
             pointers_13.broadcast(const_shape![BLOCK]);
@@ -229,6 +379,85 @@ pub mod constexpr_choices {
     // note: no entry for `HALF_OUT` = False: no launch in this file passes it
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_when_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_leaky_relu_half_out_true_when_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let t_12: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = ge_tile(x, t_12);
+        let t_13: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = select(arg_14, x, t_13 * x);
+        let pointers_15: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_16: PointerTile<*mut EYPtr, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_22: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_22;
+        let val_19: f32 = convert_scalar(BLOCK);
+        let conv_20: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_19, const_shape![BLOCK]));
+        let conv_21: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_20);
+        unsafe {
+            store_ptr_tko(
+                pointers_18,
+                conv_21,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
     // note: this entry is the kernel for `HALF_OUT` = True
     // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -273,6 +502,85 @@ pub mod constexpr_choices {
         let t_13: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
         let x_2: Tile<f32, { [BLOCK] }> = select(arg_14, x, t_13 * x);
         let pointers_15: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_16: PointerTile<*mut EYPtr, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_22: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_22;
+        let val_19: f32 = convert_scalar(WIDTH);
+        let conv_20: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_19, const_shape![BLOCK]));
+        let conv_21: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_20);
+        unsafe {
+            store_ptr_tko(
+                pointers_18,
+                conv_21,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'leaky_relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"leaky_relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_leaky_relu_half_out_true_unless_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'leaky_relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"leaky_relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_leaky_relu_half_out_true_unless_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let t_12: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = ge_tile(x, t_12);
+        let t_13: Tile<f32, { [BLOCK] }> = constant(0.01f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = select(arg_14, x, t_13 * x);
+        let pointers_15: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
         let pointers_16: PointerTile<*mut EYPtr, { [1] }> = pointers_15.reshape(const_shape![1]);
         let pointers_17: PointerTile<*mut EYPtr, { [BLOCK] }> =
             pointers_16.broadcast(const_shape![BLOCK]);
@@ -375,6 +683,83 @@ pub mod constexpr_choices {
     // note: no entry for `HALF_OUT` = False: no launch in this file passes it
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":true}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_when_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_relu_half_out_true_when_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let t_12: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = maxf(x, t_12, nan::Disabled, ftz::Disabled);
+        let pointers_13: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_14: PointerTile<*mut EYPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let arg_20: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_15.offset_tile(offs);
+        let pointers_16: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_20;
+        let val_17: f32 = convert_scalar(BLOCK);
+        let conv_18: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_17, const_shape![BLOCK]));
+        let conv_19: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_18);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                conv_19,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: this entry is the kernel for `ACTIVATION` = 'relu'
     // note: this entry is the kernel for `HALF_OUT` = True
     // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_unless_width_eq_0","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -417,6 +802,83 @@ pub mod constexpr_choices {
         let t_12: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
         let x_2: Tile<f32, { [BLOCK] }> = maxf(x, t_12, nan::Disabled, ftz::Disabled);
         let pointers_13: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_14: PointerTile<*mut EYPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let arg_20: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_15.offset_tile(offs);
+        let pointers_16: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_20;
+        let val_17: f32 = convert_scalar(WIDTH);
+        let conv_18: Tile<f16, { [BLOCK] }> =
+            convert_tile(x_2 * broadcast_scalar(val_17, const_shape![BLOCK]));
+        let conv_19: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_18);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                conv_19,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic WIDTH: i32 <- const(WIDTH)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: no entry for `HALF_OUT` = False: no launch in this file passes it
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `ACTIVATION` = 'relu'
+    // note: this entry is the kernel for `HALF_OUT` = True
+    // transpiler-manifest: {"conditions":[{"text":"WIDTH == 0","tree":["==",["param","WIDTH"],0],"value":false}],"const_variant":{"ACTIVATION":"relu","HALF_OUT":true},"dtype_variant":{},"entry":"activate_activation_relu_half_out_true_unless_width_eq_0_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"WIDTH","params":["WIDTH"],"source":"const(WIDTH)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"activate","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","no entry for `HALF_OUT` = False: no launch in this file passes it","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `ACTIVATION` = 'relu'","this entry is the kernel for `HALF_OUT` = True"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"value","fixed":"relu","kind":"const","name":"ACTIVATION"},{"const_kind":"bool","fixed":true,"kind":"const","name":"HALF_OUT"},{"const_kind":"int","kind":"const","name":"WIDTH"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn activate_activation_relu_half_out_true_unless_width_eq_0_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const WIDTH: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let t_12: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let x_2: Tile<f32, { [BLOCK] }> = maxf(x, t_12, nan::Disabled, ftz::Disabled);
+        let pointers_13: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
         let pointers_14: PointerTile<*mut EYPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
         let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> =
             pointers_14.broadcast(const_shape![BLOCK]);

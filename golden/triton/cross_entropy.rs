@@ -120,6 +120,124 @@ pub mod cross_entropy {
     // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `loss_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: logits_ptr, loss_ptr, n_cols, stride, target_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int32"},"entry":"cross_entropy_kernel_i32_jit","generics":[{"kind":"type","name":"ET","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"logits_ptr % 16 == 0","tree":["==",["%",["arg","logits_ptr"],16],0],"value":true},{"text":"target_ptr % 16 == 0","tree":["==",["%",["arg","target_ptr"],16],0],"value":true},{"text":"loss_ptr % 16 == 0","tree":["==",["%",["arg","loss_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `logits_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: logits_ptr, loss_ptr, n_cols, stride, target_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn cross_entropy_kernel_i32_jit<
+        ET: ElementType,
+        ELossPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        logits_ptr: *mut ET,
+        target_ptr: *mut i32,
+        loss_ptr: *mut ELossPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(logits_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_13: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_13;
+        let arg_14: Tile<bool, { [BLOCK] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
+        let mask_7: Tile<bool, { [BLOCK] }> = arg_14;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_7),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let f32_const_9: Tile<f32, { [] }> = constant(f32::NEG_INFINITY, const_shape![]);
+        let value_10: Tile<ET, { [] }> = convert_tile(f32_const_9);
+        let t_11: Tile<ET, { [BLOCK] }> = value_10
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let selected_12: Tile<ET, { [BLOCK] }> = select(mask_7, loaded_8, t_11);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_12);
+        let red_15: Tile<f32, { [] }> = reduce_max(x, 0i32);
+        let m: f32 = tile_to_scalar(red_15);
+        let red_16: Tile<f32, { [] }> =
+            reduce_sum(exp(x - broadcast_scalar(m, const_shape![BLOCK])), 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let operand: Tile<f32, { [] }> = scalar_to_tile(val_17);
+        let val_18: f32 = tile_to_scalar(log(operand));
+        let lse: f32 = m + val_18;
+        let pointers_19: PointerTile<*mut i32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(target_ptr)) };
+        let offsets_20: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_21: PointerTile<*mut i32, { [] }> = pointers_19.offset_tile(offsets_20);
+        let (loaded_22, _): (Tile<i32, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_21,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let target: i32 = tile_to_scalar(loaded_22);
+        let pointers_23: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(logits_ptr)) };
+        let offsets_24: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_25: PointerTile<*mut ET, { [] }> = pointers_23.offset_tile(offsets_24);
+        let offsets_26: Tile<i32, { [] }> = scalar_to_tile(target);
+        let pointers_27: PointerTile<*mut ET, { [] }> = pointers_25.offset_tile(offsets_26);
+        let (loaded_28, _): (Tile<ET, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_27,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let picked: Tile<f32, { [] }> = convert_tile(loaded_28);
+        let pointers_29: PointerTile<*mut ELossPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(loss_ptr)) };
+        let offsets_30: Tile<i32, { [] }> = scalar_to_tile(row);
+        let arg_33: PointerTile<*mut ELossPtr, { [] }> = pointers_29.offset_tile(offsets_30);
+        let pointers_31: PointerTile<*mut ELossPtr, { [] }> = arg_33;
+        let conv_32: Tile<ELossPtr, { [] }> = convert_tile(scalar_to_tile(lse) - picked);
+        unsafe {
+            store_ptr_tko(
+                pointers_31,
+                conv_32,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(logits_ptr)
+    // generic ELossPtr: ElementType <- dtype(loss_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `logits_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `loss_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int64"},"entry":"cross_entropy_kernel_i64","generics":[{"kind":"type","name":"ET","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `logits_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn cross_entropy_kernel_i64<ET: ElementType, ELossPtr: ElementType, const BLOCK: i32>(
@@ -201,6 +319,124 @@ pub mod cross_entropy {
         };
         let picked: Tile<f32, { [] }> = convert_tile(loaded_28);
         let pointers_29: PointerTile<*mut ELossPtr, { [] }> = pointer_to_tile(loss_ptr);
+        let offsets_30: Tile<i32, { [] }> = scalar_to_tile(row);
+        let arg_33: PointerTile<*mut ELossPtr, { [] }> = pointers_29.offset_tile(offsets_30);
+        let pointers_31: PointerTile<*mut ELossPtr, { [] }> = arg_33;
+        let conv_32: Tile<ELossPtr, { [] }> = convert_tile(scalar_to_tile(lse) - picked);
+        unsafe {
+            store_ptr_tko(
+                pointers_31,
+                conv_32,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(logits_ptr)
+    // generic ELossPtr: ElementType <- dtype(loss_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `logits_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `target_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `logits_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `loss_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: logits_ptr, loss_ptr, n_cols, stride, target_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"target_ptr":"int64"},"entry":"cross_entropy_kernel_i64_jit","generics":[{"kind":"type","name":"ET","params":["logits_ptr"],"source":"dtype(logits_ptr)"},{"kind":"type","name":"ELossPtr","params":["loss_ptr"],"source":"dtype(loss_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"logits_ptr % 16 == 0","tree":["==",["%",["arg","logits_ptr"],16],0],"value":true},{"text":"target_ptr % 16 == 0","tree":["==",["%",["arg","target_ptr"],16],0],"value":true},{"text":"loss_ptr % 16 == 0","tree":["==",["%",["arg","loss_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"cross_entropy_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `logits_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `target_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `logits_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `loss_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: logits_ptr, loss_ptr, n_cols, stride, target_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"logits_ptr","written":false},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"target_ptr","written":false},{"element":"ELossPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"loss_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn cross_entropy_kernel_i64_jit<
+        ET: ElementType,
+        ELossPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        logits_ptr: *mut ET,
+        target_ptr: *mut i64,
+        loss_ptr: *mut ELossPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(logits_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_13: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_13;
+        let arg_14: Tile<bool, { [BLOCK] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
+        let mask_7: Tile<bool, { [BLOCK] }> = arg_14;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_7),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let f32_const_9: Tile<f32, { [] }> = constant(f32::NEG_INFINITY, const_shape![]);
+        let value_10: Tile<ET, { [] }> = convert_tile(f32_const_9);
+        let t_11: Tile<ET, { [BLOCK] }> = value_10
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let selected_12: Tile<ET, { [BLOCK] }> = select(mask_7, loaded_8, t_11);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_12);
+        let red_15: Tile<f32, { [] }> = reduce_max(x, 0i32);
+        let m: f32 = tile_to_scalar(red_15);
+        let red_16: Tile<f32, { [] }> =
+            reduce_sum(exp(x - broadcast_scalar(m, const_shape![BLOCK])), 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let operand: Tile<f32, { [] }> = scalar_to_tile(val_17);
+        let val_18: f32 = tile_to_scalar(log(operand));
+        let lse: f32 = m + val_18;
+        let pointers_19: PointerTile<*mut i64, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(target_ptr)) };
+        let offsets_20: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_21: PointerTile<*mut i64, { [] }> = pointers_19.offset_tile(offsets_20);
+        let (loaded_22, _): (Tile<i64, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_21,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let target: i64 = tile_to_scalar(loaded_22);
+        let pointers_23: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(logits_ptr)) };
+        let offsets_24: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_25: PointerTile<*mut ET, { [] }> = pointers_23.offset_tile(offsets_24);
+        let offsets_26: Tile<i64, { [] }> = scalar_to_tile(target);
+        let pointers_27: PointerTile<*mut ET, { [] }> = pointers_25.offset_tile(offsets_26);
+        let (loaded_28, _): (Tile<ET, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_27,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let picked: Tile<f32, { [] }> = convert_tile(loaded_28);
+        let pointers_29: PointerTile<*mut ELossPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(loss_ptr)) };
         let offsets_30: Tile<i32, { [] }> = scalar_to_tile(row);
         let arg_33: PointerTile<*mut ELossPtr, { [] }> = pointers_29.offset_tile(offsets_30);
         let pointers_31: PointerTile<*mut ELossPtr, { [] }> = arg_33;

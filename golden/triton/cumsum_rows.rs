@@ -65,4 +65,70 @@ pub mod cumsum_rows {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"cumsum_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"cumsum_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn cumsum_kernel_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_10: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_10;
+        let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_8: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_9: Tile<ET, { [BLOCK] }> = select(mask, loaded_7, t_8);
+        let x: Tile<ET, { [BLOCK] }> = selected_9;
+        let y: Tile<ET, { [BLOCK] }> = scan_sum(x, 0i32, reverse::Forward, ET::ZERO);
+        let pointers_11: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let offsets_12: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_13: PointerTile<*mut ET, { [] }> = pointers_11.offset_tile(offsets_12);
+        let pointers_14: PointerTile<*mut ET, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let pointers_16: PointerTile<*mut ET, { [BLOCK] }> = pointers_15.offset_tile(cols);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                y,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

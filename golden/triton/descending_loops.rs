@@ -125,4 +125,129 @@ pub mod descending_loops {
         y_ptr_written = token_37;
         y_ptr_accessed = token_37;
     }
+
+    /// Per row, from the last column block to the first: y = decay * carry + tanh(x).
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 23 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"reverse_decay_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"reverse_decay_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 23 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"f32","kind":"scalar","name":"decay"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn reverse_decay_kernel_jit<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n_cols: i32,
+        stride: i32,
+        decay: f32,
+    ) {
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let offs: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mut carry: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let last: i32 = (n_cols - 1i32) / BLOCK * BLOCK;
+        let arg_2: i32 = last - -1i32;
+        let dim_1: i32 = (BLOCK - 1);
+        let operand_3: Tile<i32, { [] }> = scalar_to_tile((arg_2 + dim_1) / BLOCK);
+        let operand_4: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let max_5: Tile<i32, { [] }> = maxi(operand_3, operand_4);
+        for start_index in 0i32..tile_to_scalar(max_5) {
+            let cols: Tile<i32, { [BLOCK] }> =
+                broadcast_scalar(last - start_index * BLOCK, const_shape![BLOCK]) + offs;
+            let mask: Tile<bool, { [BLOCK] }> =
+                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
+            let pointers_6: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_7: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let pointers_8: PointerTile<*mut ET, { [] }> = pointers_6.offset_tile(offsets_7);
+            let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+            let pointers_10: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_9.broadcast(const_shape![BLOCK]);
+            let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_10.offset_tile(cols);
+            let pointers_11: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+            let (loaded_12, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_11,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_13: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_14: Tile<ET, { [BLOCK] }> = select(mask, loaded_12, t_13);
+            let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_14);
+            carry = carry * broadcast_scalar(decay, const_shape![BLOCK]) + tanh(x);
+            let pointers_16: PointerTile<*mut EYPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let offsets_17: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let pointers_18: PointerTile<*mut EYPtr, { [] }> = pointers_16.offset_tile(offsets_17);
+            let pointers_19: PointerTile<*mut EYPtr, { [1] }> =
+                pointers_18.reshape(const_shape![1]);
+            let pointers_20: PointerTile<*mut EYPtr, { [BLOCK] }> =
+                pointers_19.broadcast(const_shape![BLOCK]);
+            let arg_24: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_20.offset_tile(cols);
+            let pointers_21: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_24;
+            let conv_22: Tile<EYPtr, { [BLOCK] }> = convert_tile(carry);
+            let token_23: Token = unsafe {
+                store_ptr_tko(
+                    pointers_21,
+                    conv_22,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_23;
+            y_ptr_accessed = token_23;
+        }
+        let mut weight: f32 = 0.0f32;
+        let operand_25: Tile<i32, { [] }> = scalar_to_tile((n_cols - 0i32 + 2i32) / 3i32);
+        let operand_26: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let max_27: Tile<i32, { [] }> = maxi(operand_25, operand_26);
+        for k_index in 0i32..tile_to_scalar(max_27) {
+            let val_28: f32 = convert_scalar((n_cols - k_index * 3i32) % 5i32);
+            weight = weight + val_28;
+        }
+        let weight_2: f32 = weight * 0.5f32 + 4.0f32;
+        let weight_3: f32 = weight_2 * 0.5f32 + 2.0f32;
+        let pointers_29: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let offsets_30: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let pointers_31: PointerTile<*mut EYPtr, { [] }> = pointers_29.offset_tile(offsets_30);
+        let pointers_32: PointerTile<*mut EYPtr, { [1] }> = pointers_31.reshape(const_shape![1]);
+        let pointers_33: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_32.broadcast(const_shape![BLOCK]);
+        let arg_38: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_33.offset_tile(offs);
+        let pointers_34: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_38;
+        let conv_35: Tile<EYPtr, { [BLOCK] }> =
+            convert_tile(carry + broadcast_scalar(weight_3, const_shape![BLOCK]));
+        let mask_36: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs, broadcast_scalar(n_cols, const_shape![BLOCK]));
+        let token_37: Token = unsafe {
+            store_ptr_tko(
+                pointers_34,
+                conv_35,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_36),
+                Some(y_ptr_accessed),
+                Latency::<0>,
+            )
+        };
+        y_ptr_written = token_37;
+        y_ptr_accessed = token_37;
+    }
 }

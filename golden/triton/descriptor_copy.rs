@@ -163,6 +163,162 @@ pub mod descriptor_copy {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"scaled_copy_2d_f16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scaled_copy_2d_f16_jit<ET: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
+        x_ptr: *mut f16,
+        y_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        scale: f32,
+    ) {
+        let M: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_1: i32 = get_tile_block_id().0;
+        let row: i32 = block_1 * BLOCK_M;
+        let block_2: i32 = get_tile_block_id().1;
+        let col: i32 = block_2 * BLOCK_N;
+        let pointers_3: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_4: PointerTile<*mut f16, { [1, 1] }> = pointers_3.reshape(const_shape![1, 1]);
+        let arg_8: PointerTile<*mut f16, { [BLOCK_M, 1] }> =
+            pointers_4.broadcast(const_shape![BLOCK_M, 1]);
+        let pointers_5: PointerTile<*mut f16, { [BLOCK_M, 1] }> = arg_8;
+        let iota_6: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offsets_7: Tile<i32, { [BLOCK_M, 1] }> = (iota_6.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
+            * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
+        let pointers_9: PointerTile<*mut f16, { [BLOCK_M, 1] }> = pointers_5.offset_tile(offsets_7);
+        let arg_15: PointerTile<*mut f16, { [BLOCK_M, BLOCK_N] }> =
+            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_10: PointerTile<*mut f16, { [BLOCK_M, BLOCK_N] }> = arg_15;
+        let iota_11: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_13: Tile<i32, { [1, BLOCK_N] }> = iota_11.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_12: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
+        let offsets_14: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
+            (arg_13 * t_12).broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let arg_32: PointerTile<*mut f16, { [BLOCK_M, BLOCK_N] }> =
+            pointers_10.offset_tile(offsets_14);
+        let pointers_16: PointerTile<*mut f16, { [BLOCK_M, BLOCK_N] }> = arg_32;
+        let iota_17: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_19: Tile<i32, { [BLOCK_M, 1] }> = iota_17.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]);
+        let t_18: Tile<i32, { [BLOCK_M, 1] }> = constant(0i32, const_shape![BLOCK_M, 1]);
+        let arg_21: Tile<bool, { [BLOCK_M, 1] }> = ge_tile(arg_19, t_18);
+        let iota_20: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_27: Tile<bool, { [BLOCK_M, BLOCK_N] }> = (arg_21
+            & lt_tile(
+                iota_20.reshape(const_shape![BLOCK_M, 1])
+                    + broadcast_scalar(row, const_shape![BLOCK_M, 1]),
+                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
+            ))
+        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let iota_22: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_24: Tile<i32, { [1, BLOCK_N] }> = iota_22.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_23: Tile<i32, { [1, BLOCK_N] }> = constant(0i32, const_shape![1, BLOCK_N]);
+        let arg_26: Tile<bool, { [1, BLOCK_N] }> = ge_tile(arg_24, t_23);
+        let iota_25: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_33: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_27
+            & (arg_26
+                & lt_tile(
+                    iota_25.reshape(const_shape![1, BLOCK_N])
+                        + broadcast_scalar(col, const_shape![1, BLOCK_N]),
+                    broadcast_scalar(N, const_shape![1, BLOCK_N]),
+                ))
+            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let mask_28: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_33;
+        let (loaded_29, _): (Tile<f16, { [BLOCK_M, BLOCK_N] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_16,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_28),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_30: Tile<f16, { [BLOCK_M, BLOCK_N] }> =
+            constant(f16::ZERO, const_shape![BLOCK_M, BLOCK_N]);
+        let selected_31: Tile<f16, { [BLOCK_M, BLOCK_N] }> = select(mask_28, loaded_29, t_30);
+        let tile: Tile<f16, { [BLOCK_M, BLOCK_N] }> = selected_31;
+        let pointers_34: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
+        let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
+            pointers_35.broadcast(const_shape![BLOCK_M, 1]);
+        let pointers_36: PointerTile<*mut ET, { [BLOCK_M, 1] }> = arg_39;
+        let iota_37: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offsets_38: Tile<i32, { [BLOCK_M, 1] }> = (iota_37.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
+            * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
+        let pointers_40: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
+            pointers_36.offset_tile(offsets_38);
+        let arg_46: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
+            pointers_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_41: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_46;
+        let iota_42: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_44: Tile<i32, { [1, BLOCK_N] }> = iota_42.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_43: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
+        let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
+            (arg_44 * t_43).broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let arg_62: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
+            pointers_41.offset_tile(offsets_45);
+        let pointers_47: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_62;
+        let conv_48: Tile<f32, { [BLOCK_M, BLOCK_N] }> = convert_tile(tile);
+        let conv_49: Tile<ET, { [BLOCK_M, BLOCK_N] }> =
+            convert_tile(conv_48 * broadcast_scalar(scale, const_shape![BLOCK_M, BLOCK_N]));
+        let iota_50: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_52: Tile<i32, { [BLOCK_M, 1] }> = iota_50.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]);
+        let t_51: Tile<i32, { [BLOCK_M, 1] }> = constant(0i32, const_shape![BLOCK_M, 1]);
+        let arg_54: Tile<bool, { [BLOCK_M, 1] }> = ge_tile(arg_52, t_51);
+        let iota_53: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_60: Tile<bool, { [BLOCK_M, BLOCK_N] }> = (arg_54
+            & lt_tile(
+                iota_53.reshape(const_shape![BLOCK_M, 1])
+                    + broadcast_scalar(row, const_shape![BLOCK_M, 1]),
+                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
+            ))
+        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let iota_55: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_57: Tile<i32, { [1, BLOCK_N] }> = iota_55.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_56: Tile<i32, { [1, BLOCK_N] }> = constant(0i32, const_shape![1, BLOCK_N]);
+        let arg_59: Tile<bool, { [1, BLOCK_N] }> = ge_tile(arg_57, t_56);
+        let iota_58: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let mask_61: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_60
+            & (arg_59
+                & lt_tile(
+                    iota_58.reshape(const_shape![1, BLOCK_N])
+                        + broadcast_scalar(col, const_shape![1, BLOCK_N]),
+                    broadcast_scalar(N, const_shape![1, BLOCK_N]),
+                ))
+            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        unsafe {
+            store_ptr_tko(
+                pointers_47,
+                conv_49,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_61),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scaled_copy_2d_bf16","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
     #[cutile::entry()]
     unsafe fn scaled_copy_2d_bf16<ET: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
@@ -243,6 +399,163 @@ pub mod descriptor_copy {
         let selected_31: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = select(mask_28, loaded_29, t_30);
         let tile: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = selected_31;
         let pointers_34: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
+        let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
+            pointers_35.broadcast(const_shape![BLOCK_M, 1]);
+        let pointers_36: PointerTile<*mut ET, { [BLOCK_M, 1] }> = arg_39;
+        let iota_37: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offsets_38: Tile<i32, { [BLOCK_M, 1] }> = (iota_37.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
+            * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
+        let pointers_40: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
+            pointers_36.offset_tile(offsets_38);
+        let arg_46: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
+            pointers_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_41: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_46;
+        let iota_42: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_44: Tile<i32, { [1, BLOCK_N] }> = iota_42.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_43: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
+        let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
+            (arg_44 * t_43).broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let arg_62: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
+            pointers_41.offset_tile(offsets_45);
+        let pointers_47: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_62;
+        let conv_48: Tile<f32, { [BLOCK_M, BLOCK_N] }> = convert_tile(tile);
+        let conv_49: Tile<ET, { [BLOCK_M, BLOCK_N] }> =
+            convert_tile(conv_48 * broadcast_scalar(scale, const_shape![BLOCK_M, BLOCK_N]));
+        let iota_50: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_52: Tile<i32, { [BLOCK_M, 1] }> = iota_50.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]);
+        let t_51: Tile<i32, { [BLOCK_M, 1] }> = constant(0i32, const_shape![BLOCK_M, 1]);
+        let arg_54: Tile<bool, { [BLOCK_M, 1] }> = ge_tile(arg_52, t_51);
+        let iota_53: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_60: Tile<bool, { [BLOCK_M, BLOCK_N] }> = (arg_54
+            & lt_tile(
+                iota_53.reshape(const_shape![BLOCK_M, 1])
+                    + broadcast_scalar(row, const_shape![BLOCK_M, 1]),
+                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
+            ))
+        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let iota_55: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_57: Tile<i32, { [1, BLOCK_N] }> = iota_55.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_56: Tile<i32, { [1, BLOCK_N] }> = constant(0i32, const_shape![1, BLOCK_N]);
+        let arg_59: Tile<bool, { [1, BLOCK_N] }> = ge_tile(arg_57, t_56);
+        let iota_58: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let mask_61: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_60
+            & (arg_59
+                & lt_tile(
+                    iota_58.reshape(const_shape![1, BLOCK_N])
+                        + broadcast_scalar(col, const_shape![1, BLOCK_N]),
+                    broadcast_scalar(N, const_shape![1, BLOCK_N]),
+                ))
+            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        unsafe {
+            store_ptr_tko(
+                pointers_47,
+                conv_49,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_61),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"scaled_copy_2d_bf16_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scaled_copy_2d_bf16_jit<ET: ElementType, const BLOCK_M: i32, const BLOCK_N: i32>(
+        x_ptr: *mut bf16,
+        y_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        scale: f32,
+    ) {
+        let M: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_1: i32 = get_tile_block_id().0;
+        let row: i32 = block_1 * BLOCK_M;
+        let block_2: i32 = get_tile_block_id().1;
+        let col: i32 = block_2 * BLOCK_N;
+        let pointers_3: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_4: PointerTile<*mut bf16, { [1, 1] }> = pointers_3.reshape(const_shape![1, 1]);
+        let arg_8: PointerTile<*mut bf16, { [BLOCK_M, 1] }> =
+            pointers_4.broadcast(const_shape![BLOCK_M, 1]);
+        let pointers_5: PointerTile<*mut bf16, { [BLOCK_M, 1] }> = arg_8;
+        let iota_6: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offsets_7: Tile<i32, { [BLOCK_M, 1] }> = (iota_6.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
+            * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
+        let pointers_9: PointerTile<*mut bf16, { [BLOCK_M, 1] }> =
+            pointers_5.offset_tile(offsets_7);
+        let arg_15: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_N] }> =
+            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_10: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_N] }> = arg_15;
+        let iota_11: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_13: Tile<i32, { [1, BLOCK_N] }> = iota_11.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_12: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
+        let offsets_14: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
+            (arg_13 * t_12).broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let arg_32: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_N] }> =
+            pointers_10.offset_tile(offsets_14);
+        let pointers_16: PointerTile<*mut bf16, { [BLOCK_M, BLOCK_N] }> = arg_32;
+        let iota_17: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_19: Tile<i32, { [BLOCK_M, 1] }> = iota_17.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]);
+        let t_18: Tile<i32, { [BLOCK_M, 1] }> = constant(0i32, const_shape![BLOCK_M, 1]);
+        let arg_21: Tile<bool, { [BLOCK_M, 1] }> = ge_tile(arg_19, t_18);
+        let iota_20: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_27: Tile<bool, { [BLOCK_M, BLOCK_N] }> = (arg_21
+            & lt_tile(
+                iota_20.reshape(const_shape![BLOCK_M, 1])
+                    + broadcast_scalar(row, const_shape![BLOCK_M, 1]),
+                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
+            ))
+        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let iota_22: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_24: Tile<i32, { [1, BLOCK_N] }> = iota_22.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_23: Tile<i32, { [1, BLOCK_N] }> = constant(0i32, const_shape![1, BLOCK_N]);
+        let arg_26: Tile<bool, { [1, BLOCK_N] }> = ge_tile(arg_24, t_23);
+        let iota_25: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_33: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_27
+            & (arg_26
+                & lt_tile(
+                    iota_25.reshape(const_shape![1, BLOCK_N])
+                        + broadcast_scalar(col, const_shape![1, BLOCK_N]),
+                    broadcast_scalar(N, const_shape![1, BLOCK_N]),
+                ))
+            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let mask_28: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_33;
+        let (loaded_29, _): (Tile<bf16, { [BLOCK_M, BLOCK_N] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_16,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_28),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_30: Tile<bf16, { [BLOCK_M, BLOCK_N] }> =
+            constant(bf16::ZERO, const_shape![BLOCK_M, BLOCK_N]);
+        let selected_31: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = select(mask_28, loaded_29, t_30);
+        let tile: Tile<bf16, { [BLOCK_M, BLOCK_N] }> = selected_31;
+        let pointers_34: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
         let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
         let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_35.broadcast(const_shape![BLOCK_M, 1]);
@@ -401,6 +714,169 @@ pub mod descriptor_copy {
         let tile: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
             loaded_30.reshape(const_shape![BLOCK_M, BLOCK_N]);
         let pointers_34: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
+        let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
+            pointers_35.broadcast(const_shape![BLOCK_M, 1]);
+        let pointers_36: PointerTile<*mut ET, { [BLOCK_M, 1] }> = arg_39;
+        let iota_37: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offsets_38: Tile<i32, { [BLOCK_M, 1] }> = (iota_37.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
+            * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
+        let pointers_40: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
+            pointers_36.offset_tile(offsets_38);
+        let arg_46: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
+            pointers_40.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_41: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_46;
+        let iota_42: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_44: Tile<i32, { [1, BLOCK_N] }> = iota_42.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_43: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
+        let offsets_45: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
+            (arg_44 * t_43).broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let arg_61: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> =
+            pointers_41.offset_tile(offsets_45);
+        let pointers_47: PointerTile<*mut ET, { [BLOCK_M, BLOCK_N] }> = arg_61;
+        let conv_48: Tile<ET, { [BLOCK_M, BLOCK_N] }> =
+            convert_tile(tile * broadcast_scalar(scale, const_shape![BLOCK_M, BLOCK_N]));
+        let iota_49: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_51: Tile<i32, { [BLOCK_M, 1] }> = iota_49.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]);
+        let t_50: Tile<i32, { [BLOCK_M, 1] }> = constant(0i32, const_shape![BLOCK_M, 1]);
+        let arg_53: Tile<bool, { [BLOCK_M, 1] }> = ge_tile(arg_51, t_50);
+        let iota_52: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_59: Tile<bool, { [BLOCK_M, BLOCK_N] }> = (arg_53
+            & lt_tile(
+                iota_52.reshape(const_shape![BLOCK_M, 1])
+                    + broadcast_scalar(row, const_shape![BLOCK_M, 1]),
+                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
+            ))
+        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let iota_54: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_56: Tile<i32, { [1, BLOCK_N] }> = iota_54.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_55: Tile<i32, { [1, BLOCK_N] }> = constant(0i32, const_shape![1, BLOCK_N]);
+        let arg_58: Tile<bool, { [1, BLOCK_N] }> = ge_tile(arg_56, t_55);
+        let iota_57: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let mask_60: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_59
+            & (arg_58
+                & lt_tile(
+                    iota_57.reshape(const_shape![1, BLOCK_N])
+                        + broadcast_scalar(col, const_shape![1, BLOCK_N]),
+                    broadcast_scalar(N, const_shape![1, BLOCK_N]),
+                ))
+            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        unsafe {
+            store_ptr_tko(
+                pointers_47,
+                conv_48,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_60),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(y_ptr)
+    // generic BLOCK_M: i32 <- const(BLOCK_M)
+    // generic BLOCK_N: i32 <- const(BLOCK_N)
+    // generic BLOCK_M_TIMES_BLOCK_N: i32 <- derived((BLOCK_M * BLOCK_N))
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"scaled_copy_2d_f32_jit","generics":[{"kind":"type","name":"ET","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK_M","params":["BLOCK_M"],"source":"const(BLOCK_M)"},{"kind":"i32","name":"BLOCK_N","params":["BLOCK_N"],"source":"const(BLOCK_N)"},{"kind":"i32","name":"BLOCK_M_TIMES_BLOCK_N","params":["BLOCK_M","BLOCK_N"],"source":"derived((BLOCK_M * BLOCK_N))","tree":["*",["param","BLOCK_M"],["param","BLOCK_N"]]}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"scaled_copy_2d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"int","kind":"const","name":"BLOCK_M"},{"const_kind":"int","kind":"const","name":"BLOCK_N"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scaled_copy_2d_f32_jit<
+        ET: ElementType,
+        const BLOCK_M: i32,
+        const BLOCK_N: i32,
+        const BLOCK_M_TIMES_BLOCK_N: i32,
+    >(
+        x_ptr: *mut f32,
+        y_ptr: *mut ET,
+        M: i32,
+        N: i32,
+        scale: f32,
+    ) {
+        let M: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_1: i32 = get_tile_block_id().0;
+        let row: i32 = block_1 * BLOCK_M;
+        let block_2: i32 = get_tile_block_id().1;
+        let col: i32 = block_2 * BLOCK_N;
+        let pointers_3: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_4: PointerTile<*mut f32, { [1, 1] }> = pointers_3.reshape(const_shape![1, 1]);
+        let arg_8: PointerTile<*mut f32, { [BLOCK_M, 1] }> =
+            pointers_4.broadcast(const_shape![BLOCK_M, 1]);
+        let pointers_5: PointerTile<*mut f32, { [BLOCK_M, 1] }> = arg_8;
+        let iota_6: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let offsets_7: Tile<i32, { [BLOCK_M, 1] }> = (iota_6.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]))
+            * broadcast_scalar(N, const_shape![BLOCK_M, 1]);
+        let pointers_9: PointerTile<*mut f32, { [BLOCK_M, 1] }> = pointers_5.offset_tile(offsets_7);
+        let arg_15: PointerTile<*mut f32, { [BLOCK_M, BLOCK_N] }> =
+            pointers_9.broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_10: PointerTile<*mut f32, { [BLOCK_M, BLOCK_N] }> = arg_15;
+        let iota_11: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_13: Tile<i32, { [1, BLOCK_N] }> = iota_11.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_12: Tile<i32, { [1, BLOCK_N] }> = constant(1i32, const_shape![1, BLOCK_N]);
+        let offsets_14: Tile<i32, { [BLOCK_M, BLOCK_N] }> =
+            (arg_13 * t_12).broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let arg_33: PointerTile<*mut f32, { [BLOCK_M, BLOCK_N] }> =
+            pointers_10.offset_tile(offsets_14);
+        let pointers_16: PointerTile<*mut f32, { [BLOCK_M, BLOCK_N] }> = arg_33;
+        let iota_17: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_19: Tile<i32, { [BLOCK_M, 1] }> = iota_17.reshape(const_shape![BLOCK_M, 1])
+            + broadcast_scalar(row, const_shape![BLOCK_M, 1]);
+        let t_18: Tile<i32, { [BLOCK_M, 1] }> = constant(0i32, const_shape![BLOCK_M, 1]);
+        let arg_21: Tile<bool, { [BLOCK_M, 1] }> = ge_tile(arg_19, t_18);
+        let iota_20: Tile<i32, { [BLOCK_M] }> = iota(const_shape![BLOCK_M]);
+        let arg_27: Tile<bool, { [BLOCK_M, BLOCK_N] }> = (arg_21
+            & lt_tile(
+                iota_20.reshape(const_shape![BLOCK_M, 1])
+                    + broadcast_scalar(row, const_shape![BLOCK_M, 1]),
+                broadcast_scalar(M, const_shape![BLOCK_M, 1]),
+            ))
+        .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let iota_22: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let arg_24: Tile<i32, { [1, BLOCK_N] }> = iota_22.reshape(const_shape![1, BLOCK_N])
+            + broadcast_scalar(col, const_shape![1, BLOCK_N]);
+        let t_23: Tile<i32, { [1, BLOCK_N] }> = constant(0i32, const_shape![1, BLOCK_N]);
+        let arg_26: Tile<bool, { [1, BLOCK_N] }> = ge_tile(arg_24, t_23);
+        let iota_25: Tile<i32, { [BLOCK_N] }> = iota(const_shape![BLOCK_N]);
+        let mask_28: Tile<bool, { [BLOCK_M, BLOCK_N] }> = arg_27
+            & (arg_26
+                & lt_tile(
+                    iota_25.reshape(const_shape![1, BLOCK_N])
+                        + broadcast_scalar(col, const_shape![1, BLOCK_N]),
+                    broadcast_scalar(N, const_shape![1, BLOCK_N]),
+                ))
+            .broadcast(const_shape![BLOCK_M, BLOCK_N]);
+        let padding_29: f32 = 0.0f32;
+        let flat_pointers_31: PointerTile<*mut f32, { [BLOCK_M_TIMES_BLOCK_N] }> =
+            pointers_16.reshape(const_shape![BLOCK_M_TIMES_BLOCK_N]);
+        let flat_mask_32: Tile<bool, { [BLOCK_M_TIMES_BLOCK_N] }> =
+            mask_28.reshape(const_shape![BLOCK_M_TIMES_BLOCK_N]);
+        let (loaded_30, _): (Tile<f32, { [BLOCK_M_TIMES_BLOCK_N] }>, Token) = unsafe {
+            load_ptr_tko(
+                flat_pointers_31,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(flat_mask_32),
+                Some(padding_29),
+                None,
+                Latency::<0>,
+            )
+        };
+        let tile: Tile<f32, { [BLOCK_M, BLOCK_N] }> =
+            loaded_30.reshape(const_shape![BLOCK_M, BLOCK_N]);
+        let pointers_34: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
         let pointers_35: PointerTile<*mut ET, { [1, 1] }> = pointers_34.reshape(const_shape![1, 1]);
         let arg_39: PointerTile<*mut ET, { [BLOCK_M, 1] }> =
             pointers_35.broadcast(const_shape![BLOCK_M, 1]);

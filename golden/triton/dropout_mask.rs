@@ -90,4 +90,95 @@ pub mod dropout_mask {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic ENoisePtr: ElementType <- dtype(noise_ptr)
+    // generic EOutPtr: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `noise_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, noise_ptr, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"dropout_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"ENoisePtr","params":["noise_ptr"],"source":"dtype(noise_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"noise_ptr % 16 == 0","tree":["==",["%",["arg","noise_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"dropout_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `noise_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, noise_ptr, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ENoisePtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"noise_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn dropout_kernel_jit<
+        ET: ElementType,
+        ENoisePtr: ElementType,
+        EOutPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        noise_ptr: *mut ENoisePtr,
+        out_ptr: *mut EOutPtr,
+        n: i32,
+        p: f32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(loaded_8);
+        let pointers_9: PointerTile<*mut ENoisePtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(noise_ptr)) };
+        let pointers_10: PointerTile<*mut ENoisePtr, { [1] }> = pointers_9.reshape(const_shape![1]);
+        let pointers_11: PointerTile<*mut ENoisePtr, { [BLOCK] }> =
+            pointers_10.broadcast(const_shape![BLOCK]);
+        let pointers_12: PointerTile<*mut ENoisePtr, { [BLOCK] }> = pointers_11.offset_tile(offs);
+        let (loaded_13, _): (Tile<ENoisePtr, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_12,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let r: Tile<f32, { [BLOCK] }> = convert_tile(loaded_13);
+        let keep: Tile<bool, { [BLOCK] }> = gt_tile(r, broadcast_scalar(p, const_shape![BLOCK]));
+        let arg_15: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_14: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let out: Tile<f32, { [BLOCK] }> = select(keep, arg_15, t_14);
+        let pointers_16: PointerTile<*mut EOutPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let pointers_17: PointerTile<*mut EOutPtr, { [1] }> = pointers_16.reshape(const_shape![1]);
+        let pointers_18: PointerTile<*mut EOutPtr, { [BLOCK] }> =
+            pointers_17.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut EOutPtr, { [BLOCK] }> = pointers_18.offset_tile(offs);
+        let pointers_19: PointerTile<*mut EOutPtr, { [BLOCK] }> = arg_21;
+        let conv_20: Tile<EOutPtr, { [BLOCK] }> = convert_tile(out);
+        unsafe {
+            store_ptr_tko(
+                pointers_19,
+                conv_20,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

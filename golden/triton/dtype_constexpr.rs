@@ -84,6 +84,81 @@ pub mod dtype_constexpr {
     // note: `OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `OUT_DTYPE` = 'float16'
+    // note: this entry is the kernel for `ACC` = 'float32'
+    // transpiler-manifest: {"conditions":[],"const_variant":{"ACC":"float32","OUT_DTYPE":"float16"},"dtype_variant":{},"entry":"scaled_cast_kernel_acc_float32_out_dtype_float16_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scaled_cast_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `OUT_DTYPE` = 'float16'","this entry is the kernel for `ACC` = 'float32'"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"value","fixed":"float16","kind":"const","name":"OUT_DTYPE"},{"const_kind":"value","fixed":"float32","kind":"const","name":"ACC"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scaled_cast_kernel_acc_float32_out_dtype_float16_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+        scale: f32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let acc_2: Tile<f32, { [BLOCK] }> =
+            acc + conv_12 * broadcast_scalar(scale, const_shape![BLOCK]);
+        let pointers_13: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_14: PointerTile<*mut EYPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_15.offset_tile(offs);
+        let pointers_16: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_19;
+        let conv_17: Tile<f16, { [BLOCK] }> = convert_tile(acc_2);
+        let conv_18: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_17);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                conv_18,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: this entry is the kernel for `OUT_DTYPE` = 'bfloat16'
     // note: this entry is the kernel for `ACC` = 'float32'
     // transpiler-manifest: {"conditions":[],"const_variant":{"ACC":"float32","OUT_DTYPE":"bfloat16"},"dtype_variant":{},"entry":"scaled_cast_kernel_acc_float32_out_dtype_bfloat16","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scaled_cast_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","this entry is the kernel for `OUT_DTYPE` = 'bfloat16'","this entry is the kernel for `ACC` = 'float32'"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"value","fixed":"bfloat16","kind":"const","name":"OUT_DTYPE"},{"const_kind":"value","fixed":"float32","kind":"const","name":"ACC"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -154,6 +229,81 @@ pub mod dtype_constexpr {
     // note: `OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32
     // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `OUT_DTYPE` = 'bfloat16'
+    // note: this entry is the kernel for `ACC` = 'float32'
+    // transpiler-manifest: {"conditions":[],"const_variant":{"ACC":"float32","OUT_DTYPE":"bfloat16"},"dtype_variant":{},"entry":"scaled_cast_kernel_acc_float32_out_dtype_bfloat16_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scaled_cast_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `OUT_DTYPE` = 'bfloat16'","this entry is the kernel for `ACC` = 'float32'"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"value","fixed":"bfloat16","kind":"const","name":"OUT_DTYPE"},{"const_kind":"value","fixed":"float32","kind":"const","name":"ACC"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scaled_cast_kernel_acc_float32_out_dtype_bfloat16_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+        scale: f32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let acc_2: Tile<f32, { [BLOCK] }> =
+            acc + conv_12 * broadcast_scalar(scale, const_shape![BLOCK]);
+        let pointers_13: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_14: PointerTile<*mut EYPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_15.offset_tile(offs);
+        let pointers_16: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_19;
+        let conv_17: Tile<bf16, { [BLOCK] }> = convert_tile(acc_2);
+        let conv_18: Tile<EYPtr, { [BLOCK] }> = convert_tile(conv_17);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                conv_18,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: this entry is the kernel for `OUT_DTYPE` = 'float32'
     // note: this entry is the kernel for `ACC` = 'float32'
     // transpiler-manifest: {"conditions":[],"const_variant":{"ACC":"float32","OUT_DTYPE":"float32"},"dtype_variant":{},"entry":"scaled_cast_kernel_acc_float32_out_dtype_float32","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"scaled_cast_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","this entry is the kernel for `OUT_DTYPE` = 'float32'","this entry is the kernel for `ACC` = 'float32'"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"value","fixed":"float32","kind":"const","name":"OUT_DTYPE"},{"const_kind":"value","fixed":"float32","kind":"const","name":"ACC"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
@@ -197,6 +347,80 @@ pub mod dtype_constexpr {
         let acc_2: Tile<f32, { [BLOCK] }> =
             acc + conv_12 * broadcast_scalar(scale, const_shape![BLOCK]);
         let pointers_13: PointerTile<*mut EYPtr, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_14: PointerTile<*mut EYPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let arg_18: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_15.offset_tile(offs);
+        let pointers_16: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_18;
+        let conv_17: Tile<EYPtr, { [BLOCK] }> = convert_tile(acc_2);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                conv_17,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `OUT_DTYPE` = 'float32'
+    // note: this entry is the kernel for `ACC` = 'float32'
+    // transpiler-manifest: {"conditions":[],"const_variant":{"ACC":"float32","OUT_DTYPE":"float32"},"dtype_variant":{},"entry":"scaled_cast_kernel_acc_float32_out_dtype_float32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"scaled_cast_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`OUT_DTYPE` is an element type no launch in this file names: entries for float16, bfloat16, float32","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `OUT_DTYPE` = 'float32'","this entry is the kernel for `ACC` = 'float32'"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"scale"},{"const_kind":"value","fixed":"float32","kind":"const","name":"OUT_DTYPE"},{"const_kind":"value","fixed":"float32","kind":"const","name":"ACC"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn scaled_cast_kernel_acc_float32_out_dtype_float32_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+        scale: f32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let conv_12: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let acc_2: Tile<f32, { [BLOCK] }> =
+            acc + conv_12 * broadcast_scalar(scale, const_shape![BLOCK]);
+        let pointers_13: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
         let pointers_14: PointerTile<*mut EYPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
         let pointers_15: PointerTile<*mut EYPtr, { [BLOCK] }> =
             pointers_14.broadcast(const_shape![BLOCK]);

@@ -84,6 +84,84 @@ pub mod embedding {
     // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: dim, ids_ptr, out_ptr, table_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int32"},"entry":"embedding_kernel_i32_jit","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"jit_facts":[{"text":"ids_ptr % 16 == 0","tree":["==",["%",["arg","ids_ptr"],16],0],"value":true},{"text":"table_ptr % 16 == 0","tree":["==",["%",["arg","table_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"dim % 16 == 0","tree":["==",["%",["arg","dim"],16],0],"value":true}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: dim, ids_ptr, out_ptr, table_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn embedding_kernel_i32_jit<ET: ElementType, const BLOCK_D: i32>(
+        ids_ptr: *mut i32,
+        table_ptr: *mut ET,
+        out_ptr: *mut ET,
+        dim: i32,
+    ) {
+        let dim: i32 = unsafe { assume_div_by::<_, 16>(dim) };
+        let tok: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut i32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(ids_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(tok);
+        let pointers_3: PointerTile<*mut i32, { [] }> = pointers_1.offset_tile(offsets_2);
+        let (loaded_4, _): (Tile<i32, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_3,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let row: i32 = tile_to_scalar(loaded_4);
+        let cols: Tile<i32, { [BLOCK_D] }> = iota(const_shape![BLOCK_D]);
+        let mask: Tile<bool, { [BLOCK_D] }> =
+            lt_tile(cols, broadcast_scalar(dim, const_shape![BLOCK_D]));
+        let pointers_5: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(table_ptr)) };
+        let offsets_6: Tile<i32, { [] }> = scalar_to_tile(row * dim);
+        let pointers_7: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_6);
+        let pointers_8: PointerTile<*mut ET, { [1] }> = pointers_7.reshape(const_shape![1]);
+        let pointers_9: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_8.broadcast(const_shape![BLOCK_D]);
+        let pointers_10: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_9.offset_tile(cols);
+        let (loaded_11, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_10,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let vals: Tile<ET, { [BLOCK_D] }> = loaded_11;
+        let pointers_12: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_13: Tile<i32, { [] }> = scalar_to_tile(tok * dim);
+        let pointers_14: PointerTile<*mut ET, { [] }> = pointers_12.offset_tile(offsets_13);
+        let pointers_15: PointerTile<*mut ET, { [1] }> = pointers_14.reshape(const_shape![1]);
+        let pointers_16: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_15.broadcast(const_shape![BLOCK_D]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_16.offset_tile(cols);
+        unsafe {
+            store_ptr_tko(
+                pointers_17,
+                vals,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(table_ptr), dtype(out_ptr)
+    // generic BLOCK_D: i32 <- const(BLOCK_D)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
     #[cutile::entry()]
     unsafe fn embedding_kernel_i64<ET: ElementType, const BLOCK_D: i32>(
@@ -144,6 +222,87 @@ pub mod embedding {
         unsafe {
             store_ptr_tko(
                 pointers_21,
+                vals,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(table_ptr), dtype(out_ptr)
+    // generic BLOCK_D: i32 <- const(BLOCK_D)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `ids_ptr` at line 9 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `table_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: dim, ids_ptr, out_ptr, table_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"ids_ptr":"int64"},"entry":"embedding_kernel_i64_jit","generics":[{"kind":"type","name":"ET","params":["table_ptr","out_ptr"],"source":"dtype(table_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_D","params":["BLOCK_D"],"source":"const(BLOCK_D)"}],"jit_facts":[{"text":"ids_ptr % 16 == 0","tree":["==",["%",["arg","ids_ptr"],16],0],"value":true},{"text":"table_ptr % 16 == 0","tree":["==",["%",["arg","table_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"dim % 16 == 0","tree":["==",["%",["arg","dim"],16],0],"value":true}],"kernel":"embedding_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `ids_ptr` at line 9 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `table_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: dim, ids_ptr, out_ptr, table_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"ids_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"table_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"dim"},{"const_kind":"int","kind":"const","name":"BLOCK_D"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn embedding_kernel_i64_jit<ET: ElementType, const BLOCK_D: i32>(
+        ids_ptr: *mut i64,
+        table_ptr: *mut ET,
+        out_ptr: *mut ET,
+        dim: i32,
+    ) {
+        let dim: i32 = unsafe { assume_div_by::<_, 16>(dim) };
+        let tok: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut i64, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(ids_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(tok);
+        let pointers_3: PointerTile<*mut i64, { [] }> = pointers_1.offset_tile(offsets_2);
+        let (loaded_4, _): (Tile<i64, { [] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_3,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let row: i64 = tile_to_scalar(loaded_4);
+        let cols: Tile<i32, { [BLOCK_D] }> = iota(const_shape![BLOCK_D]);
+        let mask: Tile<bool, { [BLOCK_D] }> =
+            lt_tile(cols, broadcast_scalar(dim, const_shape![BLOCK_D]));
+        let pointers_5: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(table_ptr)) };
+        let as_tile_6: Tile<i32, { [] }> = scalar_to_tile(dim);
+        let converted_7: Tile<i64, { [] }> = exti(as_tile_6);
+        let val_8: i64 = tile_to_scalar(converted_7);
+        let offsets_9: Tile<i64, { [] }> = scalar_to_tile(row * val_8);
+        let pointers_10: PointerTile<*mut ET, { [] }> = pointers_5.offset_tile(offsets_9);
+        let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let pointers_12: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_11.broadcast(const_shape![BLOCK_D]);
+        let pointers_13: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_12.offset_tile(cols);
+        let (loaded_14, _): (Tile<ET, { [BLOCK_D] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_13,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let vals: Tile<ET, { [BLOCK_D] }> = loaded_14;
+        let pointers_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_16: Tile<i32, { [] }> = scalar_to_tile(tok * dim);
+        let pointers_17: PointerTile<*mut ET, { [] }> = pointers_15.offset_tile(offsets_16);
+        let pointers_18: PointerTile<*mut ET, { [1] }> = pointers_17.reshape(const_shape![1]);
+        let pointers_19: PointerTile<*mut ET, { [BLOCK_D] }> =
+            pointers_18.broadcast(const_shape![BLOCK_D]);
+        let pointers_20: PointerTile<*mut ET, { [BLOCK_D] }> = pointers_19.offset_tile(cols);
+        unsafe {
+            store_ptr_tko(
+                pointers_20,
                 vals,
                 ordering::Weak,
                 None::<scope::TileBlock>,

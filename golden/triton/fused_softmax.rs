@@ -84,4 +84,90 @@ pub mod fused_softmax {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic EInPtr: ElementType <- dtype(in_ptr)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `in_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: in_ptr, in_row_stride, n_cols, out_ptr, out_row_stride divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"softmax_kernel_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"type","name":"EInPtr","params":["in_ptr"],"source":"dtype(in_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"in_ptr % 16 == 0","tree":["==",["%",["arg","in_ptr"],16],0],"value":true},{"text":"in_row_stride % 16 == 0","tree":["==",["%",["arg","in_row_stride"],16],0],"value":true},{"text":"out_row_stride % 16 == 0","tree":["==",["%",["arg","out_row_stride"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true}],"kernel":"softmax_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `in_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: in_ptr, in_row_stride, n_cols, out_ptr, out_row_stride divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"EInPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"in_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"in_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"out_row_stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn softmax_kernel_jit<ET: ElementType, EInPtr: ElementType, const BLOCK_SIZE: i32>(
+        out_ptr: *mut ET,
+        in_ptr: *mut EInPtr,
+        in_row_stride: i32,
+        out_row_stride: i32,
+        n_cols: i32,
+    ) {
+        let in_row_stride: i32 = unsafe { assume_div_by::<_, 16>(in_row_stride) };
+        let out_row_stride: i32 = unsafe { assume_div_by::<_, 16>(out_row_stride) };
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+        let mask: Tile<bool, { [BLOCK_SIZE] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK_SIZE]));
+        let pointers_1: PointerTile<*mut EInPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(in_ptr)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * in_row_stride);
+        let pointers_3: PointerTile<*mut EInPtr, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_4: PointerTile<*mut EInPtr, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut EInPtr, { [BLOCK_SIZE] }> =
+            pointers_4.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_12: PointerTile<*mut EInPtr, { [BLOCK_SIZE] }> = pointers_5.offset_tile(cols);
+        let pointers_6: PointerTile<*mut EInPtr, { [BLOCK_SIZE] }> = arg_12;
+        let (loaded_7, _): (Tile<EInPtr, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let f32_const_8: Tile<f32, { [] }> = constant(f32::NEG_INFINITY, const_shape![]);
+        let value_9: Tile<EInPtr, { [] }> = convert_tile(f32_const_8);
+        let t_10: Tile<EInPtr, { [BLOCK_SIZE] }> = value_9
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK_SIZE]);
+        let selected_11: Tile<EInPtr, { [BLOCK_SIZE] }> = select(mask, loaded_7, t_10);
+        let x: Tile<EInPtr, { [BLOCK_SIZE] }> = selected_11;
+        let x_2: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(x);
+        let red_13: Tile<f32, { [] }> = reduce_max(x_2, 0i32);
+        let val_14: f32 = tile_to_scalar(red_13);
+        let value_15: Tile<f32, { [] }> = scalar_to_tile(val_14);
+        let z: Tile<f32, { [BLOCK_SIZE] }> = x_2
+            - value_15
+                .reshape(const_shape![1])
+                .broadcast(const_shape![BLOCK_SIZE]);
+        let num: Tile<f32, { [BLOCK_SIZE] }> = exp(z);
+        let red_16: Tile<f32, { [] }> = reduce_sum(num, 0i32);
+        let den: f32 = tile_to_scalar(red_16);
+        let y: Tile<f32, { [BLOCK_SIZE] }> = num / broadcast_scalar(den, const_shape![BLOCK_SIZE]);
+        let pointers_17: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_18: Tile<i32, { [] }> = scalar_to_tile(row * out_row_stride);
+        let pointers_19: PointerTile<*mut ET, { [] }> = pointers_17.offset_tile(offsets_18);
+        let pointers_20: PointerTile<*mut ET, { [1] }> = pointers_19.reshape(const_shape![1]);
+        let pointers_21: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_20.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_24: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_21.offset_tile(cols);
+        let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_24;
+        let conv_23: Tile<ET, { [BLOCK_SIZE] }> = convert_tile(y);
+        unsafe {
+            store_ptr_tko(
+                pointers_22,
+                conv_23,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

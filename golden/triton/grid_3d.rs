@@ -92,4 +92,98 @@ pub mod grid_3d {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(b_ptr), dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `b_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: C, R, b_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_bias_3d_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","b_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(b_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"R % 16 == 0","tree":["==",["%",["arg","R"],16],0],"value":true},{"text":"C % 16 == 0","tree":["==",["%",["arg","C"],16],0],"value":true}],"kernel":"add_bias_3d","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `b_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: C, R, b_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"R"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"C"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn add_bias_3d_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        b_ptr: *mut ET,
+        y_ptr: *mut ET,
+        R: i32,
+        C: i32,
+    ) {
+        let R: i32 = unsafe { assume_div_by::<_, 16>(R) };
+        let C: i32 = unsafe { assume_div_by::<_, 16>(C) };
+        let bz: i32 = get_tile_block_id().2;
+        let r: i32 = get_tile_block_id().1;
+        let cb: i32 = get_tile_block_id().0;
+        let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(cb * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let cols: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(C, const_shape![BLOCK]));
+        let base: i32 = (bz * R + r) * C;
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_5: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
+        let pointers_6: PointerTile<*mut ET, { [1] }> = pointers_5.reshape(const_shape![1]);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_6.broadcast(const_shape![BLOCK]);
+        let pointers_8: PointerTile<*mut ET, { [BLOCK] }> = pointers_7.offset_tile(cols);
+        let (loaded_9, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_8,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let x: Tile<ET, { [BLOCK] }> = loaded_9;
+        let pointers_10: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+        let pointers_11: PointerTile<*mut ET, { [1] }> = pointers_10.reshape(const_shape![1]);
+        let pointers_12: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_11.broadcast(const_shape![BLOCK]);
+        let offsets_13: Tile<i32, { [BLOCK] }> =
+            remi(cols, broadcast_scalar(C, const_shape![BLOCK]));
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> = pointers_12.offset_tile(offsets_13);
+        let (loaded_15, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_14,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let b: Tile<ET, { [BLOCK] }> = loaded_15;
+        let t_16: Tile<i32, { [BLOCK] }> = constant(2i32, const_shape![BLOCK]);
+        let half: Tile<i32, { [BLOCK] }> = divi(cols, t_16, rounding::Zero);
+        let pointers_17: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let offsets_18: Tile<i32, { [] }> = scalar_to_tile(base);
+        let pointers_19: PointerTile<*mut ET, { [] }> = pointers_17.offset_tile(offsets_18);
+        let pointers_20: PointerTile<*mut ET, { [1] }> = pointers_19.reshape(const_shape![1]);
+        let pointers_21: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_20.broadcast(const_shape![BLOCK]);
+        let arg_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_21.offset_tile(cols);
+        let pointers_22: PointerTile<*mut ET, { [BLOCK] }> = arg_26;
+        let arg_24: Tile<ET, { [BLOCK] }> = x + b;
+        let conv_23: Tile<ET, { [BLOCK] }> = convert_tile(half);
+        let values_25: Tile<ET, { [BLOCK] }> = arg_24 + conv_23;
+        unsafe {
+            store_ptr_tko(
+                pointers_22,
+                values_25,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

@@ -93,4 +93,99 @@ pub mod inplace_accumulate {
             acc_ptr_accessed = token_28;
         }
     }
+
+    // generic ET: ElementType <- dtype(acc_ptr), dtype(x_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `acc_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, steps, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"accumulate_kernel_jit","generics":[{"kind":"type","name":"ET","params":["acc_ptr","x_ptr"],"source":"dtype(acc_ptr), dtype(x_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"steps % 16 == 0","tree":["==",["%",["arg","steps"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"accumulate_kernel","notes":["accesses through `acc_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `acc_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, steps, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"steps"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn accumulate_kernel_jit<ET: ElementType, const BLOCK: i32>(
+        acc_ptr: *mut ET,
+        x_ptr: *mut ET,
+        steps: i32,
+        n: i32,
+    ) {
+        let steps: i32 = unsafe { assume_div_by::<_, 16>(steps) };
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut acc_ptr_written: Token = new_token_unordered();
+        let mut acc_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        for s in 0i32..steps {
+            let pointers_4: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+            let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+            let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_5.broadcast(const_shape![BLOCK]);
+            let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+            let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+            let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_7,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    Some(acc_ptr_written),
+                    Latency::<0>,
+                )
+            };
+            acc_ptr_accessed = join_tokens(&[acc_ptr_accessed, token_8]);
+            let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+            let a: Tile<ET, { [BLOCK] }> = selected_11;
+            let pointers_13: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_14: Tile<i32, { [] }> = scalar_to_tile(s * n);
+            let pointers_15: PointerTile<*mut ET, { [] }> = pointers_13.offset_tile(offsets_14);
+            let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+            let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_16.broadcast(const_shape![BLOCK]);
+            let arg_22: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+            let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_22;
+            let (loaded_19, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_18,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_20: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_21: Tile<ET, { [BLOCK] }> = select(mask, loaded_19, t_20);
+            let x: Tile<ET, { [BLOCK] }> = selected_21;
+            let pointers_23: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+            let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+            let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_24.broadcast(const_shape![BLOCK]);
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(offs);
+            let values_27: Tile<ET, { [BLOCK] }> = a + x;
+            let token_28: Token = unsafe {
+                store_ptr_tko(
+                    pointers_26,
+                    values_27,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(acc_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            acc_ptr_written = token_28;
+            acc_ptr_accessed = token_28;
+        }
+    }
 }

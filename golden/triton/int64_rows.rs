@@ -134,4 +134,138 @@ pub mod int64_rows {
             y_ptr_accessed = token_51;
         }
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic EWPtr: ElementType <- dtype(w_ptr)
+    // generic ROWS_PER_PROGRAM: i32 <- const(ROWS_PER_PROGRAM)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `w_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, n_rows, stride, w_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_scale_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"type","name":"EWPtr","params":["w_ptr"],"source":"dtype(w_ptr)"},{"kind":"i32","name":"ROWS_PER_PROGRAM","params":["ROWS_PER_PROGRAM"],"source":"const(ROWS_PER_PROGRAM)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"w_ptr % 16 == 0","tree":["==",["%",["arg","w_ptr"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"n_rows % 16 == 0","tree":["==",["%",["arg","n_rows"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true}],"kernel":"row_scale_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `w_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 17 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, n_rows, stride, w_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EWPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"w_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_rows"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"const_kind":"int","kind":"const","name":"ROWS_PER_PROGRAM"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn row_scale_kernel_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        EWPtr: ElementType,
+        const ROWS_PER_PROGRAM: i32,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        w_ptr: *mut EWPtr,
+        stride: i32,
+        n_rows: i32,
+        n_cols: i32,
+    ) {
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let n_rows: i32 = unsafe { assume_div_by::<_, 16>(n_rows) };
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let as_tile_2: Tile<i32, { [] }> = scalar_to_tile(block_1);
+        let converted_3: Tile<i64, { [] }> = exti(as_tile_2);
+        let block: i64 = tile_to_scalar(converted_3);
+        let as_tile_4: Tile<i32, { [] }> = scalar_to_tile(ROWS_PER_PROGRAM);
+        let converted_5: Tile<i64, { [] }> = exti(as_tile_4);
+        let val_6: i64 = tile_to_scalar(converted_5);
+        let row_start: i64 = block * val_6;
+        let arg_10: i64 = block + 1i64;
+        let as_tile_7: Tile<i32, { [] }> = scalar_to_tile(ROWS_PER_PROGRAM);
+        let converted_8: Tile<i64, { [] }> = exti(as_tile_7);
+        let val_9: i64 = tile_to_scalar(converted_8);
+        let arg_17: i64 = arg_10 * val_9;
+        let operand_11: Tile<i64, { [] }> = scalar_to_tile(arg_17);
+        let as_tile_12: Tile<i32, { [] }> = scalar_to_tile(n_rows);
+        let converted_13: Tile<i64, { [] }> = exti(as_tile_12);
+        let val_14: i64 = tile_to_scalar(converted_13);
+        let operand_15: Tile<i64, { [] }> = scalar_to_tile(val_14);
+        let min_16: Tile<i64, { [] }> = mini(operand_11, operand_15);
+        let row_end: i64 = tile_to_scalar(min_16);
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> =
+            lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
+        let pointers_18: PointerTile<*mut EWPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(w_ptr)) };
+        let pointers_19: PointerTile<*mut EWPtr, { [1] }> = pointers_18.reshape(const_shape![1]);
+        let pointers_20: PointerTile<*mut EWPtr, { [BLOCK] }> =
+            pointers_19.broadcast(const_shape![BLOCK]);
+        let arg_25: PointerTile<*mut EWPtr, { [BLOCK] }> = pointers_20.offset_tile(cols);
+        let pointers_21: PointerTile<*mut EWPtr, { [BLOCK] }> = arg_25;
+        let (loaded_22, _): (Tile<EWPtr, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_21,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_23: Tile<EWPtr, { [BLOCK] }> = constant(EWPtr::ZERO, const_shape![BLOCK]);
+        let selected_24: Tile<EWPtr, { [BLOCK] }> = select(mask, loaded_22, t_23);
+        let w: Tile<f32, { [BLOCK] }> = convert_tile(selected_24);
+        for row in (row_start..row_end).step_by(1) {
+            let pointers_26: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let as_tile_27: Tile<i32, { [] }> = scalar_to_tile(stride);
+            let converted_28: Tile<i64, { [] }> = exti(as_tile_27);
+            let val_29: i64 = tile_to_scalar(converted_28);
+            let offsets_30: Tile<i64, { [] }> = scalar_to_tile(row * val_29);
+            let pointers_31: PointerTile<*mut ET, { [] }> = pointers_26.offset_tile(offsets_30);
+            let pointers_32: PointerTile<*mut ET, { [1] }> = pointers_31.reshape(const_shape![1]);
+            let pointers_33: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_32.broadcast(const_shape![BLOCK]);
+            let arg_38: PointerTile<*mut ET, { [BLOCK] }> = pointers_33.offset_tile(cols);
+            let pointers_34: PointerTile<*mut ET, { [BLOCK] }> = arg_38;
+            let (loaded_35, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_34,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_36: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_37: Tile<ET, { [BLOCK] }> = select(mask, loaded_35, t_36);
+            let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_37);
+            let pointers_39: PointerTile<*mut EYPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let as_tile_40: Tile<i32, { [] }> = scalar_to_tile(stride);
+            let converted_41: Tile<i64, { [] }> = exti(as_tile_40);
+            let val_42: i64 = tile_to_scalar(converted_41);
+            let offsets_43: Tile<i64, { [] }> = scalar_to_tile(row * val_42);
+            let pointers_44: PointerTile<*mut EYPtr, { [] }> = pointers_39.offset_tile(offsets_43);
+            let pointers_45: PointerTile<*mut EYPtr, { [1] }> =
+                pointers_44.reshape(const_shape![1]);
+            let pointers_46: PointerTile<*mut EYPtr, { [BLOCK] }> =
+                pointers_45.broadcast(const_shape![BLOCK]);
+            let arg_50: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_46.offset_tile(cols);
+            let pointers_47: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_50;
+            let conv_48: Tile<EYPtr, { [BLOCK] }> = convert_tile(x * w);
+            let token_49: Token = unsafe {
+                store_ptr_tko(
+                    pointers_47,
+                    conv_48,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_49;
+            y_ptr_accessed = token_49;
+        }
+    }
 }

@@ -264,6 +264,259 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: B, Mean, N, Rstd, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float16","W":"float16"},"entry":"layer_norm_fwd_f16_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"B % 16 == 0","tree":["==",["%",["arg","B"],16],0],"value":true},{"text":"Mean % 16 == 0","tree":["==",["%",["arg","Mean"],16],0],"value":true},{"text":"Rstd % 16 == 0","tree":["==",["%",["arg","Rstd"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: B, Mean, N, Rstd, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn layer_norm_fwd_f16_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EMean: ElementType,
+        ERstd: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut f16,
+        B: *mut f16,
+        Mean: *mut EMean,
+        Rstd: *mut ERstd,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let mut y_written: Token = new_token_unordered();
+        let mut y_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut EY, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
+        let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
+            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
+            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_9,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_10),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            _mean = _mean + a;
+        }
+        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let val_18: f32 = convert_scalar(N);
+        let mean: f32 = val_17 / val_18;
+        let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
+            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
+            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_23,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_24),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+                x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
+            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            _var = _var + x_2 * x_2;
+        }
+        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_34: f32 = tile_to_scalar(red_33);
+        let val_35: f32 = convert_scalar(N);
+        let var: f32 = val_34 / val_35;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
+        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_36;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
+        let pointers_37: PointerTile<*mut EMean, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Mean)) };
+        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        unsafe {
+            store_ptr_tko(
+                pointers_39,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Rstd)) };
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        unsafe {
+            store_ptr_tko(
+                pointers_42,
+                converted_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
+            let mask: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let pointers_45: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+            let pointers_46: PointerTile<*mut f16, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_48,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let w: Tile<f16, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut f16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(B)) };
+            let pointers_51: PointerTile<*mut f16, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_53: PointerTile<*mut f16, { [BLOCK_SIZE] }> =
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<f16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_53,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<f16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_57,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
+                - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
+                * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
+            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
+            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
+            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
+                store_ptr_tko(
+                    pointers_67,
+                    conv_68,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_written = token_69;
+            y_accessed = token_69;
+        }
+    }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EMean: ElementType <- dtype(Mean)
+    // generic ERstd: ElementType <- dtype(Rstd)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_bf16<
@@ -507,6 +760,259 @@ pub mod layer_norm {
     // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: B, Mean, N, Rstd, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"bfloat16","W":"bfloat16"},"entry":"layer_norm_fwd_bf16_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"B % 16 == 0","tree":["==",["%",["arg","B"],16],0],"value":true},{"text":"Mean % 16 == 0","tree":["==",["%",["arg","Mean"],16],0],"value":true},{"text":"Rstd % 16 == 0","tree":["==",["%",["arg","Rstd"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: B, Mean, N, Rstd, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn layer_norm_fwd_bf16_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EMean: ElementType,
+        ERstd: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut bf16,
+        B: *mut bf16,
+        Mean: *mut EMean,
+        Rstd: *mut ERstd,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let mut y_written: Token = new_token_unordered();
+        let mut y_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut EY, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
+        let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
+            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
+            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_9,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_10),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            _mean = _mean + a;
+        }
+        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let val_18: f32 = convert_scalar(N);
+        let mean: f32 = val_17 / val_18;
+        let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
+            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
+            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_23,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_24),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+                x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
+            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            _var = _var + x_2 * x_2;
+        }
+        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_34: f32 = tile_to_scalar(red_33);
+        let val_35: f32 = convert_scalar(N);
+        let var: f32 = val_34 / val_35;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
+        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_36;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
+        let pointers_37: PointerTile<*mut EMean, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Mean)) };
+        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        unsafe {
+            store_ptr_tko(
+                pointers_39,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Rstd)) };
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        unsafe {
+            store_ptr_tko(
+                pointers_42,
+                converted_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
+            let mask: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let pointers_45: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+            let pointers_46: PointerTile<*mut bf16, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_48,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let w: Tile<bf16, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut bf16, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(B)) };
+            let pointers_51: PointerTile<*mut bf16, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_53: PointerTile<*mut bf16, { [BLOCK_SIZE] }> =
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<bf16, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_53,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<bf16, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_57,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
+                - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
+                * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
+            let conv_62: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(w);
+            let arg_64: Tile<f32, { [BLOCK_SIZE] }> = x_hat * conv_62;
+            let conv_63: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(b);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = arg_64 + conv_63;
+            let pointers_65: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_66: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_65.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_70: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_66.offset_tile(cols_3);
+            let pointers_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_70;
+            let conv_68: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_69: Token = unsafe {
+                store_ptr_tko(
+                    pointers_67,
+                    conv_68,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_written = token_69;
+            y_accessed = token_69;
+        }
+    }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EMean: ElementType <- dtype(Mean)
+    // generic ERstd: ElementType <- dtype(Rstd)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
     #[cutile::entry()]
     unsafe fn layer_norm_fwd_f32<
@@ -670,6 +1176,256 @@ pub mod layer_norm {
             };
             let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_49;
             let pointers_50: PointerTile<*mut f32, { [] }> = pointer_to_tile(B);
+            let pointers_51: PointerTile<*mut f32, { [1] }> = pointers_50.reshape(const_shape![1]);
+            let pointers_52: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_51.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_53: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_52.offset_tile(cols_3);
+            let (loaded_54, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_53,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<f32, { [BLOCK_SIZE] }> = loaded_54;
+            let pointers_55: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_56: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_55.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_61: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_56.offset_tile(cols_3);
+            let pointers_57: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_61;
+            let (loaded_58, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_57,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_59: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_60: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_58, t_59);
+            let x_3: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_60);
+            let x_hat: Tile<f32, { [BLOCK_SIZE] }> = (x_3
+                - broadcast_scalar(mean, const_shape![BLOCK_SIZE]))
+                * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]);
+            let y: Tile<f32, { [BLOCK_SIZE] }> = x_hat * w + b;
+            let pointers_62: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+            let pointers_63: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+                pointers_62.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_67: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_63.offset_tile(cols_3);
+            let pointers_64: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_67;
+            let conv_65: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+            let token_66: Token = unsafe {
+                store_ptr_tko(
+                    pointers_64,
+                    conv_65,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    Some(y_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_written = token_66;
+            y_accessed = token_66;
+        }
+    }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EMean: ElementType <- dtype(Mean)
+    // generic ERstd: ElementType <- dtype(Rstd)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: accesses through `Y` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: B, Mean, N, Rstd, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"B":"float32","W":"float32"},"entry":"layer_norm_fwd_f32_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EMean","params":["Mean"],"source":"dtype(Mean)"},{"kind":"type","name":"ERstd","params":["Rstd"],"source":"dtype(Rstd)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"B % 16 == 0","tree":["==",["%",["arg","B"],16],0],"value":true},{"text":"Mean % 16 == 0","tree":["==",["%",["arg","Mean"],16],0],"value":true},{"text":"Rstd % 16 == 0","tree":["==",["%",["arg","Rstd"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"layer_norm_fwd","notes":["accesses through `Y` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 20 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Mean` at line 25 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Rstd` at line 26 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 30 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `B` at line 31 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `X` at line 32 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 35 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: B, Mean, N, Rstd, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"B","written":false},{"element":"EMean","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Mean","written":true},{"element":"ERstd","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Rstd","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn layer_norm_fwd_f32_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EMean: ElementType,
+        ERstd: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut f32,
+        B: *mut f32,
+        Mean: *mut EMean,
+        Rstd: *mut ERstd,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let mut y_written: Token = new_token_unordered();
+        let mut y_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut EY, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
+        let mut _mean: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_6: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off, const_shape![BLOCK_SIZE]);
+            let iota_5: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols: Tile<i32, { [BLOCK_SIZE] }> = arg_6 + iota_5;
+            let pointers_7: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_7.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_14: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_8.offset_tile(cols);
+            let pointers_9: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_14;
+            let arg_15: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_10: Tile<bool, { [BLOCK_SIZE] }> = arg_15;
+            let (loaded_11, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_9,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_10),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_12: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_13: Tile<ET, { [BLOCK_SIZE] }> = select(mask_10, loaded_11, t_12);
+            let a: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_13);
+            _mean = _mean + a;
+        }
+        let red_16: Tile<f32, { [] }> = reduce_sum(_mean, 0i32);
+        let val_17: f32 = tile_to_scalar(red_16);
+        let val_18: f32 = convert_scalar(N);
+        let mean: f32 = val_17 / val_18;
+        let mut _var: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+        for off_2 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_20: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_2, const_shape![BLOCK_SIZE]);
+            let iota_19: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_2: Tile<i32, { [BLOCK_SIZE] }> = arg_20 + iota_19;
+            let pointers_21: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+            let pointers_22: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+                pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+            let arg_28: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols_2);
+            let pointers_23: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_28;
+            let arg_29: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let mask_24: Tile<bool, { [BLOCK_SIZE] }> = arg_29;
+            let (loaded_25, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_23,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_24),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_26: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+            let selected_27: Tile<ET, { [BLOCK_SIZE] }> = select(mask_24, loaded_25, t_26);
+            let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_27);
+            let arg_31: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_2, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let arg_32: Tile<f32, { [BLOCK_SIZE] }> =
+                x - broadcast_scalar(mean, const_shape![BLOCK_SIZE]);
+            let t_30: Tile<f32, { [BLOCK_SIZE] }> = constant(0.0f32, const_shape![BLOCK_SIZE]);
+            let x_2: Tile<f32, { [BLOCK_SIZE] }> = select(arg_31, arg_32, t_30);
+            _var = _var + x_2 * x_2;
+        }
+        let red_33: Tile<f32, { [] }> = reduce_sum(_var, 0i32);
+        let val_34: f32 = tile_to_scalar(red_33);
+        let val_35: f32 = convert_scalar(N);
+        let var: f32 = val_34 / val_35;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(var + eps);
+        let val_36: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_36;
+        let as_tile: Tile<f32, { [] }> = scalar_to_tile(mean);
+        let converted: Tile<EMean, { [] }> = convert_tile(as_tile);
+        let pointers_37: PointerTile<*mut EMean, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Mean)) };
+        let offsets_38: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_39: PointerTile<*mut EMean, { [] }> = pointers_37.offset_tile(offsets_38);
+        unsafe {
+            store_ptr_tko(
+                pointers_39,
+                converted,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let as_tile_2: Tile<f32, { [] }> = scalar_to_tile(rstd);
+        let converted_2: Tile<ERstd, { [] }> = convert_tile(as_tile_2);
+        let pointers_40: PointerTile<*mut ERstd, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Rstd)) };
+        let offsets_41: Tile<i32, { [] }> = scalar_to_tile(row);
+        let pointers_42: PointerTile<*mut ERstd, { [] }> = pointers_40.offset_tile(offsets_41);
+        unsafe {
+            store_ptr_tko(
+                pointers_42,
+                converted_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        for off_3 in (0i32..N).step_by(BLOCK_SIZE as usize) {
+            let arg_44: Tile<i32, { [BLOCK_SIZE] }> =
+                broadcast_scalar(off_3, const_shape![BLOCK_SIZE]);
+            let iota_43: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+            let cols_3: Tile<i32, { [BLOCK_SIZE] }> = arg_44 + iota_43;
+            let mask: Tile<bool, { [BLOCK_SIZE] }> =
+                lt_tile(cols_3, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+            let pointers_45: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+            let pointers_46: PointerTile<*mut f32, { [1] }> = pointers_45.reshape(const_shape![1]);
+            let pointers_47: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_46.broadcast(const_shape![BLOCK_SIZE]);
+            let pointers_48: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
+                pointers_47.offset_tile(cols_3);
+            let (loaded_49, _): (Tile<f32, { [BLOCK_SIZE] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_48,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let w: Tile<f32, { [BLOCK_SIZE] }> = loaded_49;
+            let pointers_50: PointerTile<*mut f32, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(B)) };
             let pointers_51: PointerTile<*mut f32, { [1] }> = pointers_50.reshape(const_shape![1]);
             let pointers_52: PointerTile<*mut f32, { [BLOCK_SIZE] }> =
                 pointers_51.broadcast(const_shape![BLOCK_SIZE]);

@@ -137,4 +137,142 @@ pub mod matmul_ieee {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(a_ptr)
+    // generic EBPtr: ElementType <- dtype(b_ptr)
+    // generic ECPtr: ElementType <- dtype(c_ptr)
+    // generic BM: i32 <- const(BM)
+    // generic BN: i32 <- const(BN)
+    // generic BK: i32 <- const(BK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `a_ptr` at line 16 kept as a pointer tile: an address or index computed by `assume_div`
+    // note: `tl.load` of `b_ptr` at line 17 kept as a pointer tile: an address or index computed by `assume_div`
+    // note: `tl.store` of `c_ptr` at line 19 kept as a pointer tile: an address or index computed by `assume_div`
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: K, a_ptr, b_ptr, c_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"matmul_ieee_kernel_jit","generics":[{"kind":"type","name":"ET","params":["a_ptr"],"source":"dtype(a_ptr)"},{"kind":"type","name":"EBPtr","params":["b_ptr"],"source":"dtype(b_ptr)"},{"kind":"type","name":"ECPtr","params":["c_ptr"],"source":"dtype(c_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"},{"kind":"i32","name":"BK","params":["BK"],"source":"const(BK)"}],"jit_facts":[{"text":"a_ptr % 16 == 0","tree":["==",["%",["arg","a_ptr"],16],0],"value":true},{"text":"b_ptr % 16 == 0","tree":["==",["%",["arg","b_ptr"],16],0],"value":true},{"text":"c_ptr % 16 == 0","tree":["==",["%",["arg","c_ptr"],16],0],"value":true},{"text":"K % 16 == 0","tree":["==",["%",["arg","K"],16],0],"value":true}],"kernel":"matmul_ieee_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `a_ptr` at line 16 kept as a pointer tile: an address or index computed by `assume_div`","`tl.load` of `b_ptr` at line 17 kept as a pointer tile: an address or index computed by `assume_div`","`tl.store` of `c_ptr` at line 19 kept as a pointer tile: an address or index computed by `assume_div`","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: K, a_ptr, b_ptr, c_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"a_ptr","written":false},{"element":"EBPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"b_ptr","written":false},{"element":"ECPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"c_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"K"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"},{"const_kind":"int","kind":"const","name":"BK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn matmul_ieee_kernel_jit<
+        ET: ElementType,
+        EBPtr: ElementType,
+        ECPtr: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+    >(
+        a_ptr: *mut ET,
+        b_ptr: *mut EBPtr,
+        c_ptr: *mut ECPtr,
+        K: i32,
+    ) {
+        let K: i32 = unsafe { assume_div_by::<_, 16>(K) };
+        let pm: i32 = get_tile_block_id().0;
+        let pn: i32 = get_tile_block_id().1;
+        let arg_2: Tile<i32, { [BM] }> = broadcast_scalar(pm * BM, const_shape![BM]);
+        let iota_1: Tile<i32, { [BM] }> = iota(const_shape![BM]);
+        let rm: Tile<i32, { [BM] }> = arg_2 + iota_1;
+        let arg_4: Tile<i32, { [BN] }> = broadcast_scalar(pn * BN, const_shape![BN]);
+        let iota_3: Tile<i32, { [BN] }> = iota(const_shape![BN]);
+        let rn: Tile<i32, { [BN] }> = arg_4 + iota_3;
+        let rk: Tile<i32, { [BK] }> = iota(const_shape![BK]);
+        let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+        for k0 in (0i32..K).step_by(BK as usize) {
+            let pointers_5: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(a_ptr)) };
+            let pointers_6: PointerTile<*mut ET, { [1, 1] }> =
+                pointers_5.reshape(const_shape![1, 1]);
+            let pointers_7: PointerTile<*mut ET, { [BM, 1] }> =
+                pointers_6.broadcast(const_shape![BM, 1]);
+            let offsets_8: Tile<i32, { [BM, 1] }> =
+                rm.reshape(const_shape![BM, 1]) * broadcast_scalar(K, const_shape![BM, 1]);
+            let pointers_9: PointerTile<*mut ET, { [BM, 1] }> = pointers_7.offset_tile(offsets_8);
+            let pointers_10: PointerTile<*mut ET, { [BM, BK] }> =
+                pointers_9.broadcast(const_shape![BM, BK]);
+            let offsets_11: Tile<i32, { [BM, BK] }> = (broadcast_scalar(k0, const_shape![BK]) + rk)
+                .reshape(const_shape![1, BK])
+                .broadcast(const_shape![BM, BK]);
+            let pointers_12: PointerTile<*mut ET, { [BM, BK] }> =
+                pointers_10.offset_tile(offsets_11);
+            let (loaded_13, _): (Tile<ET, { [BM, BK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_12,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let a: Tile<f32, { [BM, BK] }> = convert_tile(loaded_13);
+            let pointers_14: PointerTile<*mut EBPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(b_ptr)) };
+            let pointers_15: PointerTile<*mut EBPtr, { [1, 1] }> =
+                pointers_14.reshape(const_shape![1, 1]);
+            let arg_20: PointerTile<*mut EBPtr, { [BK, 1] }> =
+                pointers_15.broadcast(const_shape![BK, 1]);
+            let pointers_16: PointerTile<*mut EBPtr, { [BK, 1] }> = arg_20;
+            let arg_18: Tile<i32, { [BK, 1] }> =
+                (broadcast_scalar(k0, const_shape![BK]) + rk).reshape(const_shape![BK, 1]);
+            let blocks_17: i32 = get_num_tile_blocks().1;
+            let offsets_19: Tile<i32, { [BK, 1] }> =
+                arg_18 * broadcast_scalar(BN * blocks_17, const_shape![BK, 1]);
+            let pointers_21: PointerTile<*mut EBPtr, { [BK, 1] }> =
+                pointers_16.offset_tile(offsets_19);
+            let pointers_22: PointerTile<*mut EBPtr, { [BK, BN] }> =
+                pointers_21.broadcast(const_shape![BK, BN]);
+            let offsets_23: Tile<i32, { [BK, BN] }> = rn
+                .reshape(const_shape![1, BN])
+                .broadcast(const_shape![BK, BN]);
+            let pointers_24: PointerTile<*mut EBPtr, { [BK, BN] }> =
+                pointers_22.offset_tile(offsets_23);
+            let (loaded_25, _): (Tile<EBPtr, { [BK, BN] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_24,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let b: Tile<EBPtr, { [BK, BN] }> = loaded_25;
+            let conv_26: Tile<f32, { [BK, BN] }> = convert_tile(b);
+            let t_27: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+            let prod_28: Tile<f32, { [BM, BN] }> = mma(a, conv_26, t_27);
+            acc = acc + prod_28;
+        }
+        let pointers_29: PointerTile<*mut ECPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(c_ptr)) };
+        let pointers_30: PointerTile<*mut ECPtr, { [1, 1] }> =
+            pointers_29.reshape(const_shape![1, 1]);
+        let arg_35: PointerTile<*mut ECPtr, { [BM, 1] }> =
+            pointers_30.broadcast(const_shape![BM, 1]);
+        let pointers_31: PointerTile<*mut ECPtr, { [BM, 1] }> = arg_35;
+        let arg_33: Tile<i32, { [BM, 1] }> = rm.reshape(const_shape![BM, 1]);
+        let blocks_32: i32 = get_num_tile_blocks().1;
+        let offsets_34: Tile<i32, { [BM, 1] }> =
+            arg_33 * broadcast_scalar(BN * blocks_32, const_shape![BM, 1]);
+        let pointers_36: PointerTile<*mut ECPtr, { [BM, 1] }> = pointers_31.offset_tile(offsets_34);
+        let pointers_37: PointerTile<*mut ECPtr, { [BM, BN] }> =
+            pointers_36.broadcast(const_shape![BM, BN]);
+        let offsets_38: Tile<i32, { [BM, BN] }> = rn
+            .reshape(const_shape![1, BN])
+            .broadcast(const_shape![BM, BN]);
+        let arg_41: PointerTile<*mut ECPtr, { [BM, BN] }> = pointers_37.offset_tile(offsets_38);
+        let pointers_39: PointerTile<*mut ECPtr, { [BM, BN] }> = arg_41;
+        let conv_40: Tile<ECPtr, { [BM, BN] }> = convert_tile(acc);
+        unsafe {
+            store_ptr_tko(
+                pointers_39,
+                conv_40,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

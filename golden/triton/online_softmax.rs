@@ -132,4 +132,138 @@ pub mod online_softmax {
             y_ptr_accessed = token_42;
         }
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 22 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 24 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"online_softmax_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n_cols % 16 == 0","tree":["==",["%",["arg","n_cols"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true}],"kernel":"online_softmax_kernel","notes":["accesses through `y_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 22 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 24 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_cols, stride, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_cols"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn online_softmax_kernel_jit<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n_cols: i32,
+        stride: i32,
+    ) {
+        let n_cols: i32 = unsafe { assume_div_by::<_, 16>(n_cols) };
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let mut y_ptr_written: Token = new_token_unordered();
+        let mut y_ptr_accessed: Token = new_token_unordered();
+        let row: i32 = get_tile_block_id().0;
+        let mut m: Tile<f32, { [BLOCK] }> = constant(f32::NEG_INFINITY, const_shape![BLOCK]);
+        let mut s: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        for start in (0i32..n_cols).step_by(BLOCK as usize) {
+            let arg_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(start, const_shape![BLOCK]);
+            let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+            let cols: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+            let pointers_3: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let pointers_5: PointerTile<*mut ET, { [] }> = pointers_3.offset_tile(offsets_4);
+            let pointers_6: PointerTile<*mut ET, { [1] }> = pointers_5.reshape(const_shape![1]);
+            let pointers_7: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_6.broadcast(const_shape![BLOCK]);
+            let arg_15: PointerTile<*mut ET, { [BLOCK] }> = pointers_7.offset_tile(cols);
+            let pointers_8: PointerTile<*mut ET, { [BLOCK] }> = arg_15;
+            let arg_16: Tile<bool, { [BLOCK] }> =
+                lt_tile(cols, broadcast_scalar(n_cols, const_shape![BLOCK]));
+            let mask_9: Tile<bool, { [BLOCK] }> = arg_16;
+            let (loaded_10, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_8,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_9),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let f32_const_11: Tile<f32, { [] }> = constant(f32::NEG_INFINITY, const_shape![]);
+            let value_12: Tile<ET, { [] }> = convert_tile(f32_const_11);
+            let t_13: Tile<ET, { [BLOCK] }> = value_12
+                .reshape(const_shape![1])
+                .broadcast(const_shape![BLOCK]);
+            let selected_14: Tile<ET, { [BLOCK] }> = select(mask_9, loaded_10, t_13);
+            let x: Tile<ET, { [BLOCK] }> = selected_14;
+            let x_2: Tile<f32, { [BLOCK] }> = convert_tile(x);
+            let m_new: Tile<f32, { [BLOCK] }> = maxf(m, x_2, nan::Disabled, ftz::Disabled);
+            s = s * exp(m - m_new) + exp(x_2 - m_new);
+            m = m_new;
+        }
+        let red_17: Tile<f32, { [] }> = reduce_max(m, 0i32);
+        let row_max: f32 = tile_to_scalar(red_17);
+        let red_18: Tile<f32, { [] }> = reduce_sum(
+            s * exp(m - broadcast_scalar(row_max, const_shape![BLOCK])),
+            0i32,
+        );
+        let total: f32 = tile_to_scalar(red_18);
+        for start_2 in (0i32..n_cols).step_by(BLOCK as usize) {
+            let arg_20: Tile<i32, { [BLOCK] }> = broadcast_scalar(start_2, const_shape![BLOCK]);
+            let iota_19: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+            let cols_2: Tile<i32, { [BLOCK] }> = arg_20 + iota_19;
+            let pointers_21: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_22: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let pointers_23: PointerTile<*mut ET, { [] }> = pointers_21.offset_tile(offsets_22);
+            let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+            let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_24.broadcast(const_shape![BLOCK]);
+            let arg_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(cols_2);
+            let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = arg_31;
+            let arg_32: Tile<bool, { [BLOCK] }> =
+                lt_tile(cols_2, broadcast_scalar(n_cols, const_shape![BLOCK]));
+            let mask_27: Tile<bool, { [BLOCK] }> = arg_32;
+            let (loaded_28, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_26,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_27),
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let t_29: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+            let selected_30: Tile<ET, { [BLOCK] }> = select(mask_27, loaded_28, t_29);
+            let x_3: Tile<ET, { [BLOCK] }> = selected_30;
+            let conv_33: Tile<f32, { [BLOCK] }> = convert_tile(x_3);
+            let y: Tile<f32, { [BLOCK] }> =
+                exp(conv_33 - broadcast_scalar(row_max, const_shape![BLOCK]))
+                    / broadcast_scalar(total, const_shape![BLOCK]);
+            let pointers_34: PointerTile<*mut EYPtr, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+            let offsets_35: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+            let pointers_36: PointerTile<*mut EYPtr, { [] }> = pointers_34.offset_tile(offsets_35);
+            let pointers_37: PointerTile<*mut EYPtr, { [1] }> =
+                pointers_36.reshape(const_shape![1]);
+            let pointers_38: PointerTile<*mut EYPtr, { [BLOCK] }> =
+                pointers_37.broadcast(const_shape![BLOCK]);
+            let arg_43: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_38.offset_tile(cols_2);
+            let pointers_39: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_43;
+            let conv_40: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+            let mask_41: Tile<bool, { [BLOCK] }> =
+                lt_tile(cols_2, broadcast_scalar(n_cols, const_shape![BLOCK]));
+            let token_42: Token = unsafe {
+                store_ptr_tko(
+                    pointers_39,
+                    conv_40,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    Some(mask_41),
+                    Some(y_ptr_accessed),
+                    Latency::<0>,
+                )
+            };
+            y_ptr_written = token_42;
+            y_ptr_accessed = token_42;
+        }
+    }
 }

@@ -72,6 +72,74 @@ pub mod optional_mask {
     }
 
     // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // note: this entry is the kernel for `mask_ptr` = None
+    // transpiler-manifest: {"conditions":[],"const_variant":{"mask_ptr":null},"dtype_variant":{},"entry":"masked_scale_mask_ptr_none_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"masked_scale","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments","this entry is the kernel for `mask_ptr` = None"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"value","kind":"const","name":"mask_ptr"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn masked_scale_mask_ptr_none_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let o: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let inb: Tile<bool, { [BLOCK] }> = lt_tile(o, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(o);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(inb),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(inb, loaded_8, t_9);
+        let x: Tile<ET, { [BLOCK] }> = selected_10;
+        let pointers_12: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_13: PointerTile<*mut ET, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_20: PointerTile<*mut ET, { [BLOCK] }> = pointers_14.offset_tile(o);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK] }> = arg_20;
+        let f32_const_16: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_17: Tile<ET, { [] }> = convert_tile(f32_const_16);
+        let t_18: Tile<ET, { [BLOCK] }> = value_17
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let values_19: Tile<ET, { [BLOCK] }> = x * t_18;
+        unsafe {
+            store_ptr_tko(
+                pointers_15,
+                values_19,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(inb),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
     // generic EMaskPtr: ElementType <- dtype(mask_ptr)
     // generic BLOCK: i32 <- const(BLOCK)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
@@ -136,6 +204,101 @@ pub mod optional_mask {
         let t_21: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
         let x_2: Tile<ET, { [BLOCK] }> = select(arg_22, x, t_21);
         let pointers_23: PointerTile<*mut ET, { [] }> = pointer_to_tile(y_ptr);
+        let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
+        let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_24.broadcast(const_shape![BLOCK]);
+        let arg_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_25.offset_tile(o);
+        let pointers_26: PointerTile<*mut ET, { [BLOCK] }> = arg_31;
+        let f32_const_27: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_28: Tile<ET, { [] }> = convert_tile(f32_const_27);
+        let t_29: Tile<ET, { [BLOCK] }> = value_28
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let values_30: Tile<ET, { [BLOCK] }> = x_2 * t_29;
+        unsafe {
+            store_ptr_tko(
+                pointers_26,
+                values_30,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(inb),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic EMaskPtr: ElementType <- dtype(mask_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `mask_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: mask_ptr, n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"masked_scale_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"type","name":"EMaskPtr","params":["mask_ptr"],"source":"dtype(mask_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"mask_ptr % 16 == 0","tree":["==",["%",["arg","mask_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"masked_scale","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `mask_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: mask_ptr, n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"EMaskPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"mask_ptr","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn masked_scale_jit<ET: ElementType, EMaskPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        mask_ptr: *mut EMaskPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let o: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let inb: Tile<bool, { [BLOCK] }> = lt_tile(o, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(o);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(inb),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(inb, loaded_8, t_9);
+        let x: Tile<ET, { [BLOCK] }> = selected_10;
+        let pointers_12: PointerTile<*mut EMaskPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(mask_ptr)) };
+        let pointers_13: PointerTile<*mut EMaskPtr, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut EMaskPtr, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EMaskPtr, { [BLOCK] }> = pointers_14.offset_tile(o);
+        let pointers_15: PointerTile<*mut EMaskPtr, { [BLOCK] }> = arg_19;
+        let (loaded_16, _): (Tile<EMaskPtr, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_15,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(inb),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_17: Tile<EMaskPtr, { [BLOCK] }> = constant(EMaskPtr::ZERO, const_shape![BLOCK]);
+        let selected_18: Tile<EMaskPtr, { [BLOCK] }> = select(inb, loaded_16, t_17);
+        let keep: Tile<EMaskPtr, { [BLOCK] }> = selected_18;
+        let t_20: Tile<EMaskPtr, { [BLOCK] }> = constant(EMaskPtr::ZERO, const_shape![BLOCK]);
+        let arg_22: Tile<bool, { [BLOCK] }> = ne_tile(keep, t_20);
+        let t_21: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let x_2: Tile<ET, { [BLOCK] }> = select(arg_22, x, t_21);
+        let pointers_23: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
         let pointers_24: PointerTile<*mut ET, { [1] }> = pointers_23.reshape(const_shape![1]);
         let pointers_25: PointerTile<*mut ET, { [BLOCK] }> =
             pointers_24.broadcast(const_shape![BLOCK]);

@@ -102,4 +102,108 @@ pub mod rms_norm {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(X)
+    // generic EY: ElementType <- dtype(Y)
+    // generic EW: ElementType <- dtype(W)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `X` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `W` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `Y` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"rms_norm_fwd_jit","generics":[{"kind":"type","name":"ET","params":["X"],"source":"dtype(X)"},{"kind":"type","name":"EY","params":["Y"],"source":"dtype(Y)"},{"kind":"type","name":"EW","params":["W"],"source":"dtype(W)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"X % 16 == 0","tree":["==",["%",["arg","X"],16],0],"value":true},{"text":"Y % 16 == 0","tree":["==",["%",["arg","Y"],16],0],"value":true},{"text":"W % 16 == 0","tree":["==",["%",["arg","W"],16],0],"value":true},{"text":"stride % 16 == 0","tree":["==",["%",["arg","stride"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"rms_norm_fwd","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `X` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `W` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `Y` at line 18 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: N, W, X, Y, stride divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"X","written":false},{"element":"EY","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"Y","written":true},{"element":"EW","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"W","written":false},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"stride"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"element":"f32","kind":"scalar","name":"eps"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn rms_norm_fwd_jit<
+        ET: ElementType,
+        EY: ElementType,
+        EW: ElementType,
+        const BLOCK_SIZE: i32,
+    >(
+        X: *mut ET,
+        Y: *mut EY,
+        W: *mut EW,
+        stride: i32,
+        N: i32,
+        eps: f32,
+    ) {
+        let stride: i32 = unsafe { assume_div_by::<_, 16>(stride) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let row: i32 = get_tile_block_id().0;
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(X)) };
+        let offsets_2: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let X_2: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+        let pointers_3: PointerTile<*mut EY, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(Y)) };
+        let offsets_4: Tile<i32, { [] }> = scalar_to_tile(row * stride);
+        let Y_2: PointerTile<*mut EY, { [] }> = pointers_3.offset_tile(offsets_4);
+        let cols: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+        let mask: Tile<bool, { [BLOCK_SIZE] }> =
+            lt_tile(cols, broadcast_scalar(N, const_shape![BLOCK_SIZE]));
+        let pointers_5: PointerTile<*mut ET, { [1] }> = X_2.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_5.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_6.offset_tile(cols);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK_SIZE] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK_SIZE] }> = constant(ET::ZERO, const_shape![BLOCK_SIZE]);
+        let selected_10: Tile<ET, { [BLOCK_SIZE] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(selected_10);
+        let red_12: Tile<f32, { [] }> = reduce_sum(x * x, 0i32);
+        let val_13: f32 = tile_to_scalar(red_12);
+        let val_14: f32 = convert_scalar(N);
+        let ms: f32 = val_13 / val_14;
+        let operand: Tile<f32, { [] }> = scalar_to_tile(ms + eps);
+        let val_15: f32 = tile_to_scalar(sqrt(operand, rounding::NearestEven, ftz::Disabled));
+        let rstd: f32 = 1.0f32 / val_15;
+        let pointers_16: PointerTile<*mut EW, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(W)) };
+        let pointers_17: PointerTile<*mut EW, { [1] }> = pointers_16.reshape(const_shape![1]);
+        let pointers_18: PointerTile<*mut EW, { [BLOCK_SIZE] }> =
+            pointers_17.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_19: PointerTile<*mut EW, { [BLOCK_SIZE] }> = pointers_18.offset_tile(cols);
+        let (loaded_20, _): (Tile<EW, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_19,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let w: Tile<f32, { [BLOCK_SIZE] }> = convert_tile(loaded_20);
+        let y: Tile<f32, { [BLOCK_SIZE] }> =
+            x * broadcast_scalar(rstd, const_shape![BLOCK_SIZE]) * w;
+        let pointers_21: PointerTile<*mut EY, { [1] }> = Y_2.reshape(const_shape![1]);
+        let pointers_22: PointerTile<*mut EY, { [BLOCK_SIZE] }> =
+            pointers_21.broadcast(const_shape![BLOCK_SIZE]);
+        let arg_25: PointerTile<*mut EY, { [BLOCK_SIZE] }> = pointers_22.offset_tile(cols);
+        let pointers_23: PointerTile<*mut EY, { [BLOCK_SIZE] }> = arg_25;
+        let conv_24: Tile<EY, { [BLOCK_SIZE] }> = convert_tile(y);
+        unsafe {
+            store_ptr_tko(
+                pointers_23,
+                conv_24,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

@@ -109,4 +109,114 @@ pub mod row_extrema {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BM: i32 <- const(BM)
+    // generic BN: i32 <- const(BN)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"row_range_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BM","params":["BM"],"source":"const(BM)"},{"kind":"i32","name":"BN","params":["BN"],"source":"const(BN)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"M % 16 == 0","tree":["==",["%",["arg","M"],16],0],"value":true},{"text":"N % 16 == 0","tree":["==",["%",["arg","N"],16],0],"value":true}],"kernel":"row_range_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: M, N, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"M"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"N"},{"const_kind":"int","kind":"const","name":"BM"},{"const_kind":"int","kind":"const","name":"BN"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn row_range_kernel_jit<
+        ET: ElementType,
+        EYPtr: ElementType,
+        const BM: i32,
+        const BN: i32,
+    >(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        M: i32,
+        N: i32,
+    ) {
+        let M: i32 = unsafe { assume_div_by::<_, 16>(M) };
+        let N: i32 = unsafe { assume_div_by::<_, 16>(N) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BM] }> = broadcast_scalar(block_1 * BM, const_shape![BM]);
+        let iota_2: Tile<i32, { [BM] }> = iota(const_shape![BM]);
+        let rm: Tile<i32, { [BM] }> = arg_3 + iota_2;
+        let rn: Tile<i32, { [BN] }> = iota(const_shape![BN]);
+        let value_4: Tile<bool, { [BM, 1] }> = lt_tile(
+            rm.reshape(const_shape![BM, 1]),
+            broadcast_scalar(M, const_shape![BM, 1]),
+        );
+        let arg_6: Tile<bool, { [BM, BN] }> = value_4.broadcast(const_shape![BM, BN]);
+        let value_5: Tile<bool, { [1, BN] }> = lt_tile(
+            rn.reshape(const_shape![1, BN]),
+            broadcast_scalar(N, const_shape![1, BN]),
+        );
+        let mask: Tile<bool, { [BM, BN] }> = arg_6 & value_5.broadcast(const_shape![BM, BN]);
+        let pointers_7: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_8: PointerTile<*mut ET, { [1, 1] }> = pointers_7.reshape(const_shape![1, 1]);
+        let pointers_9: PointerTile<*mut ET, { [BM, 1] }> =
+            pointers_8.broadcast(const_shape![BM, 1]);
+        let offsets_10: Tile<i32, { [BM, 1] }> =
+            rm.reshape(const_shape![BM, 1]) * broadcast_scalar(N, const_shape![BM, 1]);
+        let pointers_11: PointerTile<*mut ET, { [BM, 1] }> = pointers_9.offset_tile(offsets_10);
+        let pointers_12: PointerTile<*mut ET, { [BM, BN] }> =
+            pointers_11.broadcast(const_shape![BM, BN]);
+        let offsets_13: Tile<i32, { [BM, BN] }> = rn
+            .reshape(const_shape![1, BN])
+            .broadcast(const_shape![BM, BN]);
+        let arg_18: PointerTile<*mut ET, { [BM, BN] }> = pointers_12.offset_tile(offsets_13);
+        let pointers_14: PointerTile<*mut ET, { [BM, BN] }> = arg_18;
+        let (loaded_15, _): (Tile<ET, { [BM, BN] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_14,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_16: Tile<ET, { [BM, BN] }> = constant(ET::ZERO, const_shape![BM, BN]);
+        let selected_17: Tile<ET, { [BM, BN] }> = select(mask, loaded_15, t_16);
+        let x: Tile<f32, { [BM, BN] }> = convert_tile(selected_17);
+        let red_19: Tile<f32, { [BM] }> = reduce_max(x, 1i32);
+        let hi: Tile<f32, { [BM, 1] }> = red_19.reshape(const_shape![BM, 1]);
+        let red_20: Tile<f32, { [BM] }> = reduce_min(x, 1i32);
+        let lo: Tile<f32, { [BM, 1] }> = red_20.reshape(const_shape![BM, 1]);
+        let arg_22: Tile<f32, { [BM, BN] }> = x - lo.broadcast(const_shape![BM, BN]);
+        let t_21: Tile<f32, { [BM, BN] }> = constant(0.0f32, const_shape![BM, BN]);
+        let y: Tile<f32, { [BM, BN] }> = minf(
+            maxf(arg_22, t_21, nan::Disabled, ftz::Disabled),
+            (hi - lo).broadcast(const_shape![BM, BN]),
+            nan::Disabled,
+            ftz::Disabled,
+        );
+        let pointers_23: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_24: PointerTile<*mut EYPtr, { [1, 1] }> =
+            pointers_23.reshape(const_shape![1, 1]);
+        let pointers_25: PointerTile<*mut EYPtr, { [BM, 1] }> =
+            pointers_24.broadcast(const_shape![BM, 1]);
+        let offsets_26: Tile<i32, { [BM, 1] }> =
+            rm.reshape(const_shape![BM, 1]) * broadcast_scalar(N, const_shape![BM, 1]);
+        let pointers_27: PointerTile<*mut EYPtr, { [BM, 1] }> = pointers_25.offset_tile(offsets_26);
+        let pointers_28: PointerTile<*mut EYPtr, { [BM, BN] }> =
+            pointers_27.broadcast(const_shape![BM, BN]);
+        let offsets_29: Tile<i32, { [BM, BN] }> = rn
+            .reshape(const_shape![1, BN])
+            .broadcast(const_shape![BM, BN]);
+        let arg_32: PointerTile<*mut EYPtr, { [BM, BN] }> = pointers_28.offset_tile(offsets_29);
+        let pointers_30: PointerTile<*mut EYPtr, { [BM, BN] }> = arg_32;
+        let conv_31: Tile<EYPtr, { [BM, BN] }> = convert_tile(y);
+        unsafe {
+            store_ptr_tko(
+                pointers_30,
+                conv_31,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

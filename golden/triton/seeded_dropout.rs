@@ -182,6 +182,181 @@ pub mod seeded_dropout {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float16"},"entry":"seeded_dropout_f16_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn seeded_dropout_f16_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f16,
+        out_ptr: *mut ET,
+        n: i32,
+        p: f32,
+        seed: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut f16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut f16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let x: Tile<f16, { [BLOCK] }> = loaded_8;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_9: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_9;
+        let t_10: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_10);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_12: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let t_13: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_14, t_12, t_13);
+        let bits_15: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_15;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_16: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_16);
+        let bits_17: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_17);
+        let bits_18: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_18);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let philox_c0_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_6) ^ philox_c1_6 ^ philox_k0_7;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_7) ^ philox_c3_6 ^ philox_k1_7;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_6;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_7;
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = philox_k0_7 + philox_key_a;
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = philox_k1_7 + philox_key_b;
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_7) ^ philox_c1_7 ^ philox_k0_8;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_8) ^ philox_c3_7 ^ philox_k1_8;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_8) ^ philox_c1_8 ^ philox_k0_9;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_9) ^ philox_c3_8 ^ philox_k1_9;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b;
+        let bits_20: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_20;
+        let t_21: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_23: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_21);
+        let t_22: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_24: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_23, philox_bits ^ t_22, philox_bits));
+        let t_25: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> =
+            gt_tile(conv_24 * t_25, broadcast_scalar(p, const_shape![BLOCK]));
+        let pointers_26: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let pointers_27: PointerTile<*mut ET, { [1] }> = pointers_26.reshape(const_shape![1]);
+        let pointers_28: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_27.broadcast(const_shape![BLOCK]);
+        let arg_34: PointerTile<*mut ET, { [BLOCK] }> = pointers_28.offset_tile(offs);
+        let pointers_29: PointerTile<*mut ET, { [BLOCK] }> = arg_34;
+        let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let arg_32: Tile<f32, { [BLOCK] }> =
+            conv_30 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_31: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_33: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_32, t_31));
+        unsafe {
+            store_ptr_tko(
+                pointers_29,
+                conv_33,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_bf16<ET: ElementType, const BLOCK: i32>(
@@ -352,6 +527,181 @@ pub mod seeded_dropout {
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"bfloat16"},"entry":"seeded_dropout_bf16_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn seeded_dropout_bf16_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut bf16,
+        out_ptr: *mut ET,
+        n: i32,
+        p: f32,
+        seed: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut bf16, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut bf16, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let x: Tile<bf16, { [BLOCK] }> = loaded_8;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_9: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_9;
+        let t_10: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_10);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_12: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let t_13: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_14, t_12, t_13);
+        let bits_15: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_15;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_16: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_16);
+        let bits_17: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_17);
+        let bits_18: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_18);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let philox_c0_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_6) ^ philox_c1_6 ^ philox_k0_7;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_7) ^ philox_c3_6 ^ philox_k1_7;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_6;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_7;
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = philox_k0_7 + philox_key_a;
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = philox_k1_7 + philox_key_b;
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_7) ^ philox_c1_7 ^ philox_k0_8;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_8) ^ philox_c3_7 ^ philox_k1_8;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_8) ^ philox_c1_8 ^ philox_k0_9;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_9) ^ philox_c3_8 ^ philox_k1_9;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b;
+        let bits_20: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_20;
+        let t_21: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_23: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_21);
+        let t_22: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_24: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_23, philox_bits ^ t_22, philox_bits));
+        let t_25: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> =
+            gt_tile(conv_24 * t_25, broadcast_scalar(p, const_shape![BLOCK]));
+        let pointers_26: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let pointers_27: PointerTile<*mut ET, { [1] }> = pointers_26.reshape(const_shape![1]);
+        let pointers_28: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_27.broadcast(const_shape![BLOCK]);
+        let arg_34: PointerTile<*mut ET, { [BLOCK] }> = pointers_28.offset_tile(offs);
+        let pointers_29: PointerTile<*mut ET, { [BLOCK] }> = arg_34;
+        let conv_30: Tile<f32, { [BLOCK] }> = convert_tile(x);
+        let arg_32: Tile<f32, { [BLOCK] }> =
+            conv_30 / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_31: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_33: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_32, t_31));
+        unsafe {
+            store_ptr_tko(
+                pointers_29,
+                conv_33,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn seeded_dropout_f32<ET: ElementType, const BLOCK: i32>(
@@ -494,6 +844,179 @@ pub mod seeded_dropout {
         let keep: Tile<bool, { [BLOCK] }> =
             gt_tile(conv_24 * t_25, broadcast_scalar(p, const_shape![BLOCK]));
         let pointers_26: PointerTile<*mut ET, { [] }> = pointer_to_tile(out_ptr);
+        let pointers_27: PointerTile<*mut ET, { [1] }> = pointers_26.reshape(const_shape![1]);
+        let pointers_28: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_27.broadcast(const_shape![BLOCK]);
+        let arg_33: PointerTile<*mut ET, { [BLOCK] }> = pointers_28.offset_tile(offs);
+        let pointers_29: PointerTile<*mut ET, { [BLOCK] }> = arg_33;
+        let arg_31: Tile<f32, { [BLOCK] }> = x / broadcast_scalar(1.0f32 - p, const_shape![BLOCK]);
+        let t_30: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let conv_32: Tile<ET, { [BLOCK] }> = convert_tile(select(keep, arg_31, t_30));
+        unsafe {
+            store_ptr_tko(
+                pointers_29,
+                conv_32,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
+    // generic ET: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"x_ptr":"float32"},"entry":"seeded_dropout_f32_jit","generics":[{"kind":"type","name":"ET","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"seeded_dropout","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"element":"f32","kind":"scalar","name":"p"},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn seeded_dropout_f32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut f32,
+        out_ptr: *mut ET,
+        n: i32,
+        p: f32,
+        seed: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut f32, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let pointers_7: PointerTile<*mut f32, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let x: Tile<f32, { [BLOCK] }> = loaded_8;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_9: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_9;
+        let t_10: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_14: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_10);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_12: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let t_13: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_14, t_12, t_13);
+        let bits_15: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_15;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_16: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_16);
+        let bits_17: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_17);
+        let bits_18: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_18);
+        let bits_19: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_19);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let philox_c0_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_6) ^ philox_c1_6 ^ philox_k0_7;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_7) ^ philox_c3_6 ^ philox_k1_7;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_6;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_7;
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = philox_k0_7 + philox_key_a;
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = philox_k1_7 + philox_key_b;
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_7) ^ philox_c1_7 ^ philox_k0_8;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_8) ^ philox_c3_7 ^ philox_k1_8;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_8) ^ philox_c1_8 ^ philox_k0_9;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_9) ^ philox_c3_8 ^ philox_k1_9;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_9) ^ philox_c1_9 ^ philox_k0_10;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_10) ^ philox_c3_9 ^ philox_k1_10;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b;
+        let bits_20: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_11);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_20;
+        let t_21: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_23: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_21);
+        let t_22: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_24: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_23, philox_bits ^ t_22, philox_bits));
+        let t_25: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let keep: Tile<bool, { [BLOCK] }> =
+            gt_tile(conv_24 * t_25, broadcast_scalar(p, const_shape![BLOCK]));
+        let pointers_26: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
         let pointers_27: PointerTile<*mut ET, { [1] }> = pointers_26.reshape(const_shape![1]);
         let pointers_28: PointerTile<*mut ET, { [BLOCK] }> =
             pointers_27.broadcast(const_shape![BLOCK]);
@@ -733,6 +1256,283 @@ pub mod seeded_dropout {
         let arg_62: PointerTile<*mut f16, { [BLOCK] }> = pointers_37.offset_tile(offs);
         let pointers_38: PointerTile<*mut f16, { [BLOCK] }> = arg_62;
         let pointers_39: PointerTile<*mut f16, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_40: PointerTile<*mut f16, { [1] }> = pointers_39.reshape(const_shape![1]);
+        let pointers_41: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_40.broadcast(const_shape![BLOCK]);
+        let pointers_42: PointerTile<*mut f16, { [BLOCK] }> = pointers_41.offset_tile(offs);
+        let (loaded_44, token_43): (Tile<f16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_42,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Some(normal_ptr_written),
+                Latency::<0>,
+            )
+        };
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_43]);
+        let conv_45: Tile<f32, { [BLOCK] }> = convert_tile(loaded_44);
+        let t_46: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_47: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_48: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_50: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_48);
+        let t_49: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_51: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_50, philox_bits ^ t_49, philox_bits));
+        let t_52: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_59: Tile<f32, { [BLOCK] }> = sqrt(
+            t_46 * log(maxf(t_47, conv_51 * t_52, nan::Disabled, ftz::Disabled)),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let t_53: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_54: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_56: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_54);
+        let t_55: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_57: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_56, philox_bits_2 ^ t_55, philox_bits_2));
+        let t_58: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let conv_60: Tile<f16, { [BLOCK] }> =
+            convert_tile(conv_45 + arg_59 * cos(t_53 * (conv_57 * t_58)));
+        let token_61: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                conv_60,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                Some(normal_ptr_accessed),
+                Latency::<0>,
+            )
+        };
+        normal_ptr_written = token_61;
+        normal_ptr_accessed = token_61;
+    }
+
+    // generic ET: ElementType <- dtype(bits_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float16"},"entry":"random_streams_f16_jit","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"bits_ptr % 16 == 0","tree":["==",["%",["arg","bits_ptr"],16],0],"value":true},{"text":"normal_ptr % 16 == 0","tree":["==",["%",["arg","normal_ptr"],16],0],"value":true}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn random_streams_f16_jit<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
+        normal_ptr: *mut f16,
+        seed: i32,
+    ) {
+        let mut normal_ptr_written: Token = new_token_unordered();
+        let mut normal_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_4: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_4;
+        let t_5: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_9: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_5);
+        let bits_6: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_7: Tile<u32, { [BLOCK] }> = bitcast(bits_6);
+        let t_8: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_9, t_7, t_8);
+        let bits_10: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_10;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let bits_12: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_12);
+        let bits_13: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let pointers_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(bits_ptr)) };
+        let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let bits_19: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(bits_19);
+        unsafe {
+            store_ptr_tko(
+                pointers_18,
+                conv_20,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_22: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_22;
+        let t_23: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_27: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_23);
+        let bits_24: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_25: Tile<u32, { [BLOCK] }> = bitcast(bits_24);
+        let t_26: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_27, t_25, t_26);
+        let bits_28: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_28;
+        let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_29: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
+        let bits_30: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_30);
+        let bits_31: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_31);
+        let bits_32: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_32);
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_8) ^ philox_zero_2 ^ philox_k1_8;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_zero_2;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a_2;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b_2;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_7) ^ philox_c1_7 ^ philox_k0_9;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_9) ^ philox_c3_7 ^ philox_k1_9;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a_2;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b_2;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_8) ^ philox_c1_8 ^ philox_k0_10;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_10) ^ philox_c3_8 ^ philox_k1_10;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a_2;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b_2;
+        let philox_c0_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_9) ^ philox_c1_9 ^ philox_k0_11;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_11) ^ philox_c3_9 ^ philox_k1_11;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_11;
+        let philox_k0_12: Tile<u32, { [BLOCK] }> = philox_k0_11 + philox_key_a_2;
+        let philox_k1_12: Tile<u32, { [BLOCK] }> = philox_k1_11 + philox_key_b_2;
+        let philox_c0_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_10) ^ philox_c1_10 ^ philox_k0_12;
+        let philox_c2_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_12) ^ philox_c3_10 ^ philox_k1_12;
+        let philox_c1_11: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_10;
+        let philox_c3_11: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_12;
+        let philox_k0_13: Tile<u32, { [BLOCK] }> = philox_k0_12 + philox_key_a_2;
+        let philox_k1_13: Tile<u32, { [BLOCK] }> = philox_k1_12 + philox_key_b_2;
+        let philox_c0_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_11) ^ philox_c1_11 ^ philox_k0_13;
+        let philox_c2_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_13) ^ philox_c3_11 ^ philox_k1_13;
+        let philox_c1_12: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_11;
+        let philox_c3_12: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_13;
+        let philox_k0_14: Tile<u32, { [BLOCK] }> = philox_k0_13 + philox_key_a_2;
+        let philox_k1_14: Tile<u32, { [BLOCK] }> = philox_k1_13 + philox_key_b_2;
+        let philox_c0_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_12) ^ philox_c1_12 ^ philox_k0_14;
+        let philox_c2_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_14) ^ philox_c3_12 ^ philox_k1_14;
+        let philox_c1_13: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_12;
+        let philox_c3_13: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_14;
+        let philox_k0_15: Tile<u32, { [BLOCK] }> = philox_k0_14 + philox_key_a_2;
+        let philox_k1_15: Tile<u32, { [BLOCK] }> = philox_k1_14 + philox_key_b_2;
+        let philox_c0_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_13) ^ philox_c1_13 ^ philox_k0_15;
+        let philox_c2_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_15) ^ philox_c3_13 ^ philox_k1_15;
+        let philox_c1_14: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_13;
+        let philox_c3_14: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_15;
+        let philox_k0_16: Tile<u32, { [BLOCK] }> = philox_k0_15 + philox_key_a_2;
+        let philox_k1_16: Tile<u32, { [BLOCK] }> = philox_k1_15 + philox_key_b_2;
+        let philox_c0_17: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_14) ^ philox_c1_14 ^ philox_k0_16;
+        let philox_c2_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_16) ^ philox_c3_14 ^ philox_k1_16;
+        let philox_c1_15: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_14;
+        let philox_c3_15: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_16;
+        let philox_k0_17: Tile<u32, { [BLOCK] }> = philox_k0_16 + philox_key_a_2;
+        let philox_k1_17: Tile<u32, { [BLOCK] }> = philox_k1_16 + philox_key_b_2;
+        let philox_c0_18: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_15) ^ philox_c1_15 ^ philox_k0_17;
+        let philox_c2_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
+        let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
+        let philox_c3_16: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_17;
+        let philox_k0_18: Tile<u32, { [BLOCK] }> = philox_k0_17 + philox_key_a_2;
+        let philox_k1_18: Tile<u32, { [BLOCK] }> = philox_k1_17 + philox_key_b_2;
+        let bits_33: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_33;
+        let bits_34: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_34;
+        let pointers_35: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let pointers_36: PointerTile<*mut f16, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut f16, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let arg_62: PointerTile<*mut f16, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let pointers_38: PointerTile<*mut f16, { [BLOCK] }> = arg_62;
+        let pointers_39: PointerTile<*mut f16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
         let pointers_40: PointerTile<*mut f16, { [1] }> = pointers_39.reshape(const_shape![1]);
         let pointers_41: PointerTile<*mut f16, { [BLOCK] }> =
             pointers_40.broadcast(const_shape![BLOCK]);
@@ -1066,6 +1866,283 @@ pub mod seeded_dropout {
     // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"bfloat16"},"entry":"random_streams_bf16_jit","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"bits_ptr % 16 == 0","tree":["==",["%",["arg","bits_ptr"],16],0],"value":true},{"text":"normal_ptr % 16 == 0","tree":["==",["%",["arg","normal_ptr"],16],0],"value":true}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"bf16","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn random_streams_bf16_jit<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
+        normal_ptr: *mut bf16,
+        seed: i32,
+    ) {
+        let mut normal_ptr_written: Token = new_token_unordered();
+        let mut normal_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_4: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_4;
+        let t_5: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_9: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_5);
+        let bits_6: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_7: Tile<u32, { [BLOCK] }> = bitcast(bits_6);
+        let t_8: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_9, t_7, t_8);
+        let bits_10: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_10;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let bits_12: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_12);
+        let bits_13: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let pointers_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(bits_ptr)) };
+        let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let bits_19: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(bits_19);
+        unsafe {
+            store_ptr_tko(
+                pointers_18,
+                conv_20,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_22: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_22;
+        let t_23: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_27: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_23);
+        let bits_24: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_25: Tile<u32, { [BLOCK] }> = bitcast(bits_24);
+        let t_26: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_27, t_25, t_26);
+        let bits_28: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_28;
+        let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_29: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
+        let bits_30: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_30);
+        let bits_31: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_31);
+        let bits_32: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_32);
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_8) ^ philox_zero_2 ^ philox_k1_8;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_zero_2;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a_2;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b_2;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_7) ^ philox_c1_7 ^ philox_k0_9;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_9) ^ philox_c3_7 ^ philox_k1_9;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a_2;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b_2;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_8) ^ philox_c1_8 ^ philox_k0_10;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_10) ^ philox_c3_8 ^ philox_k1_10;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a_2;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b_2;
+        let philox_c0_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_9) ^ philox_c1_9 ^ philox_k0_11;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_11) ^ philox_c3_9 ^ philox_k1_11;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_11;
+        let philox_k0_12: Tile<u32, { [BLOCK] }> = philox_k0_11 + philox_key_a_2;
+        let philox_k1_12: Tile<u32, { [BLOCK] }> = philox_k1_11 + philox_key_b_2;
+        let philox_c0_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_10) ^ philox_c1_10 ^ philox_k0_12;
+        let philox_c2_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_12) ^ philox_c3_10 ^ philox_k1_12;
+        let philox_c1_11: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_10;
+        let philox_c3_11: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_12;
+        let philox_k0_13: Tile<u32, { [BLOCK] }> = philox_k0_12 + philox_key_a_2;
+        let philox_k1_13: Tile<u32, { [BLOCK] }> = philox_k1_12 + philox_key_b_2;
+        let philox_c0_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_11) ^ philox_c1_11 ^ philox_k0_13;
+        let philox_c2_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_13) ^ philox_c3_11 ^ philox_k1_13;
+        let philox_c1_12: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_11;
+        let philox_c3_12: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_13;
+        let philox_k0_14: Tile<u32, { [BLOCK] }> = philox_k0_13 + philox_key_a_2;
+        let philox_k1_14: Tile<u32, { [BLOCK] }> = philox_k1_13 + philox_key_b_2;
+        let philox_c0_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_12) ^ philox_c1_12 ^ philox_k0_14;
+        let philox_c2_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_14) ^ philox_c3_12 ^ philox_k1_14;
+        let philox_c1_13: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_12;
+        let philox_c3_13: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_14;
+        let philox_k0_15: Tile<u32, { [BLOCK] }> = philox_k0_14 + philox_key_a_2;
+        let philox_k1_15: Tile<u32, { [BLOCK] }> = philox_k1_14 + philox_key_b_2;
+        let philox_c0_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_13) ^ philox_c1_13 ^ philox_k0_15;
+        let philox_c2_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_15) ^ philox_c3_13 ^ philox_k1_15;
+        let philox_c1_14: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_13;
+        let philox_c3_14: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_15;
+        let philox_k0_16: Tile<u32, { [BLOCK] }> = philox_k0_15 + philox_key_a_2;
+        let philox_k1_16: Tile<u32, { [BLOCK] }> = philox_k1_15 + philox_key_b_2;
+        let philox_c0_17: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_14) ^ philox_c1_14 ^ philox_k0_16;
+        let philox_c2_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_16) ^ philox_c3_14 ^ philox_k1_16;
+        let philox_c1_15: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_14;
+        let philox_c3_15: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_16;
+        let philox_k0_17: Tile<u32, { [BLOCK] }> = philox_k0_16 + philox_key_a_2;
+        let philox_k1_17: Tile<u32, { [BLOCK] }> = philox_k1_16 + philox_key_b_2;
+        let philox_c0_18: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_15) ^ philox_c1_15 ^ philox_k0_17;
+        let philox_c2_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
+        let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
+        let philox_c3_16: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_17;
+        let philox_k0_18: Tile<u32, { [BLOCK] }> = philox_k0_17 + philox_key_a_2;
+        let philox_k1_18: Tile<u32, { [BLOCK] }> = philox_k1_17 + philox_key_b_2;
+        let bits_33: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_33;
+        let bits_34: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_34;
+        let pointers_35: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let pointers_36: PointerTile<*mut bf16, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let arg_62: PointerTile<*mut bf16, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let pointers_38: PointerTile<*mut bf16, { [BLOCK] }> = arg_62;
+        let pointers_39: PointerTile<*mut bf16, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let pointers_40: PointerTile<*mut bf16, { [1] }> = pointers_39.reshape(const_shape![1]);
+        let pointers_41: PointerTile<*mut bf16, { [BLOCK] }> =
+            pointers_40.broadcast(const_shape![BLOCK]);
+        let pointers_42: PointerTile<*mut bf16, { [BLOCK] }> = pointers_41.offset_tile(offs);
+        let (loaded_44, token_43): (Tile<bf16, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_42,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Some(normal_ptr_written),
+                Latency::<0>,
+            )
+        };
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_43]);
+        let conv_45: Tile<f32, { [BLOCK] }> = convert_tile(loaded_44);
+        let t_46: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_47: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_48: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_50: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_48);
+        let t_49: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_51: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_50, philox_bits ^ t_49, philox_bits));
+        let t_52: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_59: Tile<f32, { [BLOCK] }> = sqrt(
+            t_46 * log(maxf(t_47, conv_51 * t_52, nan::Disabled, ftz::Disabled)),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let t_53: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_54: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_56: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_54);
+        let t_55: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_57: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_56, philox_bits_2 ^ t_55, philox_bits_2));
+        let t_58: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let conv_60: Tile<bf16, { [BLOCK] }> =
+            convert_tile(conv_45 + arg_59 * cos(t_53 * (conv_57 * t_58)));
+        let token_61: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                conv_60,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                Some(normal_ptr_accessed),
+                Latency::<0>,
+            )
+        };
+        normal_ptr_written = token_61;
+        normal_ptr_accessed = token_61;
+    }
+
+    // generic ET: ElementType <- dtype(bits_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn random_streams_f32<ET: ElementType, const BLOCK: i32>(
@@ -1277,6 +2354,281 @@ pub mod seeded_dropout {
         let arg_61: PointerTile<*mut f32, { [BLOCK] }> = pointers_37.offset_tile(offs);
         let pointers_38: PointerTile<*mut f32, { [BLOCK] }> = arg_61;
         let pointers_39: PointerTile<*mut f32, { [] }> = pointer_to_tile(normal_ptr);
+        let pointers_40: PointerTile<*mut f32, { [1] }> = pointers_39.reshape(const_shape![1]);
+        let pointers_41: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_40.broadcast(const_shape![BLOCK]);
+        let pointers_42: PointerTile<*mut f32, { [BLOCK] }> = pointers_41.offset_tile(offs);
+        let (loaded_44, token_43): (Tile<f32, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_42,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Some(normal_ptr_written),
+                Latency::<0>,
+            )
+        };
+        normal_ptr_accessed = join_tokens(&[normal_ptr_accessed, token_43]);
+        let t_45: Tile<f32, { [BLOCK] }> = constant(-2.0f32, const_shape![BLOCK]);
+        let t_46: Tile<f32, { [BLOCK] }> = constant(1e-07f32, const_shape![BLOCK]);
+        let t_47: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_49: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits, t_47);
+        let t_48: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_50: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_49, philox_bits ^ t_48, philox_bits));
+        let t_51: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let arg_58: Tile<f32, { [BLOCK] }> = sqrt(
+            t_45 * log(maxf(t_46, conv_50 * t_51, nan::Disabled, ftz::Disabled)),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let t_52: Tile<f32, { [BLOCK] }> = constant(6.283185307179586f32, const_shape![BLOCK]);
+        let t_53: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_55: Tile<bool, { [BLOCK] }> = lt_tile(philox_bits_2, t_53);
+        let t_54: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let conv_56: Tile<f32, { [BLOCK] }> =
+            convert_tile(select(arg_55, philox_bits_2 ^ t_54, philox_bits_2));
+        let t_57: Tile<f32, { [BLOCK] }> = constant(4.6566127342e-10f32, const_shape![BLOCK]);
+        let values_59: Tile<f32, { [BLOCK] }> = loaded_44 + arg_58 * cos(t_52 * (conv_56 * t_57));
+        let token_60: Token = unsafe {
+            store_ptr_tko(
+                pointers_38,
+                values_59,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                Some(normal_ptr_accessed),
+                Latency::<0>,
+            )
+        };
+        normal_ptr_written = token_60;
+        normal_ptr_accessed = token_60;
+    }
+
+    // generic ET: ElementType <- dtype(bits_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"normal_ptr":"float32"},"entry":"random_streams_f32_jit","generics":[{"kind":"type","name":"ET","params":["bits_ptr"],"source":"dtype(bits_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"bits_ptr % 16 == 0","tree":["==",["%",["arg","bits_ptr"],16],0],"value":true},{"text":"normal_ptr % 16 == 0","tree":["==",["%",["arg","normal_ptr"],16],0],"value":true}],"kernel":"random_streams","notes":["accesses through `normal_ptr` are ordered through tokens (read after write, write after read and after write)","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.store` of `bits_ptr` at line 19 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `normal_ptr` at line 21 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: bits_ptr, normal_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"bits_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"normal_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"seed"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn random_streams_f32_jit<ET: ElementType, const BLOCK: i32>(
+        bits_ptr: *mut ET,
+        normal_ptr: *mut f32,
+        seed: i32,
+    ) {
+        let mut normal_ptr_written: Token = new_token_unordered();
+        let mut normal_ptr_accessed: Token = new_token_unordered();
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let philox_seed: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_4: Tile<u32, { [BLOCK] }> = bitcast(philox_seed);
+        let philox_k0: Tile<u32, { [BLOCK] }> = bits_4;
+        let t_5: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_9: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed, t_5);
+        let bits_6: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_7: Tile<u32, { [BLOCK] }> = bitcast(bits_6);
+        let t_8: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1: Tile<u32, { [BLOCK] }> = select(arg_9, t_7, t_8);
+        let bits_10: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0: Tile<u32, { [BLOCK] }> = bits_10;
+        let philox_zero: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_11: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a: Tile<u32, { [BLOCK] }> = bitcast(bits_11);
+        let bits_12: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b: Tile<u32, { [BLOCK] }> = bitcast(bits_12);
+        let bits_13: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a: Tile<u32, { [BLOCK] }> = bitcast(bits_13);
+        let bits_14: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b: Tile<u32, { [BLOCK] }> = bitcast(bits_14);
+        let philox_c0_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_zero) ^ philox_zero ^ philox_k0;
+        let philox_c2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0) ^ philox_zero ^ philox_k1;
+        let philox_c1: Tile<u32, { [BLOCK] }> = philox_round_b * philox_zero;
+        let philox_c3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0;
+        let philox_k0_2: Tile<u32, { [BLOCK] }> = philox_k0 + philox_key_a;
+        let philox_k1_2: Tile<u32, { [BLOCK] }> = philox_k1 + philox_key_b;
+        let philox_c0_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2) ^ philox_c1 ^ philox_k0_2;
+        let philox_c2_2: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_2) ^ philox_c3 ^ philox_k1_2;
+        let philox_c1_2: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2;
+        let philox_c3_2: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_2;
+        let philox_k0_3: Tile<u32, { [BLOCK] }> = philox_k0_2 + philox_key_a;
+        let philox_k1_3: Tile<u32, { [BLOCK] }> = philox_k1_2 + philox_key_b;
+        let philox_c0_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_2) ^ philox_c1_2 ^ philox_k0_3;
+        let philox_c2_3: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_3) ^ philox_c3_2 ^ philox_k1_3;
+        let philox_c1_3: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_2;
+        let philox_c3_3: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_3;
+        let philox_k0_4: Tile<u32, { [BLOCK] }> = philox_k0_3 + philox_key_a;
+        let philox_k1_4: Tile<u32, { [BLOCK] }> = philox_k1_3 + philox_key_b;
+        let philox_c0_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_3) ^ philox_c1_3 ^ philox_k0_4;
+        let philox_c2_4: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_4) ^ philox_c3_3 ^ philox_k1_4;
+        let philox_c1_4: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_3;
+        let philox_c3_4: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_4;
+        let philox_k0_5: Tile<u32, { [BLOCK] }> = philox_k0_4 + philox_key_a;
+        let philox_k1_5: Tile<u32, { [BLOCK] }> = philox_k1_4 + philox_key_b;
+        let philox_c0_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_4) ^ philox_c1_4 ^ philox_k0_5;
+        let philox_c2_5: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_5) ^ philox_c3_4 ^ philox_k1_5;
+        let philox_c1_5: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_4;
+        let philox_c3_5: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_5;
+        let philox_k0_6: Tile<u32, { [BLOCK] }> = philox_k0_5 + philox_key_a;
+        let philox_k1_6: Tile<u32, { [BLOCK] }> = philox_k1_5 + philox_key_b;
+        let philox_c0_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b, philox_c2_5) ^ philox_c1_5 ^ philox_k0_6;
+        let philox_c2_6: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a, philox_c0_6) ^ philox_c3_5 ^ philox_k1_6;
+        let philox_c1_6: Tile<u32, { [BLOCK] }> = philox_round_b * philox_c2_5;
+        let philox_c3_6: Tile<u32, { [BLOCK] }> = philox_round_a * philox_c0_6;
+        let philox_k0_7: Tile<u32, { [BLOCK] }> = philox_k0_6 + philox_key_a;
+        let philox_k1_7: Tile<u32, { [BLOCK] }> = philox_k1_6 + philox_key_b;
+        let pointers_15: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(bits_ptr)) };
+        let pointers_16: PointerTile<*mut ET, { [1] }> = pointers_15.reshape(const_shape![1]);
+        let pointers_17: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_16.broadcast(const_shape![BLOCK]);
+        let arg_21: PointerTile<*mut ET, { [BLOCK] }> = pointers_17.offset_tile(offs);
+        let pointers_18: PointerTile<*mut ET, { [BLOCK] }> = arg_21;
+        let bits_19: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_7);
+        let conv_20: Tile<ET, { [BLOCK] }> = convert_tile(bits_19);
+        unsafe {
+            store_ptr_tko(
+                pointers_18,
+                conv_20,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let philox_seed_2: Tile<i32, { [BLOCK] }> = broadcast_scalar(seed, const_shape![BLOCK]);
+        let bits_22: Tile<u32, { [BLOCK] }> = bitcast(philox_seed_2);
+        let philox_k0_8: Tile<u32, { [BLOCK] }> = bits_22;
+        let t_23: Tile<i32, { [BLOCK] }> = constant(0i32, const_shape![BLOCK]);
+        let arg_27: Tile<bool, { [BLOCK] }> = lt_tile(philox_seed_2, t_23);
+        let bits_24: Tile<i32, { [BLOCK] }> = constant(-1i32, const_shape![BLOCK]);
+        let t_25: Tile<u32, { [BLOCK] }> = bitcast(bits_24);
+        let t_26: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let philox_k1_8: Tile<u32, { [BLOCK] }> = select(arg_27, t_25, t_26);
+        let bits_28: Tile<u32, { [BLOCK] }> = bitcast(offs);
+        let philox_c0_8: Tile<u32, { [BLOCK] }> = bits_28;
+        let philox_zero_2: Tile<u32, { [BLOCK] }> = constant(0u32, const_shape![BLOCK]);
+        let bits_29: Tile<i32, { [BLOCK] }> = constant(-766435501i32, const_shape![BLOCK]);
+        let philox_round_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_29);
+        let bits_30: Tile<i32, { [BLOCK] }> = constant(-845247145i32, const_shape![BLOCK]);
+        let philox_round_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_30);
+        let bits_31: Tile<i32, { [BLOCK] }> = constant(-1640531527i32, const_shape![BLOCK]);
+        let philox_key_a_2: Tile<u32, { [BLOCK] }> = bitcast(bits_31);
+        let bits_32: Tile<i32, { [BLOCK] }> = constant(-1150833019i32, const_shape![BLOCK]);
+        let philox_key_b_2: Tile<u32, { [BLOCK] }> = bitcast(bits_32);
+        let philox_c0_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_zero_2) ^ philox_zero_2 ^ philox_k0_8;
+        let philox_c2_7: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_8) ^ philox_zero_2 ^ philox_k1_8;
+        let philox_c1_7: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_zero_2;
+        let philox_c3_7: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_8;
+        let philox_k0_9: Tile<u32, { [BLOCK] }> = philox_k0_8 + philox_key_a_2;
+        let philox_k1_9: Tile<u32, { [BLOCK] }> = philox_k1_8 + philox_key_b_2;
+        let philox_c0_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_7) ^ philox_c1_7 ^ philox_k0_9;
+        let philox_c2_8: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_9) ^ philox_c3_7 ^ philox_k1_9;
+        let philox_c1_8: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_7;
+        let philox_c3_8: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_9;
+        let philox_k0_10: Tile<u32, { [BLOCK] }> = philox_k0_9 + philox_key_a_2;
+        let philox_k1_10: Tile<u32, { [BLOCK] }> = philox_k1_9 + philox_key_b_2;
+        let philox_c0_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_8) ^ philox_c1_8 ^ philox_k0_10;
+        let philox_c2_9: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_10) ^ philox_c3_8 ^ philox_k1_10;
+        let philox_c1_9: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_8;
+        let philox_c3_9: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_10;
+        let philox_k0_11: Tile<u32, { [BLOCK] }> = philox_k0_10 + philox_key_a_2;
+        let philox_k1_11: Tile<u32, { [BLOCK] }> = philox_k1_10 + philox_key_b_2;
+        let philox_c0_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_9) ^ philox_c1_9 ^ philox_k0_11;
+        let philox_c2_10: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_11) ^ philox_c3_9 ^ philox_k1_11;
+        let philox_c1_10: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_9;
+        let philox_c3_10: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_11;
+        let philox_k0_12: Tile<u32, { [BLOCK] }> = philox_k0_11 + philox_key_a_2;
+        let philox_k1_12: Tile<u32, { [BLOCK] }> = philox_k1_11 + philox_key_b_2;
+        let philox_c0_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_10) ^ philox_c1_10 ^ philox_k0_12;
+        let philox_c2_11: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_12) ^ philox_c3_10 ^ philox_k1_12;
+        let philox_c1_11: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_10;
+        let philox_c3_11: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_12;
+        let philox_k0_13: Tile<u32, { [BLOCK] }> = philox_k0_12 + philox_key_a_2;
+        let philox_k1_13: Tile<u32, { [BLOCK] }> = philox_k1_12 + philox_key_b_2;
+        let philox_c0_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_11) ^ philox_c1_11 ^ philox_k0_13;
+        let philox_c2_12: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_13) ^ philox_c3_11 ^ philox_k1_13;
+        let philox_c1_12: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_11;
+        let philox_c3_12: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_13;
+        let philox_k0_14: Tile<u32, { [BLOCK] }> = philox_k0_13 + philox_key_a_2;
+        let philox_k1_14: Tile<u32, { [BLOCK] }> = philox_k1_13 + philox_key_b_2;
+        let philox_c0_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_12) ^ philox_c1_12 ^ philox_k0_14;
+        let philox_c2_13: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_14) ^ philox_c3_12 ^ philox_k1_14;
+        let philox_c1_13: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_12;
+        let philox_c3_13: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_14;
+        let philox_k0_15: Tile<u32, { [BLOCK] }> = philox_k0_14 + philox_key_a_2;
+        let philox_k1_15: Tile<u32, { [BLOCK] }> = philox_k1_14 + philox_key_b_2;
+        let philox_c0_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_13) ^ philox_c1_13 ^ philox_k0_15;
+        let philox_c2_14: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_15) ^ philox_c3_13 ^ philox_k1_15;
+        let philox_c1_14: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_13;
+        let philox_c3_14: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_15;
+        let philox_k0_16: Tile<u32, { [BLOCK] }> = philox_k0_15 + philox_key_a_2;
+        let philox_k1_16: Tile<u32, { [BLOCK] }> = philox_k1_15 + philox_key_b_2;
+        let philox_c0_17: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_14) ^ philox_c1_14 ^ philox_k0_16;
+        let philox_c2_15: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_16) ^ philox_c3_14 ^ philox_k1_16;
+        let philox_c1_15: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_14;
+        let philox_c3_15: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_16;
+        let philox_k0_17: Tile<u32, { [BLOCK] }> = philox_k0_16 + philox_key_a_2;
+        let philox_k1_17: Tile<u32, { [BLOCK] }> = philox_k1_16 + philox_key_b_2;
+        let philox_c0_18: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_b_2, philox_c2_15) ^ philox_c1_15 ^ philox_k0_17;
+        let philox_c2_16: Tile<u32, { [BLOCK] }> =
+            mulhii(philox_round_a_2, philox_c0_17) ^ philox_c3_15 ^ philox_k1_17;
+        let philox_c1_16: Tile<u32, { [BLOCK] }> = philox_round_b_2 * philox_c2_15;
+        let philox_c3_16: Tile<u32, { [BLOCK] }> = philox_round_a_2 * philox_c0_17;
+        let philox_k0_18: Tile<u32, { [BLOCK] }> = philox_k0_17 + philox_key_a_2;
+        let philox_k1_18: Tile<u32, { [BLOCK] }> = philox_k1_17 + philox_key_b_2;
+        let bits_33: Tile<i32, { [BLOCK] }> = bitcast(philox_c0_18);
+        let philox_bits: Tile<i32, { [BLOCK] }> = bits_33;
+        let bits_34: Tile<i32, { [BLOCK] }> = bitcast(philox_c1_16);
+        let philox_bits_2: Tile<i32, { [BLOCK] }> = bits_34;
+        let pointers_35: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
+        let pointers_36: PointerTile<*mut f32, { [1] }> = pointers_35.reshape(const_shape![1]);
+        let pointers_37: PointerTile<*mut f32, { [BLOCK] }> =
+            pointers_36.broadcast(const_shape![BLOCK]);
+        let arg_61: PointerTile<*mut f32, { [BLOCK] }> = pointers_37.offset_tile(offs);
+        let pointers_38: PointerTile<*mut f32, { [BLOCK] }> = arg_61;
+        let pointers_39: PointerTile<*mut f32, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(normal_ptr)) };
         let pointers_40: PointerTile<*mut f32, { [1] }> = pointers_39.reshape(const_shape![1]);
         let pointers_41: PointerTile<*mut f32, { [BLOCK] }> =
             pointers_40.broadcast(const_shape![BLOCK]);

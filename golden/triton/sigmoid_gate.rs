@@ -102,4 +102,107 @@ pub mod sigmoid_gate {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EGPtr: ElementType <- dtype(g_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `g_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: g_ptr, n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"gate_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EGPtr","params":["g_ptr"],"source":"dtype(g_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"g_ptr % 16 == 0","tree":["==",["%",["arg","g_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"gate_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `g_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: g_ptr, n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EGPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"g_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn gate_kernel_jit<
+        ET: ElementType,
+        EGPtr: ElementType,
+        EYPtr: ElementType,
+        const BLOCK: i32,
+    >(
+        x_ptr: *mut ET,
+        g_ptr: *mut EGPtr,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [BLOCK] }> = broadcast_scalar(block_1 * BLOCK, const_shape![BLOCK]);
+        let iota_2: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_3 + iota_2;
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(offs);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask, loaded_8, t_9);
+        let x: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let pointers_12: PointerTile<*mut EGPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(g_ptr)) };
+        let pointers_13: PointerTile<*mut EGPtr, { [1] }> = pointers_12.reshape(const_shape![1]);
+        let pointers_14: PointerTile<*mut EGPtr, { [BLOCK] }> =
+            pointers_13.broadcast(const_shape![BLOCK]);
+        let arg_19: PointerTile<*mut EGPtr, { [BLOCK] }> = pointers_14.offset_tile(offs);
+        let pointers_15: PointerTile<*mut EGPtr, { [BLOCK] }> = arg_19;
+        let (loaded_16, _): (Tile<EGPtr, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_15,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_17: Tile<EGPtr, { [BLOCK] }> = constant(EGPtr::ZERO, const_shape![BLOCK]);
+        let selected_18: Tile<EGPtr, { [BLOCK] }> = select(mask, loaded_16, t_17);
+        let g: Tile<f32, { [BLOCK] }> = convert_tile(selected_18);
+        let arg_21: Tile<f32, { [BLOCK] }> = absf(g);
+        let t_20: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let arg_23: Tile<f32, { [BLOCK] }> = exp2(log2(arg_21 + t_20), ftz::Disabled);
+        let t_22: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let mag: Tile<f32, { [BLOCK] }> = arg_23 - t_22;
+        let t_24: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let t_25: Tile<f32, { [BLOCK] }> = constant(1.0f32, const_shape![BLOCK]);
+        let t_26: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_28: Tile<f32, { [BLOCK] }> = x * (t_24 / (t_25 + exp(t_26 - g)));
+        let t_27: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let y: Tile<f32, { [BLOCK] }> = arg_28 + t_27 * mag;
+        let pointers_29: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_30: PointerTile<*mut EYPtr, { [1] }> = pointers_29.reshape(const_shape![1]);
+        let pointers_31: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_30.broadcast(const_shape![BLOCK]);
+        let arg_34: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_31.offset_tile(offs);
+        let pointers_32: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_34;
+        let conv_33: Tile<EYPtr, { [BLOCK] }> = convert_tile(y);
+        unsafe {
+            store_ptr_tko(
+                pointers_32,
+                conv_33,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

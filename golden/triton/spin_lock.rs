@@ -141,6 +141,138 @@ pub mod spin_lock {
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int32"},"entry":"locked_accumulate_i32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn locked_accumulate_i32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
+        lock_ptr: *mut i32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let block_2: i32 = get_tile_block_id().0;
+        let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(cols);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<ET, { [BLOCK] }> = selected_11;
+        loop {
+            let pointers_13: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_14: Tile<i32, { [] }> = scalar_to_tile(0i32);
+            let update_15: Tile<i32, { [] }> = scalar_to_tile(1i32);
+            let pointers_16: PointerTile<*mut i32, { [1] }> = pointers_13.reshape(const_shape![1]);
+            let expected_17: Tile<i32, { [1] }> = expected_14.reshape(const_shape![1]);
+            let update_18: Tile<i32, { [1] }> = update_15.reshape(const_shape![1]);
+            let (old_19, token_20): (Tile<i32, { [1] }>, Token) = unsafe {
+                atomic_cas_tko(
+                    pointers_16,
+                    expected_17,
+                    update_18,
+                    ordering::AcqRel,
+                    scope::Device,
+                    None,
+                    Some(all_accessed),
+                )
+            };
+            all_written = token_20;
+            all_accessed = token_20;
+            let cond: Tile<bool, { [] }> =
+                eq_tile(old_19.reshape(const_shape![]), scalar_to_tile(1i32));
+            let val_21: bool = tile_to_scalar(cond);
+            if val_21 {
+            } else {
+                break;
+            }
+        }
+        let pointers_22: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let pointers_23: PointerTile<*mut ET, { [1] }> = pointers_22.reshape(const_shape![1]);
+        let pointers_24: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_23.broadcast(const_shape![BLOCK]);
+        let pointers_25: PointerTile<*mut ET, { [BLOCK] }> = pointers_24.offset_tile(cols);
+        let (loaded_27, token_26): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_25,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_26]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_27;
+        let pointers_28: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let pointers_29: PointerTile<*mut ET, { [1] }> = pointers_28.reshape(const_shape![1]);
+        let pointers_30: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_29.broadcast(const_shape![BLOCK]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_30.offset_tile(cols);
+        let token_32: Token = unsafe {
+            store_ptr_tko(
+                pointers_31,
+                x_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(all_accessed),
+                Latency::<0>,
+            )
+        };
+        all_written = token_32;
+        all_accessed = token_32;
+        let pointers_33: PointerTile<*mut i32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_34: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let pointers_35: PointerTile<*mut i32, { [1] }> = pointers_33.reshape(const_shape![1]);
+        let update_36: Tile<i32, { [1] }> = update_34.reshape(const_shape![1]);
+        let (_, token_37): (Tile<i32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_35,
+                update_36,
+                atomic::Xchg,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_37;
+        all_accessed = token_37;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_f32<ET: ElementType, const BLOCK: i32>(
@@ -268,6 +400,138 @@ pub mod spin_lock {
     // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"float32"},"entry":"locked_accumulate_f32_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"f32","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn locked_accumulate_f32_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
+        lock_ptr: *mut f32,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let block_2: i32 = get_tile_block_id().0;
+        let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(cols);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<ET, { [BLOCK] }> = selected_11;
+        loop {
+            let pointers_13: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_14: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+            let update_15: Tile<f32, { [] }> = scalar_to_tile(1.0f32);
+            let pointers_16: PointerTile<*mut f32, { [1] }> = pointers_13.reshape(const_shape![1]);
+            let expected_17: Tile<f32, { [1] }> = expected_14.reshape(const_shape![1]);
+            let update_18: Tile<f32, { [1] }> = update_15.reshape(const_shape![1]);
+            let (old_19, token_20): (Tile<f32, { [1] }>, Token) = unsafe {
+                atomic_cas_tko(
+                    pointers_16,
+                    expected_17,
+                    update_18,
+                    ordering::AcqRel,
+                    scope::Device,
+                    None,
+                    Some(all_accessed),
+                )
+            };
+            all_written = token_20;
+            all_accessed = token_20;
+            let cond: Tile<bool, { [] }> =
+                eq_tile(old_19.reshape(const_shape![]), scalar_to_tile(1.0f32));
+            let val_21: bool = tile_to_scalar(cond);
+            if val_21 {
+            } else {
+                break;
+            }
+        }
+        let pointers_22: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let pointers_23: PointerTile<*mut ET, { [1] }> = pointers_22.reshape(const_shape![1]);
+        let pointers_24: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_23.broadcast(const_shape![BLOCK]);
+        let pointers_25: PointerTile<*mut ET, { [BLOCK] }> = pointers_24.offset_tile(cols);
+        let (loaded_27, token_26): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_25,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_26]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_27;
+        let pointers_28: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let pointers_29: PointerTile<*mut ET, { [1] }> = pointers_28.reshape(const_shape![1]);
+        let pointers_30: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_29.broadcast(const_shape![BLOCK]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_30.offset_tile(cols);
+        let token_32: Token = unsafe {
+            store_ptr_tko(
+                pointers_31,
+                x_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(all_accessed),
+                Latency::<0>,
+            )
+        };
+        all_written = token_32;
+        all_accessed = token_32;
+        let pointers_33: PointerTile<*mut f32, { [] }> = pointer_to_tile(lock_ptr);
+        let update_34: Tile<f32, { [] }> = scalar_to_tile(0.0f32);
+        let pointers_35: PointerTile<*mut f32, { [1] }> = pointers_33.reshape(const_shape![1]);
+        let update_36: Tile<f32, { [1] }> = update_34.reshape(const_shape![1]);
+        let (_, token_37): (Tile<f32, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_35,
+                update_36,
+                atomic::Xchg,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_37;
+        all_accessed = token_37;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
     // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
     #[cutile::entry()]
     unsafe fn locked_accumulate_i64<ET: ElementType, const BLOCK: i32>(
@@ -386,5 +650,137 @@ pub mod spin_lock {
         };
         all_written = token_38;
         all_accessed = token_38;
+    }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(acc_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: a barrier or an atomic orders all memory accesses of the kernel in one token chain
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{"lock_ptr":"int64"},"entry":"locked_accumulate_i64_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","acc_ptr"],"source":"dtype(x_ptr), dtype(acc_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"acc_ptr % 16 == 0","tree":["==",["%",["arg","acc_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"locked_accumulate","notes":["a barrier or an atomic orders all memory accesses of the kernel in one token chain","pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `acc_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `acc_ptr` at line 15 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: acc_ptr, n, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"acc_ptr","written":true},{"element":"i64","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"lock_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn locked_accumulate_i64_jit<ET: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        acc_ptr: *mut ET,
+        lock_ptr: *mut i64,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let mut all_written: Token = new_token_unordered();
+        let mut all_accessed: Token = new_token_unordered();
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mask: Tile<bool, { [BLOCK] }> = lt_tile(cols, broadcast_scalar(n, const_shape![BLOCK]));
+        let pointers_1: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let block_2: i32 = get_tile_block_id().0;
+        let offsets_3: Tile<i32, { [] }> = scalar_to_tile(block_2 * n);
+        let pointers_4: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_3);
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_5.broadcast(const_shape![BLOCK]);
+        let arg_12: PointerTile<*mut ET, { [BLOCK] }> = pointers_6.offset_tile(cols);
+        let pointers_7: PointerTile<*mut ET, { [BLOCK] }> = arg_12;
+        let (loaded_9, token_8): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_8]);
+        let t_10: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_11: Tile<ET, { [BLOCK] }> = select(mask, loaded_9, t_10);
+        let x: Tile<ET, { [BLOCK] }> = selected_11;
+        loop {
+            let pointers_13: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+            let expected_14: Tile<i64, { [] }> = scalar_to_tile(0i64);
+            let update_15: Tile<i64, { [] }> = scalar_to_tile(1i64);
+            let pointers_16: PointerTile<*mut i64, { [1] }> = pointers_13.reshape(const_shape![1]);
+            let expected_17: Tile<i64, { [1] }> = expected_14.reshape(const_shape![1]);
+            let update_18: Tile<i64, { [1] }> = update_15.reshape(const_shape![1]);
+            let (old_19, token_20): (Tile<i64, { [1] }>, Token) = unsafe {
+                atomic_cas_tko(
+                    pointers_16,
+                    expected_17,
+                    update_18,
+                    ordering::AcqRel,
+                    scope::Device,
+                    None,
+                    Some(all_accessed),
+                )
+            };
+            all_written = token_20;
+            all_accessed = token_20;
+            let cond: Tile<bool, { [] }> =
+                eq_tile(old_19.reshape(const_shape![]), scalar_to_tile(1i64));
+            let val_21: bool = tile_to_scalar(cond);
+            if val_21 {
+            } else {
+                break;
+            }
+        }
+        let pointers_22: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let pointers_23: PointerTile<*mut ET, { [1] }> = pointers_22.reshape(const_shape![1]);
+        let pointers_24: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_23.broadcast(const_shape![BLOCK]);
+        let pointers_25: PointerTile<*mut ET, { [BLOCK] }> = pointers_24.offset_tile(cols);
+        let (loaded_27, token_26): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_25,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Some(all_written),
+                Latency::<0>,
+            )
+        };
+        all_accessed = join_tokens(&[all_accessed, token_26]);
+        let x_2: Tile<ET, { [BLOCK] }> = x + loaded_27;
+        let pointers_28: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(acc_ptr)) };
+        let pointers_29: PointerTile<*mut ET, { [1] }> = pointers_28.reshape(const_shape![1]);
+        let pointers_30: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_29.broadcast(const_shape![BLOCK]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> = pointers_30.offset_tile(cols);
+        let token_32: Token = unsafe {
+            store_ptr_tko(
+                pointers_31,
+                x_2,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(all_accessed),
+                Latency::<0>,
+            )
+        };
+        all_written = token_32;
+        all_accessed = token_32;
+        let pointers_33: PointerTile<*mut i64, { [] }> = pointer_to_tile(lock_ptr);
+        let update_34: Tile<i64, { [] }> = scalar_to_tile(0i64);
+        let pointers_35: PointerTile<*mut i64, { [1] }> = pointers_33.reshape(const_shape![1]);
+        let update_36: Tile<i64, { [1] }> = update_34.reshape(const_shape![1]);
+        let (_, token_37): (Tile<i64, { [1] }>, Token) = unsafe {
+            atomic_rmw_tko(
+                pointers_35,
+                update_36,
+                atomic::Xchg,
+                ordering::AcqRel,
+                scope::Device,
+                None,
+                Some(all_accessed),
+            )
+        };
+        all_written = token_37;
+        all_accessed = token_37;
     }
 }

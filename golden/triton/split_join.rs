@@ -78,4 +78,80 @@ pub mod split_join {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // generic C2_TIMES_BLOCK: i32 <- derived((2 * BLOCK))
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"swap_pairs_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr"],"source":"dtype(x_ptr), dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"},{"kind":"i32","name":"C2_TIMES_BLOCK","params":["BLOCK"],"source":"derived((2 * BLOCK))","tree":["*",2,["param","BLOCK"]]}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true}],"kernel":"swap_pairs","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 10 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 13 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn swap_pairs_jit<ET: ElementType, const BLOCK: i32, const C2_TIMES_BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+    ) {
+        let block_1: i32 = get_tile_block_id().0;
+        let arg_3: Tile<i32, { [C2_TIMES_BLOCK] }> =
+            broadcast_scalar(block_1 * 2i32 * BLOCK, const_shape![C2_TIMES_BLOCK]);
+        let iota_2: Tile<i32, { [C2_TIMES_BLOCK] }> = iota(const_shape![C2_TIMES_BLOCK]);
+        let offs: Tile<i32, { [C2_TIMES_BLOCK] }> = arg_3 + iota_2;
+        let pointers_4: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_5: PointerTile<*mut ET, { [1] }> = pointers_4.reshape(const_shape![1]);
+        let pointers_6: PointerTile<*mut ET, { [C2_TIMES_BLOCK] }> =
+            pointers_5.broadcast(const_shape![C2_TIMES_BLOCK]);
+        let pointers_7: PointerTile<*mut ET, { [C2_TIMES_BLOCK] }> = pointers_6.offset_tile(offs);
+        let (loaded_8, _): (Tile<ET, { [C2_TIMES_BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_7,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let pairs: Tile<ET, { [BLOCK, 2] }> = loaded_8.reshape(const_shape![BLOCK, 2]);
+        let index_tile_9: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let index_tile_10: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let part_11: Tile<ET, { [BLOCK, 1] }> = extract(pairs, [index_tile_9, index_tile_10]);
+        let first: Tile<ET, { [BLOCK] }> = part_11.reshape(const_shape![BLOCK]);
+        let index_tile_12: Tile<i32, { [] }> = scalar_to_tile(0i32);
+        let index_tile_13: Tile<i32, { [] }> = scalar_to_tile(1i32);
+        let part_14: Tile<ET, { [BLOCK, 1] }> = extract(pairs, [index_tile_12, index_tile_13]);
+        let second: Tile<ET, { [BLOCK] }> = part_14.reshape(const_shape![BLOCK]);
+        let f32_const_15: Tile<f32, { [] }> = constant(2.0f32, const_shape![]);
+        let value_16: Tile<ET, { [] }> = convert_tile(f32_const_15);
+        let t_17: Tile<ET, { [BLOCK] }> = value_16
+            .reshape(const_shape![1])
+            .broadcast(const_shape![BLOCK]);
+        let swapped: Tile<ET, { [BLOCK, 2] }> = cat(
+            (second * t_17).reshape(const_shape![BLOCK, 1]),
+            first.reshape(const_shape![BLOCK, 1]),
+            1i32,
+        );
+        let pointers_18: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_19: PointerTile<*mut ET, { [1] }> = pointers_18.reshape(const_shape![1]);
+        let pointers_20: PointerTile<*mut ET, { [C2_TIMES_BLOCK] }> =
+            pointers_19.broadcast(const_shape![C2_TIMES_BLOCK]);
+        let pointers_21: PointerTile<*mut ET, { [C2_TIMES_BLOCK] }> = pointers_20.offset_tile(offs);
+        let values_22: Tile<ET, { [C2_TIMES_BLOCK] }> =
+            swapped.reshape(const_shape![C2_TIMES_BLOCK]);
+        unsafe {
+            store_ptr_tko(
+                pointers_21,
+                values_22,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

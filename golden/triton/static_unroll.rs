@@ -160,4 +160,167 @@ pub mod static_unroll {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EYPtr: ElementType <- dtype(y_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"sum4_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EYPtr","params":["y_ptr"],"source":"dtype(y_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"n % 16 == 0","tree":["==",["%",["arg","n"],16],0],"value":true}],"kernel":"sum4_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `x_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `y_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EYPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn sum4_kernel_jit<ET: ElementType, EYPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut EYPtr,
+        n: i32,
+    ) {
+        let n: i32 = unsafe { assume_div_by::<_, 16>(n) };
+        let pid: i32 = get_tile_block_id().0;
+        let acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let arg_2: Tile<i32, { [BLOCK] }> =
+            broadcast_scalar((pid * 4i32 + 0i32) * BLOCK, const_shape![BLOCK]);
+        let iota_1: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs: Tile<i32, { [BLOCK] }> = arg_2 + iota_1;
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_4.broadcast(const_shape![BLOCK]);
+        let arg_11: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(offs);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = arg_11;
+        let arg_12: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs, broadcast_scalar(n, const_shape![BLOCK]));
+        let mask_7: Tile<bool, { [BLOCK] }> = arg_12;
+        let (loaded_8, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_7),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_9: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_10: Tile<ET, { [BLOCK] }> = select(mask_7, loaded_8, t_9);
+        let conv_13: Tile<f32, { [BLOCK] }> = convert_tile(selected_10);
+        let acc_2: Tile<f32, { [BLOCK] }> = acc + conv_13;
+        let arg_15: Tile<i32, { [BLOCK] }> =
+            broadcast_scalar((pid * 4i32 + 1i32) * BLOCK, const_shape![BLOCK]);
+        let iota_14: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs_2: Tile<i32, { [BLOCK] }> = arg_15 + iota_14;
+        let pointers_16: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_17: PointerTile<*mut ET, { [1] }> = pointers_16.reshape(const_shape![1]);
+        let pointers_18: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_17.broadcast(const_shape![BLOCK]);
+        let arg_24: PointerTile<*mut ET, { [BLOCK] }> = pointers_18.offset_tile(offs_2);
+        let pointers_19: PointerTile<*mut ET, { [BLOCK] }> = arg_24;
+        let arg_25: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs_2, broadcast_scalar(n, const_shape![BLOCK]));
+        let mask_20: Tile<bool, { [BLOCK] }> = arg_25;
+        let (loaded_21, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_19,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_20),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_22: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_23: Tile<ET, { [BLOCK] }> = select(mask_20, loaded_21, t_22);
+        let conv_26: Tile<f32, { [BLOCK] }> = convert_tile(selected_23);
+        let acc_3: Tile<f32, { [BLOCK] }> = acc_2 + conv_26;
+        let arg_28: Tile<i32, { [BLOCK] }> =
+            broadcast_scalar((pid * 4i32 + 2i32) * BLOCK, const_shape![BLOCK]);
+        let iota_27: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs_3: Tile<i32, { [BLOCK] }> = arg_28 + iota_27;
+        let pointers_29: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_30: PointerTile<*mut ET, { [1] }> = pointers_29.reshape(const_shape![1]);
+        let pointers_31: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_30.broadcast(const_shape![BLOCK]);
+        let arg_37: PointerTile<*mut ET, { [BLOCK] }> = pointers_31.offset_tile(offs_3);
+        let pointers_32: PointerTile<*mut ET, { [BLOCK] }> = arg_37;
+        let arg_38: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs_3, broadcast_scalar(n, const_shape![BLOCK]));
+        let mask_33: Tile<bool, { [BLOCK] }> = arg_38;
+        let (loaded_34, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_32,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_33),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_35: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_36: Tile<ET, { [BLOCK] }> = select(mask_33, loaded_34, t_35);
+        let conv_39: Tile<f32, { [BLOCK] }> = convert_tile(selected_36);
+        let acc_4: Tile<f32, { [BLOCK] }> = acc_3 + conv_39;
+        let arg_41: Tile<i32, { [BLOCK] }> =
+            broadcast_scalar((pid * 4i32 + 3i32) * BLOCK, const_shape![BLOCK]);
+        let iota_40: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let offs_4: Tile<i32, { [BLOCK] }> = arg_41 + iota_40;
+        let pointers_42: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_43: PointerTile<*mut ET, { [1] }> = pointers_42.reshape(const_shape![1]);
+        let pointers_44: PointerTile<*mut ET, { [BLOCK] }> =
+            pointers_43.broadcast(const_shape![BLOCK]);
+        let arg_50: PointerTile<*mut ET, { [BLOCK] }> = pointers_44.offset_tile(offs_4);
+        let pointers_45: PointerTile<*mut ET, { [BLOCK] }> = arg_50;
+        let arg_51: Tile<bool, { [BLOCK] }> =
+            lt_tile(offs_4, broadcast_scalar(n, const_shape![BLOCK]));
+        let mask_46: Tile<bool, { [BLOCK] }> = arg_51;
+        let (loaded_47, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_45,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_46),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let t_48: Tile<ET, { [BLOCK] }> = constant(ET::ZERO, const_shape![BLOCK]);
+        let selected_49: Tile<ET, { [BLOCK] }> = select(mask_46, loaded_47, t_48);
+        let conv_52: Tile<f32, { [BLOCK] }> = convert_tile(selected_49);
+        let acc_5: Tile<f32, { [BLOCK] }> = acc_4 + conv_52;
+        let arg_54: Tile<i32, { [BLOCK] }> = broadcast_scalar(pid * BLOCK, const_shape![BLOCK]);
+        let iota_53: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let out: Tile<i32, { [BLOCK] }> = arg_54 + iota_53;
+        let pointers_55: PointerTile<*mut EYPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_56: PointerTile<*mut EYPtr, { [1] }> = pointers_55.reshape(const_shape![1]);
+        let pointers_57: PointerTile<*mut EYPtr, { [BLOCK] }> =
+            pointers_56.broadcast(const_shape![BLOCK]);
+        let arg_61: PointerTile<*mut EYPtr, { [BLOCK] }> = pointers_57.offset_tile(out);
+        let pointers_58: PointerTile<*mut EYPtr, { [BLOCK] }> = arg_61;
+        let conv_59: Tile<EYPtr, { [BLOCK] }> = convert_tile(acc_5);
+        let mask_60: Tile<bool, { [BLOCK] }> =
+            lt_tile(out, broadcast_scalar(n, const_shape![BLOCK]));
+        unsafe {
+            store_ptr_tko(
+                pointers_58,
+                conv_59,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask_60),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

@@ -81,4 +81,87 @@ pub mod vector_add {
             )
         };
     }
+
+    // generic ET: ElementType <- dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)
+    // generic BLOCK_SIZE: i32 <- const(BLOCK_SIZE)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.load` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_elements, out_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"add_kernel_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr","y_ptr","out_ptr"],"source":"dtype(x_ptr), dtype(y_ptr), dtype(out_ptr)"},{"kind":"i32","name":"BLOCK_SIZE","params":["BLOCK_SIZE"],"source":"const(BLOCK_SIZE)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"y_ptr % 16 == 0","tree":["==",["%",["arg","y_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n_elements % 16 == 0","tree":["==",["%",["arg","n_elements"],16],0],"value":true}],"kernel":"add_kernel","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 11 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.load` of `y_ptr` at line 12 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 14 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_elements, out_ptr, x_ptr, y_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"y_ptr","written":false},{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_elements"},{"const_kind":"int","kind":"const","name":"BLOCK_SIZE"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn add_kernel_jit<ET: ElementType, const BLOCK_SIZE: i32>(
+        x_ptr: *mut ET,
+        y_ptr: *mut ET,
+        out_ptr: *mut ET,
+        n_elements: i32,
+    ) {
+        let n_elements: i32 = unsafe { assume_div_by::<_, 16>(n_elements) };
+        let pid: i32 = get_tile_block_id().0;
+        let block_start: i32 = pid * BLOCK_SIZE;
+        let arg_2: Tile<i32, { [BLOCK_SIZE] }> =
+            broadcast_scalar(block_start, const_shape![BLOCK_SIZE]);
+        let iota_1: Tile<i32, { [BLOCK_SIZE] }> = iota(const_shape![BLOCK_SIZE]);
+        let offsets: Tile<i32, { [BLOCK_SIZE] }> = arg_2 + iota_1;
+        let mask: Tile<bool, { [BLOCK_SIZE] }> = lt_tile(
+            offsets,
+            broadcast_scalar(n_elements, const_shape![BLOCK_SIZE]),
+        );
+        let pointers_3: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+        let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+        let pointers_5: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_4.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_6: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_5.offset_tile(offsets);
+        let (loaded_7, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_6,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let x: Tile<ET, { [BLOCK_SIZE] }> = loaded_7;
+        let pointers_8: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(y_ptr)) };
+        let pointers_9: PointerTile<*mut ET, { [1] }> = pointers_8.reshape(const_shape![1]);
+        let pointers_10: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_9.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_11: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_10.offset_tile(offsets);
+        let (loaded_12, _): (Tile<ET, { [BLOCK_SIZE] }>, Token) = unsafe {
+            load_ptr_tko(
+                pointers_11,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+        let y: Tile<ET, { [BLOCK_SIZE] }> = loaded_12;
+        let output: Tile<ET, { [BLOCK_SIZE] }> = x + y;
+        let pointers_13: PointerTile<*mut ET, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let pointers_14: PointerTile<*mut ET, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut ET, { [BLOCK_SIZE] }> =
+            pointers_14.broadcast(const_shape![BLOCK_SIZE]);
+        let pointers_16: PointerTile<*mut ET, { [BLOCK_SIZE] }> = pointers_15.offset_tile(offsets);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                output,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                None,
+                Latency::<0>,
+            )
+        };
+    }
 }

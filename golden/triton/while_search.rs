@@ -86,6 +86,89 @@ pub mod while_search {
         };
     }
 
+    // generic ET: ElementType <- dtype(x_ptr)
+    // generic EOutPtr: ElementType <- dtype(out_ptr)
+    // generic BLOCK: i32 <- const(BLOCK)
+    // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)
+    // note: `tl.load` of `x_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: `tl.store` of `out_ptr` at line 22 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)
+    // note: assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_tiles, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)
+    // note: a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments
+    // transpiler-manifest: {"conditions":[],"const_variant":{},"dtype_variant":{},"entry":"running_sum_until_jit","generics":[{"kind":"type","name":"ET","params":["x_ptr"],"source":"dtype(x_ptr)"},{"kind":"type","name":"EOutPtr","params":["out_ptr"],"source":"dtype(out_ptr)"},{"kind":"i32","name":"BLOCK","params":["BLOCK"],"source":"const(BLOCK)"}],"jit_facts":[{"text":"x_ptr % 16 == 0","tree":["==",["%",["arg","x_ptr"],16],0],"value":true},{"text":"out_ptr % 16 == 0","tree":["==",["%",["arg","out_ptr"],16],0],"value":true},{"text":"n_tiles % 16 == 0","tree":["==",["%",["arg","n_tiles"],16],0],"value":true}],"kernel":"running_sum_until","notes":["pointer parameters are assumed not to alias (Triton's compiler assumes it too)","`tl.load` of `x_ptr` at line 16 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","`tl.store` of `out_ptr` at line 22 kept as a pointer tile: the kernel has no `tl.dot` (views pay only for tensor-core operands)","assumes Triton's JIT specialization of its pointer-tile accesses' parameters: n_tiles, out_ptr, x_ptr divisible by 16 (correct only for arguments that hold it)","a JIT fact entry (pointers aligned to 16 bytes, unit strides 1, ints divisible by 16): the launcher calls it only when every fact in `jit_facts` holds for the arguments"],"output_strategy":"shared-reference outputs with absolute-index stores","params":[{"element":"ET","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"x_ptr","written":false},{"element":"EOutPtr","jit":[{"fact":"div_by 16 (bytes)","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"pointer","name":"out_ptr","written":true},{"element":"i32","jit":[{"fact":"equals 1 (compiled as a constant)","key":"1","when":["==",["arg"],1]},{"fact":"div_by 16","key":"D","when":["==",["%",["arg"],16],0]}],"kind":"scalar","name":"n_tiles"},{"element":"f32","kind":"scalar","name":"limit"},{"const_kind":"int","kind":"const","name":"BLOCK"}],"version":1}
+    #[cutile::entry()]
+    unsafe fn running_sum_until_jit<ET: ElementType, EOutPtr: ElementType, const BLOCK: i32>(
+        x_ptr: *mut ET,
+        out_ptr: *mut EOutPtr,
+        n_tiles: i32,
+        limit: f32,
+    ) {
+        let n_tiles: i32 = unsafe { assume_div_by::<_, 16>(n_tiles) };
+        let row: i32 = get_tile_block_id().0;
+        let cols: Tile<i32, { [BLOCK] }> = iota(const_shape![BLOCK]);
+        let mut acc: Tile<f32, { [BLOCK] }> = constant(0.0f32, const_shape![BLOCK]);
+        let mut stop: i32 = n_tiles;
+        let mut k: i32 = 0i32;
+        while k < stop {
+            let pointers_1: PointerTile<*mut ET, { [] }> =
+                unsafe { assume_div_by::<_, 16>(pointer_to_tile(x_ptr)) };
+            let offsets_2: Tile<i32, { [] }> = scalar_to_tile((row * n_tiles + k) * BLOCK);
+            let pointers_3: PointerTile<*mut ET, { [] }> = pointers_1.offset_tile(offsets_2);
+            let pointers_4: PointerTile<*mut ET, { [1] }> = pointers_3.reshape(const_shape![1]);
+            let pointers_5: PointerTile<*mut ET, { [BLOCK] }> =
+                pointers_4.broadcast(const_shape![BLOCK]);
+            let pointers_6: PointerTile<*mut ET, { [BLOCK] }> = pointers_5.offset_tile(cols);
+            let (loaded_7, _): (Tile<ET, { [BLOCK] }>, Token) = unsafe {
+                load_ptr_tko(
+                    pointers_6,
+                    ordering::Weak,
+                    None::<scope::TileBlock>,
+                    None,
+                    None,
+                    None,
+                    Latency::<0>,
+                )
+            };
+            let x: Tile<ET, { [BLOCK] }> = loaded_7;
+            k = k + 1i32;
+            if k != row + 1i32 {
+                let conv_8: Tile<f32, { [BLOCK] }> = convert_tile(x);
+                let acc_2: Tile<f32, { [BLOCK] }> = acc + conv_8;
+                let red_9: Tile<f32, { [] }> = reduce_max(acc_2, 0i32);
+                let val_10: f32 = tile_to_scalar(red_9);
+                let stop_3: i32 = if val_10 > limit {
+                    let stop_2: i32 = k;
+                    stop_2
+                } else {
+                    stop
+                };
+                acc = acc_2;
+                stop = stop_3;
+            } else {
+            }
+        }
+        let pointers_11: PointerTile<*mut EOutPtr, { [] }> =
+            unsafe { assume_div_by::<_, 16>(pointer_to_tile(out_ptr)) };
+        let offsets_12: Tile<i32, { [] }> = scalar_to_tile(row * BLOCK);
+        let pointers_13: PointerTile<*mut EOutPtr, { [] }> = pointers_11.offset_tile(offsets_12);
+        let pointers_14: PointerTile<*mut EOutPtr, { [1] }> = pointers_13.reshape(const_shape![1]);
+        let pointers_15: PointerTile<*mut EOutPtr, { [BLOCK] }> =
+            pointers_14.broadcast(const_shape![BLOCK]);
+        let arg_18: PointerTile<*mut EOutPtr, { [BLOCK] }> = pointers_15.offset_tile(cols);
+        let pointers_16: PointerTile<*mut EOutPtr, { [BLOCK] }> = arg_18;
+        let conv_17: Tile<EOutPtr, { [BLOCK] }> = convert_tile(acc);
+        unsafe {
+            store_ptr_tko(
+                pointers_16,
+                conv_17,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                None,
+                None,
+                Latency::<0>,
+            )
+        };
+    }
+
     // generic ET: ElementType <- dtype(counts_ptr)
     // generic EOutPtr: ElementType <- dtype(out_ptr)
     // note: pointer parameters are assumed not to alias (Triton's compiler assumes it too)

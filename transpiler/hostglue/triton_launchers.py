@@ -68,6 +68,7 @@ def _header(plan: TritonPlan, element_types: tuple[str, ...]) -> str:
         "use cutile::prelude::{Arc, DeviceOp, TileKernel};",
         "use cutile::tile_kernel::DevicePointer;",
         "",
+        "use crate::fast::*;",
         "use crate::ptrabi::*;",
         "use crate::runtime::*;",
         f"use crate::kernels::{plan.module} as kmod;",
@@ -123,7 +124,8 @@ def _run_fn(entry: TritonEntry) -> str:
     bounds = f"<{', '.join(f'{t}: DType' for t in types)}>" if types else ""
     params = ", ".join(["device: i32", "context: &Arc<Context>", "stream: &Arc<Stream>",
                         "grid: (u32, u32, u32)"]
-                       + _c_params(entry, with_dtypes=False))
+                       + _c_params(entry, with_dtypes=False)
+                       + ["fast: &FastCache", "fast_key: &FastKey", "packet: &Packet"])
     values = []
     for generic in entry.generics:
         if generic.kind == "type":
@@ -144,18 +146,55 @@ def _run_fn(entry: TritonEntry) -> str:
         else:
             call.append(ident(arg.name))
     warm = f"WARM_{entry.rust_fn}".upper()
-    return (f"static {warm}: WarmSet = WarmSet::new();\n\n"
-            f"/// Launches the Rust entry `{entry.rust_fn}` with every element type fixed.\n"
+    return (f"static {warm}: WarmSet = WarmSet::new();\n"
+            f"static {_fast_static(entry)}: FastCache = FastCache::new();\n\n"
+            f"/// Launches the Rust entry `{entry.rust_fn}` with every element type fixed "
+            "through cutile's checked path, then remembers the launch for the fast path.\n"
             "#[allow(clippy::too_many_arguments)]\n"
             f"unsafe fn {_run_name(entry)}{bounds}({params}) -> TlResult<()> {{\n"
             f"    let generics: Vec<String> = vec![{', '.join(values)}];\n"
             f"    let key = {key};\n"
+            "    let spec = key.clone();\n"
+            "    let resolve_generics = generics.clone();\n"
             f"    run_launch(&{warm}, key, || {{\n"
             "        context.bind_to_thread().map_err(LaunchError::launch)?;\n"
             f"        let op = unsafe {{ kmod::{entry.rust_fn}({', '.join(call)}) }}"
             ".generics(generics).grid(grid);\n"
             "        unsafe { op.async_on(stream) }.map(|_| ()).map_err(LaunchError::launch)\n"
-            "    })\n}\n")
+            "    })?;\n"
+            "    fast.remember(fast_key, packet, context, &spec, |probe| {\n"
+            f"        unsafe {{ kmod::{entry.rust_fn}({', '.join(call)}) }}"
+            ".generics(resolve_generics).grid(grid).l1_cache_key_on(probe)\n"
+            "    });\n"
+            "    Ok(())\n}\n")
+
+
+def _fast_static(entry: TritonEntry) -> str:
+    return f"FAST_{entry.rust_fn}".upper()
+
+
+def fast_lines(entry: TritonEntry) -> list[str]:
+    """The warm-launch fast path of an entry (`launcher/template/src/fast.rs`), after the
+    dtype and fact checks: the launch's key (what selects cutile's compiled kernel: the
+    pointers' dtypes and alignment, the ints' divisibility, the generic values, the grid)
+    and its driver arguments in the entry's order (cutile pushes a pointer as its 8-byte
+    address, a scalar as itself); the launch itself when the key went through cutile's
+    checked path before."""
+    lines = ["let mut fast_key = FastKey::new(device);"]
+    for arg in entry.args:
+        if arg.kind == "ptr":
+            lines.append(f"fast_key.pointer({ident(arg.name)}, {_dtype_ident(arg.name)});")
+        elif arg.kind in _INT_SCALARS:
+            lines.append(f"fast_key.hint({ident(arg.name)} as i64);")
+    lines += [f"fast_key.int({ident(g.name)} as i64);" for g in entry.value_generics]
+    lines.append("fast_key.grid(grid);")
+    lines.append("let mut packet = Packet::new();")
+    for arg in entry.args:
+        method = "u64" if arg.kind == "ptr" else arg.kind
+        lines.append(f"packet.{method}({ident(arg.name)});")
+    lines.append(f"if unsafe {{ {_fast_static(entry)}.launch(&fast_key, &packet, stream, "
+                 "grid)? } { return Ok(()); }")
+    return lines
 
 
 def _extern(kernel: TritonKernelPlan, entry: TritonEntry,
@@ -185,9 +224,10 @@ def _extern(kernel: TritonKernelPlan, entry: TritonEntry,
                              "call breaks it: launch the general entry")
         body.append(f"        if !({fact_rust(tree)}) {{ return Err(LaunchError::invalid("
                     f"{message})); }}")
+    body += [f"        {line}" for line in fast_lines(entry)]
     body.append("        let (context, stream) = unsafe { borrowed_stream(device, stream)? };")
     call = (f"{_run_name(entry)}::<{{types}}>(device, &context, &stream, grid, "
-            f"{', '.join(_value_args(entry))})")
+            f"{', '.join(_value_args(entry))}, &{_fast_static(entry)}, &fast_key, &packet)")
     generics = [g for g in entry.generics if g.kind == "type"]
     body.append("        " + _match_tree(generics, [], call, element_types))
     doc = [f"Triton kernel `{kernel.name}`: the Rust entry `{entry.rust_fn}`"

@@ -42,6 +42,8 @@ _TL_OPS = {"+": _tl_operator.add, "-": _tl_operator.sub, "*": _tl_operator.mul,
            "<": _tl_operator.lt, "<=": _tl_operator.le, ">": _tl_operator.gt,
            ">=": _tl_operator.ge, "==": _tl_operator.eq, "!=": _tl_operator.ne}
 _tl_state = {"lib": None, "funcs": {}}
+#: Names of the dtype objects seen (`torch.float16` -> `float16`): read once per dtype.
+_tl_dtype_names = {}
 
 
 class TranslationUnsupported(ValueError):
@@ -101,7 +103,17 @@ def _tl_dtype_name(value):
     """`float16` for a tensor of torch.float16 (read from the dtype's text, so objects that
     only look like tensors work too); None for a value without a dtype."""
     dtype = getattr(value, "dtype", None)
-    return None if dtype is None else str(dtype).rsplit(".", 1)[-1]
+    if dtype is None:
+        return None
+    try:
+        return _tl_dtype_names[dtype]
+    except (KeyError, TypeError):
+        name = str(dtype).rsplit(".", 1)[-1]
+    try:
+        _tl_dtype_names[dtype] = name
+    except TypeError:
+        pass  # an unhashable dtype-like object: named at every call
+    return name
 
 
 def _tl_is_tensor(value):
@@ -322,8 +334,59 @@ def _tl_check(code, symbol):
         raise RuntimeError(f"{symbol} failed (code {code}): {message}")
 
 
+def _tl_value_class(value, exact):
+    """What entry selection reads of one argument (`exact`: its value itself, for a
+    constexpr), or None when it cannot be told by a key (the call is then selected without
+    the cache): a tensor's dtype and 16-byte alignment, an int's JIT keys (== 1, % 16)."""
+    if hasattr(value, "data_ptr") and _tl_dtype_name(value) is not None:
+        return (_tl_dtype_name(value), int(value.data_ptr()) % 16 == 0)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if exact else (value == 1, value % 16 == 0)
+    if isinstance(value, float):
+        return value if exact else float
+    if _tl_language_dtype(value) is not None:
+        return ("dtype", _tl_language_dtype(value))
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def _tl_selection_key(plan, bound):
+    """The class of every argument that decides `_tl_select`'s answer: the pointers'
+    dtypes and alignment, the values of the constexprs and of the arguments an entry is
+    folded for, the other ints' JIT keys (the only facts entries have: `== 1`, `% 16 == 0`;
+    conditions and generic values read constexprs only; an int's range is checked at every
+    call)."""
+    exact = plan.get("_exact")
+    if exact is None:
+        # A runtime float or int an entry is folded for (`folded`) is compared as a value.
+        exact = plan["_exact"] = frozenset((*plan["constexprs"], *plan["selectors"]))
+    key = []
+    for name in plan["params"]:
+        cls = _tl_value_class(bound[name], name in exact)
+        if cls is None and bound[name] is not None:
+            return None
+        key.append(cls)
+    return tuple(key)
+
+
+def _tl_selected(plan, bound):
+    """`_tl_select`, remembered per selection key (Triton's launcher keys its compiled
+    kernels the same way): a repeated call costs one key, not a walk over every entry."""
+    key = _tl_selection_key(plan, bound)
+    if key is None:
+        return _tl_select(plan, bound)
+    cache = plan.setdefault("_selected", {})
+    entry = cache.get(key)
+    if entry is None:
+        entry = cache[key] = _tl_select(plan, bound)
+    return entry
+
+
 def _tl_launch(plan, bound, grid):
-    entry = _tl_select(plan, bound)
+    entry = _tl_selected(plan, bound)
     values = _tl_call_values(entry, bound)
     grid3 = _tl_grid(grid, bound)
     stream, device = _tl_stream_and_device(plan, bound)

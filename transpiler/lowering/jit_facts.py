@@ -14,6 +14,15 @@ correct only for arguments that hold its facts: the host glue selects the most s
 entry whose facts hold, else the general one (`hostglue/triton_pyruntime`), and the proof
 runs each fact entry on inputs that hold its facts (`numeric_check/triton_proof`).
 
+A kernel whose accesses stay pointer tiles (no `tl.dot`: `raise_pointers`) gets one fact
+entry of its own instead: the same body with the facts stated on the parameters its
+addresses and masks read (`address_names`: each use of an aligned pointer
+wrapped in `assume_div_by`, each int restated at the top as `assume_div_by` or the constant
+1). tileiras finds a pointer tile's vector width by walking its offsets, so with these facts
+a row load moves 16 bytes per lane where it moved one element (fused softmax, f16: `LDG.128`
+as Triton's own cubin, instead of 8 `LDG.U16`; `bench/results/triton_sass.md`). A kernel
+whose accesses are all 0-d (one element per program) gains nothing and gets none.
+
 Which ints may be 1 comes from the access forms, not names: an int parameter that alone
 multiplies the `arange` of an access's contiguous (last) axis
 (`raise_pointers.unit_stride_candidates`). A fact on a parameter no raised view reads is
@@ -28,12 +37,16 @@ import copy
 from dataclasses import dataclass
 
 from transpiler.lowering.raise_pointers import (
+    JIT_DIVISOR,
     NO_FACTS,
+    RAISED,
     ParamFacts,
+    access_expressions,
+    collect_definitions,
     raise_pointer_accesses,
     unit_stride_candidates,
 )
-from transpiler.model import KernelModel
+from transpiler.model import KernelModel, TAssign, TExpr, TStmt, statement_exprs
 
 #: Triton's key of an int equal to 1 and of a value divisible by 16 (`jit_keys`).
 KEY_ONE, KEY_DIVISIBLE = "1", "D"
@@ -83,6 +96,8 @@ def fact_models(model: KernelModel, enabled: bool | str) -> list[KernelModel]:
     if not enabled or not any(p.jit for p in model.params):
         return []
     units = unit_stride_candidates(model.body)
+    if not _raises_views(model, enabled):
+        return _pointer_fact_models(model, units, enabled)
     order = {p.name: i for i, p in enumerate(model.params)}
     seen: set[ParamFacts] = set()
     out: list[KernelModel] = []
@@ -100,9 +115,108 @@ def fact_models(model: KernelModel, enabled: bool | str) -> list[KernelModel]:
         variant.notes.extend(raise_pointer_accesses(variant.body, enabled, facts))
         keys = [(name, KEY_ONE) for name in facts.ones] + \
             [(name, KEY_DIVISIBLE) for name in facts.aligned]
-        variant.jit_facts = tuple(sorted(keys, key=lambda k: order[k[0]]))
-        variant.jit_suffix = pattern.suffix
-        variant.notes.append(f"a JIT fact entry ({pattern.what}): the launcher calls it only "
-                             "when every fact in `jit_facts` holds for the arguments")
-        out.append(variant)
+        out.append(_fact_entry(variant, keys, pattern, order))
+    return out
+
+
+def _fact_entry(variant: KernelModel, keys: list[tuple[str, str]], pattern: FactPattern,
+                order: dict[str, int]) -> KernelModel:
+    variant.jit_facts = tuple(sorted(keys, key=lambda k: order[k[0]]))
+    variant.jit_suffix = pattern.suffix
+    variant.notes.append(f"a JIT fact entry ({pattern.what}): the launcher calls it only "
+                         "when every fact in `jit_facts` holds for the arguments")
+    return variant
+
+
+def _raises_views(model: KernelModel, enabled: bool | str) -> bool:
+    """Whether the general entry's accesses may be raised to views at all (a kernel the
+    raising rule keeps on pointer tiles gets pointer-tile fact entries instead)."""
+    notes = raise_pointer_accesses(copy.deepcopy(model.body), enabled,
+                                   candidate_facts(model, PATTERNS[0], set()))
+    return any(RAISED in note for note in notes)
+
+
+def address_names(body: list[TStmt]) -> set[str]:
+    """The names the address and mask computations of the kernel's pointer-tile accesses
+    read, followed through every definition of each name (a loop variable through its
+    loop's bounds): the parameters whose facts decide how the accesses vectorize (a stored
+    value or a load's `other` does not)."""
+    defs = collect_definitions(body)
+    loops = {name: defs.loops[loop_id] for name, loop_id in defs.loop_vars.items()}
+    pending = [arg for access in access_expressions(body) for arg in _address_operands(access)]
+    names: set[str] = set()
+    while pending:
+        expr = pending.pop()
+        name = expr.attrs.get("name") if expr.op in ("var", "ptr_param") else None
+        if isinstance(name, str) and name not in names:
+            names.add(name)
+            pending.extend(a.value for a in defs.assigns.get(name, ()))
+            if name in loops:
+                pending.extend((loops[name].start, loops[name].stop, loops[name].step))
+        pending.extend(a for a in expr.args if isinstance(a, TExpr))
+    return names
+
+
+def _address_operands(access: TExpr) -> list[TExpr]:
+    """An access's pointer tile and mask (`model.ir`: load (pointers[, mask][, other]),
+    store (pointers, value[, mask]))."""
+    if access.op == "store_ptr":
+        return [access.args[0], *access.args[2:]]
+    return access.args[:2] if access.attrs.get("has_mask") else access.args[:1]
+
+
+def _pointer_fact_models(model: KernelModel, units: set[str],
+                         enabled: bool | str) -> list[KernelModel]:
+    """The pointer-tile fact entry of a kernel whose accesses stay pointer tiles: the
+    kernel as it is, its parameters restated under the facts at the top of the body (a
+    pointer aligned to 16 bytes, an int divisible by 16, an int equal to 1): tileiras
+    derives the vector width of a pointer-tile load from its address computation, and
+    without them it moves one element per lane (`bench/results/triton_sass.md`)."""
+    if not any(access.args[0].type.shape for access in access_expressions(model.body)):
+        return []  # one element per program: no vector width to gain
+    reads = address_names(model.body)
+    candidate = candidate_facts(model, PATTERNS[0], units)
+    facts = ParamFacts(candidate.ones & reads, candidate.aligned & reads)
+    if facts == NO_FACTS:
+        return []
+    variant = copy.deepcopy(model)
+    restated: list[TStmt] = []
+    for param in variant.params:
+        if param.kind == "pointer" and param.name in facts.aligned:
+            _assume_pointer(variant.body, param.name)
+        elif param.name in facts.ones | facts.aligned:
+            var = TExpr("var", [], param.type, param.span, {"name": param.name})
+            value = TExpr("literal", [], param.type, param.span, {"value": 1}) \
+                if param.name in facts.ones else \
+                TExpr("assume_div", [var], param.type, param.span, {"divisor": JIT_DIVISOR})
+            restated.append(TAssign(param.name, value, param.span))
+    variant.body[:0] = restated
+    variant.notes.extend(raise_pointer_accesses(variant.body, enabled))
+    variant.notes.append("assumes Triton's JIT specialization of its pointer-tile "
+                         f"accesses' parameters: {facts.text()} (correct only for arguments "
+                         "that hold it)")
+    keys = [(name, KEY_ONE) for name in facts.ones] + \
+        [(name, KEY_DIVISIBLE) for name in facts.aligned]
+    order = {p.name: i for i, p in enumerate(model.params)}
+    return [_fact_entry(variant, keys, PATTERNS[0], order)]
+
+
+
+def _assume_pointer(body: list[TStmt], name: str) -> None:
+    """Each use of pointer parameter `name` (its 0-d pointer tile) wrapped in place in an
+    `assume_div` of 16 bytes (the raw pointer itself has no annotated form to restate)."""
+    uses = {id(node): node for expr in statement_exprs(body) for node in _nodes(expr)
+            if node.op == "ptr_param" and node.attrs.get("name") == name}
+    for node in uses.values():  # once each: the analysis shares a parameter's node
+        inner = copy.copy(node)
+        node.op, node.args = "assume_div", [inner]
+        node.attrs = {"divisor": JIT_DIVISOR}
+
+
+def _nodes(expr: TExpr) -> list[TExpr]:
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(a for a in node.args if isinstance(a, TExpr))
     return out

@@ -670,6 +670,11 @@ def _statement_exprs(stmts: list[TStmt]) -> Iterator[tuple[TExpr, TStmt]]:
             yield from _statement_exprs(stmt.orelse)
 
 
+def access_expressions(stmts: list[TStmt]) -> list[TExpr]:
+    """Every pointer-tile load and store of `stmts`, nested blocks included."""
+    return [access for access, _stmt in _accesses(stmts)]
+
+
 def _accesses(stmts: list[TStmt]) -> Iterator[tuple[TExpr, TStmt]]:
     for value, stmt in _statement_exprs(stmts):
         stack = [value]

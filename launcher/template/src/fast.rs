@@ -108,6 +108,13 @@ impl FastKey {
             self.word(desc.strides[axis] as u64);
         }
     }
+    /// A raw pointer argument (a Triton translation's): the dtype code it points to, whether
+    /// it is null and its alignment (cutile's `DivHint::from_ptr`, as the launch keys it).
+    #[inline]
+    pub fn pointer(&mut self, address: u64, dtype: i32) {
+        self.word(((dtype as u32 as u64) << 32) | u64::from(address == 0) << 8
+            | u64::from(address.trailing_zeros().min(4)));
+    }
     /// An integer scalar argument: only its divisibility (cutile's `DivHint::from_value`)
     /// selects the kernel.
     #[inline]
