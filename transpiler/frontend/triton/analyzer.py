@@ -432,6 +432,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
         carried = self.carried_stack[-1] if self.carried_stack else set()
         if name in carried and previous is not None and previous.op == "var":
             if not _same_type(previous.type, value.type):
+                self.refuse_element_change(name, previous.type, value.type, span)
                 value = self.coerce(value, previous.type, span)
             rust = previous.attrs["name"]
             stmt = TAssign(rust, value, span, first=False)
@@ -459,6 +460,29 @@ class Analyzer(PhiloxRules, DescriptorRules):
         count = self.used.get(base, 0)
         self.used[base] = count + 1
         return base if count == 0 else f"{base}_{count + 1}"
+
+    def element_changes(self, a: ValueType, b: ValueType, concrete: bool = True) -> bool:
+        """Whether two runtime values' element types differ (after unification): with
+        `concrete`, only two different concrete types (Triton types them differently,
+        whatever the launch); else also a launch-time type beside another (they may)."""
+        ea, eb = (self.find(t.dtype) if isinstance(t, TileType | ScalarType) else None
+                  for t in (a, b))
+        if ea is None or eb is None or ea == eb:
+            return False
+        return not concrete or (isinstance(ea, DType) and isinstance(eb, DType))
+
+    def refuse_element_change(self, name: str, before: ValueType, after: ValueType,
+                              span: Span | None) -> None:
+        """E0108 where a loop-carried or runtime-merged variable changes element type
+        (an f16 sum made f32 by an f32 term): Triton's compiler refuses it ("Loop-carried
+        variable ... is re-assigned to ..."; "Mismatched type ... between then block and
+        else block"); converting it back would compute what Triton never does."""
+        if self.element_changes(before, after):
+            raise TranslationError(Diagnostic(
+                "E0108", f"`{name}` changes element type in a loop or runtime `if` "
+                f"({_describe(after)} instead of {_describe(before)}); Triton refuses this "
+                "too: convert it explicitly (`.to(...)`)", self.source.path, span,
+                kernel=self.kernel.name))
 
     def coerce(self, value: TExpr, target: ValueType, span: Span | None) -> TExpr:
         """`value` as a loop-carried or merged variable of type `target`."""
@@ -787,6 +811,14 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 # merge can carry: one entry per outcome, as Triton's compiler folds it.
                 self.choose(cond.attrs["value"])
             target = t_val.type if not is_const(t_val) else e_val.type
+            if not (is_const(t_val) or is_const(e_val)):
+                if static and self.element_changes(t_val.type, e_val.type, concrete=False):
+                    # Triton folds a constexpr test: the variable has the type of the arm
+                    # this entry's outcome takes (the other arm is dead here).
+                    target = t_val.type if self.choose(cond.attrs["value"]) else e_val.type
+                else:
+                    self.refuse_element_change(name, t_val.type, e_val.type,
+                                               self.span(node))
             if static and isinstance(target, ConstType) and is_const(e_val):
                 # Two compile-time values (`False` / a constexpr): folded per outcome.
                 self.choose(cond.attrs["value"])
