@@ -2028,10 +2028,23 @@ class Analyzer(PhiloxRules, DescriptorRules):
             a, b = self.cast(a, tf32), self.cast(b, tf32)
         return TExpr("mma", [a, b, acc], TileType(acc_type, (m, n)), self.span(node))
 
+    def check_math_dtype(self, name: str, x: TExpr, node: cst.CSTNode) -> None:
+        """E0108 where Triton 3.9 refuses `tl.<name>` of a tensor of this element type
+        (`triton.language.math._check_dtype`: exp, log, sqrt and the others take fp32 or
+        fp64 tensors only, no f16, bf16 or integer). A launch-time type is left to the
+        launch (the f32 one compiles)."""
+        allowed = dtypes.MATH_DTYPES.get(name)
+        dtype = self.find(self.elem(x)) if not is_const(x) else None
+        if allowed and isinstance(dtype, DType) and dtype.name not in allowed:
+            raise self.error("E0108", f"Triton refuses `tl.{name}` of a {dtype} tensor "
+                             f"(it takes {' or '.join(allowed)}: convert with "
+                             "`.to(tl.float32)`)", node)
+
     def unary_rule(fn: str) -> Callable[[Analyzer, str, dict, cst.Call], TExpr]:
         def typed(self: Analyzer, name: str, args: dict, node: cst.Call) -> TExpr:
             x = self.arg(args, "x")
             assert x is not None
+            self.check_math_dtype(name, x, node)
             return self.math(fn, x, node)
 
         return typed
@@ -2052,6 +2065,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
         """`1 / (1 + exp(-x))`, as Triton's own `tl.sigmoid` computes it."""
         x = self.arg(args, "x")
         assert x is not None
+        # Triton's own `tl.sigmoid` calls `tl.exp`, with exp's element types.
+        self.check_math_dtype("exp", x, node)
         negated = self.binary("-", const(0.0), x, node)
         return self.binary("/", const(1.0), self.binary("+", const(1.0),
                                                         self.math("exp", negated, node),
