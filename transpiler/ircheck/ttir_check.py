@@ -84,6 +84,10 @@ RULES: dict[str, str] = {
     "read as `a` (Triton's folding of `tl.where(c, a, a)`). A load writes nothing; the "
     "other loads are paired with Triton's and checked, and the numeric check compares "
     "every output.",
+    "dead-reduce": "A reduce or scan Triton's compiler removed as dead is kept by the "
+    "translation: its value reaches no store or atomic once unread ops are dropped and "
+    "`select(c, a, a)` is read as `a` (as for dead-load). It writes nothing; the other "
+    "reductions are paired with Triton's and checked.",
     "duplicate-reduce": "A reduce or scan the translation computes twice, on operands that "
     "the same pure ops compute from the same values (two `tl.sum` of one expression), is one "
     "in Triton's TTIR (its common-subexpression elimination merges them): the copy computes "
@@ -177,11 +181,28 @@ def check_facts(facts: TritonFacts, entry: TileIrEntry) -> FactVerdict:
             [r for r in facts.reductions if r.kind == kind], verdict)
         tile_reductions = [op for op in ops if op.name == kind]
         if len(tile_reductions) > len(triton_reductions):
+            tile_reductions = _without_dead_reductions(triton_reductions, tile_reductions,
+                                                       ops, verdict)
+        if len(tile_reductions) > len(triton_reductions):
             tile_reductions = _without_duplicates(triton_reductions, tile_reductions,
                                                   entry.ops, verdict)
         _pair(kind, triton_reductions, tile_reductions, verdict,
               lambda t, o: _check_reduce(t, o, verdict))
     return verdict.finish()
+
+
+def _without_dead_reductions(triton: list[ReduceFact], tile: list[Operation],
+                             ops: list[Operation], verdict: FactVerdict) -> list[Operation]:
+    """The Tile IR reductions less those whose value is dead (rule dead-reduce for each),
+    when that leaves as many as Triton's; all of them otherwise."""
+    dead = _dead_values(ops)
+    live = [op for op in tile if not all(r in dead for r in op.results)]
+    if len(live) != len(triton):
+        return tile
+    for op in tile:
+        if op not in live:
+            verdict.note("dead-reduce", op.text)
+    return live
 
 
 def _without_duplicates(triton: list[ReduceFact], tile: list[Operation],
@@ -334,9 +355,10 @@ def _reads(op: Operation) -> list[str]:
 
 def _has_effect(op: Operation) -> bool:
     """Stores, atomics, ops with regions and ops without results are kept whatever reads
-    them (a load is not: it writes nothing)."""
-    return (op.name in _STORES or op.name in _ATOMICS or bool(op.regions)
-            or not op.results)
+    them (a load is not: it writes nothing; nor a reduce or scan, whose region is only its
+    combiner)."""
+    return (op.name in _STORES or op.name in _ATOMICS
+            or bool(op.regions) and op.name not in ("reduce", "scan") or not op.results)
 
 
 def _memory_kind(fact: MemoryFact) -> str:
