@@ -188,6 +188,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.notes: list[str] = []
         self.helper_stack: list[str] = []
         self.carried_stack: list[set[str]] = []
+        # Arms of constexpr `if`s being read: Triton types only the arm a launch takes.
+        self.static_arms = 0
         self.float_uses: set[str] = set()
         self.int_uses: set[str] = set()
         # The kinds ("for", "while") of the loops around the statement being analyzed.
@@ -779,6 +781,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
         before = dict(self.scope.names)
         saved = self.out
         self.carried_stack.append(set())
+        self.static_arms += static
         try:
             self.out = []
             self.block(then)
@@ -789,6 +792,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
             else_body, else_names = self.out, dict(self.scope.names)
         finally:
             self.carried_stack.pop()
+            self.static_arms -= static
             self.out = saved
         self.scope.names = dict(before)
         stmt = TIf(cond, then_body, else_body, [], self.span(node), static)
@@ -2032,7 +2036,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
         """E0108 where Triton 3.9 refuses `tl.<name>` of a tensor of this element type
         (`triton.language.math._check_dtype`: exp, log, sqrt and the others take fp32 or
         fp64 tensors only, no f16, bf16 or integer). A launch-time type is left to the
-        launch (the f32 one compiles)."""
+        launch (the f32 one compiles), and so is an arm of a constexpr `if` (Triton types
+        only the arm a launch takes; the translation reads both)."""
+        if self.static_arms:
+            return
         allowed = dtypes.MATH_DTYPES.get(name)
         dtype = self.find(self.elem(x)) if not is_const(x) else None
         if allowed and isinstance(dtype, DType) and dtype.name not in allowed:
