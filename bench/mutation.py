@@ -13,7 +13,8 @@ Prints the score table and every survivor (the edit, file and line), to be read:
 equivalent, or a hole in the check. `--triton` does the same for the Triton goldens
 (`golden/triton/`, launch shapes from `tests/triton_specs/`, the first specialization of
 each kernel): what the proof's numeric check (Triton's interpreter) and its TTIR facts
-catch. """
+catch; there too a mutant whose checked entries' Tile IR is the golden's is equivalent and
+not scored. """
 
 from __future__ import annotations
 
@@ -235,18 +236,36 @@ def triton_spans(text: str, spec_path: Path) -> list[tuple[int, int]]:
     return spans
 
 
-def run_triton_mutant(stem: str, text: str, spec_path: Path) -> tuple[str, bool, bool]:
-    """('stillborn' | 'ok', numeric caught, facts caught) of one mutant."""
+def _tokens_as_sets(text: str) -> str:
+    """`text` with every `join_tokens` operand list sorted: a token join waits for all of
+    its operands, in no order (a mutant that only reorders one is equivalent)."""
+    return re.sub(r"(join_tokens\s+)(%[\w.]+(?:\s*,\s*%[\w.]+)*)",
+                  lambda m: m.group(1) + ", ".join(sorted(
+                      v.strip() for v in m.group(2).split(","))), text)
+
+
+def run_triton_mutant(stem: str, text: str, spec_path: Path,
+                      original: dict[str, str] | None = None
+                      ) -> tuple[str, bool, bool, dict[str, str]]:
+    """('stillborn' | 'same-ir' | 'ok', numeric caught, facts caught, the checked entries'
+    Tile IR per specialization, without locations) of one mutant. A mutant whose Tile IR
+    is `original`'s (a swapped token join, a type annotation the compiler does not read)
+    is equivalent by construction and not scored."""
     with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
         rust = Path(tmp) / f"{stem}.rs"
         rust.write_text(text)
+        kept = Path(tmp) / "ir"
         outcomes = [o for o in prove_triton(TRITON_GOLDEN / f"{stem}.py", rust,
-                                            [str(spec_path)])
+                                            [str(spec_path)], keep_ir=kept)
                     if isinstance(o, TritonOutcome)]
+        irs = {p.name: _tokens_as_sets(_without_locations(p.read_text())) for p in
+               sorted(kept.glob("*.rust.tileir"))} if kept.is_dir() else {}
     if any("did not compile" in (o.reason or "") for o in outcomes):
-        return "stillborn", False, False
+        return "stillborn", False, False, irs
+    if original is not None and irs and irs == original:
+        return "same-ir", False, False, irs
     return ("ok", any(o.numeric in ("FAIL", "ERROR") for o in outcomes),
-            any(o.facts is not None and o.facts.status == "FAIL" for o in outcomes))
+            any(o.facts is not None and o.facts.status == "FAIL" for o in outcomes), irs)
 
 
 def main_triton(per_operator: int, stems: list[str]) -> int:
@@ -254,16 +273,22 @@ def main_triton(per_operator: int, stems: list[str]) -> int:
     rows: dict[str, list[int]] = {}
     survivors: list[str] = []
     stillborn = 0
+    same_ir: list[str] = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mutation-specs-") as folder:
         for stem in stems:
             spec_path = first_triton_specs(stem, Path(folder))
             text = (TRITON_GOLDEN / f"{stem}.rs").read_text()
             spans = triton_spans(text, spec_path)
+            original = run_triton_mutant(stem, text, spec_path)[3]
             for operator, line, edit, mutated in mutants_in(text, spans, per_operator):
-                status, numeric, facts = run_triton_mutant(stem, mutated, spec_path)
+                status, numeric, facts, _ = run_triton_mutant(stem, mutated, spec_path,
+                                                              original)
                 if status == "stillborn":
                     stillborn += 1
+                    continue
+                if status == "same-ir":
+                    same_ir.append(f"triton/{stem}.rs:{line}: {operator}: {edit}")
                     continue
                 if not score(rows, operator, numeric, facts):
                     survivors.append(f"triton/{stem}.rs:{line}: {operator}: {edit}")
@@ -274,7 +299,10 @@ def main_triton(per_operator: int, stems: list[str]) -> int:
     if total[0]:
         print(f"\ncaught {total[3]}/{total[0]} ({100 * total[3] / total[0]:.1f}%); "
               f"stillborn (rejected by the toolchain): {stillborn}; "
+              f"equivalent (same Tile IR, not scored): {len(same_ir)}; "
               f"{time.perf_counter() - start:.0f} s")
+    for equivalent in same_ir:
+        print(f"  same Tile IR: {equivalent}")
     print("\nsurvivors:" if survivors else "\nno survivors")
     for survivor in survivors:
         print(f"  {survivor}")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from bench.fuzz import Checker
 from transpiler.driver import read_manifests, translate_bytes
+from transpiler.ircheck.check import select_manifest
+from transpiler.ircheck.spec import ArraySpec, ConstSpec, KernelSpec, ScalarSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,3 +99,69 @@ def test_a_triton_launch_mixing_float_types_gets_its_own_entry() -> None:
     assert {"a_ptr": "float16", "b_ptr": "float32"} in variants
     assert {"a_ptr": "float32", "b_ptr": "float32"} in variants
     assert {"a_ptr": "bfloat16", "b_ptr": "bfloat16"} in variants
+
+
+SHARED_CLASS = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def axpy_kernel(a_ptr, b_ptr, y_ptr, unused_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs, mask=offs < n)
+    b = tl.load(b_ptr + offs, mask=offs < n)
+    # a, b and y meet in one op and its store: one launch-time type, unless a launch mixes.
+    tl.store(y_ptr + offs, a * 2.0 + b, mask=offs < n)
+
+
+def axpy(n):
+    a = torch.empty(n, dtype=torch.float16, device="cuda")
+    b = torch.empty(n, dtype=torch.float32, device="cuda")
+    y = torch.empty(n, dtype=torch.float32, device="cuda")
+    axpy_kernel[(triton.cdiv(n, 64),)](a, b, y, torch.empty(1, device="cuda"), n, BLOCK=64)
+'''
+
+
+def test_pointers_of_one_class_that_a_launch_mixes_get_an_entry_of_that_launch() -> None:
+    """O8: the generic entry for launches passing one type, and the launch's own."""
+    result = translate_bytes(SHARED_CLASS.encode(), "axpy.py")
+    assert result.ok, [d.message for d in result.all_diagnostics()]
+    manifests = read_manifests(result.rust or "")
+    variants = [m.get("dtype_variant") or {} for m in manifests.values()]
+    assert {} in variants
+    assert {"a_ptr": "float16", "b_ptr": "float32", "y_ptr": "float32"} in variants
+    mixed = manifests["axpy_kernel_f16_f32_f32"]
+    assert not [g for g in mixed["generics"] if g["kind"] == "type"
+                and {"a_ptr", "b_ptr"} & set(g["params"])]
+    # Triton's promotion in that entry: the product in f16, the sum in f32.
+    rust = result.rust or ""
+    body = rust[rust.index("fn axpy_kernel_f16_f32_f32"):]
+    assert "Tile<f32, { [BLOCK] }> = convert_tile(a * " in body
+
+
+def test_an_unused_parameter_a_launch_passes_a_tensor_is_a_pointer() -> None:
+    """O4: typed by the launch's argument, not as the i32 of an unused scalar."""
+    result = translate_bytes(SHARED_CLASS.encode(), "axpy.py")
+    params = {p["name"]: p for p in read_manifests(result.rust or "")["axpy_kernel"]["params"]}
+    assert params["unused_ptr"]["kind"] == "pointer"
+    assert params["n"]["kind"] == "scalar"
+
+
+def test_a_generic_entry_is_not_selected_for_a_launch_it_cannot_type() -> None:
+    """A type generic of `a_ptr` and `b_ptr` cannot be f16 and f32 at once: the mixed
+    launch selects the variant entry; a launch of one type the generic entry."""
+    manifests = read_manifests(translate_bytes(SHARED_CLASS.encode(), "axpy.py").rust or "")
+
+    def spec(a: str, b: str) -> KernelSpec:
+        return KernelSpec("axpy_kernel", (
+            ("a_ptr", ArraySpec(a, 1)), ("b_ptr", ArraySpec(b, 1)),
+            ("y_ptr", ArraySpec("float32", 1)), ("unused_ptr", ArraySpec("float32", 1)),
+            ("n", ScalarSpec("int32")), ("BLOCK", ConstSpec(64))))
+
+    chosen = select_manifest(manifests, "axpy_kernel", spec("float16", "float32"))
+    assert chosen is not None and chosen["entry"] == "axpy_kernel_f16_f32_f32"
+    chosen = select_manifest(manifests, "axpy_kernel", spec("float32", "float32"))
+    assert chosen is not None and chosen["entry"] == "axpy_kernel"
+    # A mix no entry has: none, rather than the generic entry with one of the types.
+    assert select_manifest(manifests, "axpy_kernel", spec("bfloat16", "float32")) is None

@@ -394,9 +394,24 @@ def select_manifest(manifests: Mapping[str, Manifest | dict[str, Any]], kernel: 
                               for c in manifest.get("conditions") or [])
         except (KeyError, TypeError, ZeroDivisionError):
             conds_match = False
-        if dtypes_match and consts_match and conds_match:
+        if dtypes_match and consts_match and conds_match and _generics_fit(manifest, spec):
             return manifest
     return None
+
+
+def _generics_fit(manifest: dict[str, Any], spec: KernelSpec) -> bool:
+    """Whether each type generic of the entry can be one element type for `spec`: the
+    arrays it types all have one dtype there (a generic `E` of `a` and `b` cannot take an
+    f16 `a` with an f32 `b`; a dtype variant entry takes that launch)."""
+    for generic in manifest.get("generics") or []:
+        if generic.get("kind") != "type":
+            continue
+        given = dict(spec.params)
+        dtypes = {given[p].dtype for p in generic.get("params") or []
+                  if isinstance(given.get(p), ArraySpec)}
+        if len(dtypes) > 1:
+            return False
+    return True
 
 
 def entry_arg_positions(manifest: dict[str, Any]) -> dict[str, int]:

@@ -58,6 +58,14 @@ COMPILER_SEMANTICS: dict[str, str] = {
     "tf32-dot": "`tl.dot` of f32 operands with input_precision tf32 (the default) rounds both "
     "operands to tf32 (round to nearest even at 10 mantissa bits) before multiplying; the "
     "interpreter skips the rounding",
+    "narrow-accumulation": "`tl.sum` / `tl.cumsum` / `tl.cumprod` of f16 values: the "
+    "compiler combines them in f16, rounding every step of a tree (its order depends on the "
+    "layout, and is not specified); the interpreter sums with numpy (`sum` accumulates in "
+    "f32 and rounds once, `cumsum` adds sequentially), which differs from every tree by f16 "
+    "roundings of the partial sums, as large as the sums themselves. The child combines "
+    "them in f16 in one tree order the compiler may use, the one the Tile IR interpreter "
+    "uses (pairwise halving for a reduction, doubling strides for a scan), so that the "
+    "comparison measures the translation and not an order neither program fixes",
     "libdevice": "the interpreter has no libdevice (`triton.language.extra.libdevice` "
     "functions are stubs there); the element-wise ones of `LIBDEVICE_NUMPY` are computed "
     "with numpy in the operand's type, as libdevice computes them to within its ulp bounds",
@@ -426,6 +434,46 @@ def use_compiler_semantics(interpreter):
             b = interpreter.TensorHandle(rounded(b.data), b.dtype.scalar)
         return plain_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
     builder.create_dot = create_dot
+    use_tree_accumulation(interpreter)
+
+
+def use_tree_accumulation(interpreter):
+    import numpy as np
+    narrow = lambda data: data.dtype.kind == "f" and data.dtype.itemsize < 4
+    def tree_reduce(data, axis, keep_dims, combine):
+        flat = axis is None
+        t = np.moveaxis(data.reshape(-1) if flat else data, 0 if flat else axis, 0)
+        while t.shape[0] > 1:
+            if t.shape[0] % 2:
+                t = np.concatenate([t, np.full((1, *t.shape[1:]), combine.identity, t.dtype)])
+            half = t.shape[0] // 2
+            t = combine(t[:half], t[half:]).astype(data.dtype)
+        result = t[0]
+        if keep_dims:
+            result = result.reshape((1,) * data.ndim) if flat else np.expand_dims(result, axis)
+        return result
+    def tree_scan(data, axis, combine):
+        t = np.moveaxis(data, axis, 0)
+        shift = 1
+        while shift < t.shape[0]:
+            t = np.concatenate([t[:shift], combine(t[:-shift], t[shift:]).astype(t.dtype)])
+            shift *= 2
+        return np.ascontiguousarray(np.moveaxis(t, 0, axis))
+    plain_sum = interpreter.ReduceOps.sum
+    def reduce_sum(self, input):
+        data = input.handle.data
+        if not narrow(data):
+            return plain_sum(self, input)
+        return self.to_tensor(tree_reduce(data, self.axis, self.keep_dims, np.add), input.dtype)
+    interpreter.ReduceOps.sum = reduce_sum
+    for name, combine in (("cumsum", np.add), ("cumprod", np.multiply)):
+        plain = getattr(interpreter.ScanOps, name)
+        def scan(self, input, plain=plain, combine=combine):
+            data = input.handle.data
+            if not narrow(data):
+                return plain(self, input)
+            return [self.to_tensor(tree_scan(data, self.axis, combine), dtype=input.dtype)]
+        setattr(interpreter.ScanOps, name, scan)
 
 
 def use_numpy_libdevice(interpreter, table):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 import ml_dtypes
 import numpy as np
 
-from transpiler.ircheck.parse import Operation, TileIrEntry, TileIrType
+from transpiler.ircheck.parse import Operation, Region, TileIrEntry, TileIrType
 from transpiler.ircheck.ttir_facts import (
     DotFact,
     MemoryFact,
@@ -84,6 +84,15 @@ RULES: dict[str, str] = {
     "read as `a` (Triton's folding of `tl.where(c, a, a)`). A load writes nothing; the "
     "other loads are paired with Triton's and checked, and the numeric check compares "
     "every output.",
+    "dead-reduce": "A reduce or scan Triton's compiler removed as dead is kept by the "
+    "translation: its value reaches no store or atomic once unread ops are dropped and "
+    "`select(c, a, a)` is read as `a` (as for dead-load). It writes nothing; the other "
+    "reductions are paired with Triton's and checked.",
+    "duplicate-reduce": "A reduce or scan the translation computes twice, on operands that "
+    "the same pure ops compute from the same values (two `tl.sum` of one expression), is one "
+    "in Triton's TTIR (its common-subexpression elimination merges them): the copy computes "
+    "the same value from the same inputs. The other reductions are paired with Triton's and "
+    "checked; one on another operand still counts.",
     "combiner-not-compared": "The combiner uses ops outside the compared table (an argmax's "
     "compare and select): the numeric check covers it.",
 }
@@ -168,11 +177,101 @@ def check_facts(facts: TritonFacts, entry: TileIrEntry) -> FactVerdict:
     _pair("dot", facts.dots, [op for op in ops if op.name in ("mmaf", "mmai")], verdict,
           lambda t, o: _check_dot(t, o, verdict))
     for kind in ("reduce", "scan"):
-        _pair(kind, _split_index_reductions([r for r in facts.reductions if r.kind == kind],
-                                            verdict),
-              [op for op in ops if op.name == kind], verdict,
+        triton_reductions = _split_index_reductions(
+            [r for r in facts.reductions if r.kind == kind], verdict)
+        tile_reductions = [op for op in ops if op.name == kind]
+        if len(tile_reductions) > len(triton_reductions):
+            tile_reductions = _without_dead_reductions(triton_reductions, tile_reductions,
+                                                       ops, verdict)
+        if len(tile_reductions) > len(triton_reductions):
+            tile_reductions = _without_duplicates(triton_reductions, tile_reductions,
+                                                  entry.ops, verdict)
+        _pair(kind, triton_reductions, tile_reductions, verdict,
               lambda t, o: _check_reduce(t, o, verdict))
     return verdict.finish()
+
+
+def _without_dead_reductions(triton: list[ReduceFact], tile: list[Operation],
+                             ops: list[Operation], verdict: FactVerdict) -> list[Operation]:
+    """The Tile IR reductions less those whose value is dead (rule dead-reduce for each),
+    when that leaves as many as Triton's; all of them otherwise."""
+    dead = _dead_values(ops)
+    live = [op for op in tile if not all(r in dead for r in op.results)]
+    if len(live) != len(triton):
+        return tile
+    for op in tile:
+        if op not in live:
+            verdict.note("dead-reduce", op.text)
+    return live
+
+
+def _without_duplicates(triton: list[ReduceFact], tile: list[Operation],
+                        entry_ops: list[Operation], verdict: FactVerdict) -> list[Operation]:
+    """The Tile IR reductions less those that repeat an earlier one's computation (rule
+    duplicate-reduce for each), when that leaves as many as Triton's; all of them
+    otherwise (the count then differs)."""
+    keys = _reduction_keys(entry_ops)
+    seen: set[object] = set()
+    kept: list[Operation] = []
+    repeated: list[Operation] = []
+    for op in tile:
+        key = keys[id(op)]
+        (repeated if key in seen else kept).append(op)
+        seen.add(key)
+    if len(kept) != len(triton):
+        return tile
+    for op in repeated:
+        verdict.note("duplicate-reduce", op.text)
+    return kept
+
+
+#: Ops whose result is not a function of their operands alone (memory, tokens).
+_IMPURE = frozenset({*_LOADS, *_STORES, *_ATOMICS, "make_token", "join_tokens"})
+
+
+def _reduction_keys(ops: list[Operation]) -> dict[int, object]:
+    """Per reduce / scan op (by `id`), a key equal for two that compute the same value: its
+    header (`template`: attributes, types, operands by position), the keys of its operands
+    (each value a pure op's template over its operands' keys, back to entry arguments, block
+    arguments, and impure ops, which are each only equal to themselves), and its combiner
+    region's ops over the region's own arguments."""
+    keys: dict[int, object] = {}
+
+    def value_keys(ops: list[Operation], scope: dict[str, object]) -> None:
+        for op in ops:
+            operands = tuple(scope.get(v, ("free", v)) for v in op.operands)
+            if op.name in ("reduce", "scan"):
+                key: object = (op.template, operands, tuple(
+                    _region_key(r, scope) for r in op.regions))
+                keys[id(op)] = key
+            elif op.regions or op.name in _IMPURE or not op.results:
+                key = ("op", id(op))
+            else:
+                key = (op.template, operands)
+            for index, result in enumerate(op.results):
+                scope[result] = (key, index)
+            for region in op.regions:
+                inner = dict(scope)
+                inner.update({a.name: ("arg", id(region), j) for j, a in
+                              enumerate(region.args)})
+                value_keys(region.ops, inner)
+
+    value_keys(ops, {})
+    return keys
+
+
+def _region_key(region: Region, scope: dict[str, object]) -> tuple[object, ...]:
+    """A combiner region's ops, each its template over its operands: the region's
+    arguments by position, its own results by the op that makes them, values from outside
+    by their keys in `scope`."""
+    local: dict[str, object] = {a.name: ("arg", j) for j, a in enumerate(region.args)}
+    out: list[object] = []
+    for number, op in enumerate(region.ops):
+        operands = tuple(local.get(v, scope.get(v, ("free", v))) for v in op.operands)
+        out.append((op.template, operands, bool(op.regions)))
+        for index, result in enumerate(op.results):
+            local[result] = ("local", number, index)
+    return tuple(out)
 
 
 def _split_index_reductions(facts: list[ReduceFact], verdict: FactVerdict
@@ -256,9 +355,10 @@ def _reads(op: Operation) -> list[str]:
 
 def _has_effect(op: Operation) -> bool:
     """Stores, atomics, ops with regions and ops without results are kept whatever reads
-    them (a load is not: it writes nothing)."""
-    return (op.name in _STORES or op.name in _ATOMICS or bool(op.regions)
-            or not op.results)
+    them (a load is not: it writes nothing; nor a reduce or scan, whose region is only its
+    combiner)."""
+    return (op.name in _STORES or op.name in _ATOMICS
+            or bool(op.regions) and op.name not in ("reduce", "scan") or not op.results)
 
 
 def _memory_kind(fact: MemoryFact) -> str:

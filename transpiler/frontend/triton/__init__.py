@@ -32,7 +32,7 @@ from transpiler.frontend.triton.choices import (
 )
 from transpiler.frontend.triton.dtypes import FLOAT_VARIANTS, DtypeDependent
 from transpiler.frontend.triton.tokens import order_memory
-from transpiler.model import DType, KernelModel, TAssign, TFor, TIf, TStmt, TWhile
+from transpiler.model import DType, DTypeVar, KernelModel, TAssign, TFor, TIf, TStmt, TWhile
 from transpiler.model.elements import BY_NAME
 
 # At most this many analyses per kernel (each decision adds one).
@@ -55,7 +55,8 @@ class TritonFrontEnd(FrontEnd):
                 state: object = None) -> Iterable[KernelModel]:
         assert isinstance(source, triton_source.TritonSource)
         assert isinstance(kernel, triton_source.TritonKernel)
-        return list(_variants(source, kernel, Decisions(), 0))
+        return list(_variants(source, kernel, Decisions(
+            pointers=launched_pointers(source, kernel)), 0))
 
 
 def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
@@ -87,8 +88,68 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
         model.notes.extend(notes)
         model.notes.append("pointer parameters are assumed not to alias (Triton's compiler "
                            "assumes it too)")
+        mixed = list(_mixed_variants(source, kernel, decisions, analyzer, model, attempts))
         yield model
+        yield from mixed
         return
+
+
+def _mixed_variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
+                    decisions: Decisions, analyzer: Analyzer, model: KernelModel,
+                    attempts: int) -> Iterator[KernelModel]:
+    """The entries of the launches that pass different element types to pointers the
+    analysis gave one launch-time type (they met in one operation: `a * 2.0 + b`, or a
+    store of one's value through the other): Triton computes each launch with its own
+    types (f16 `a` and f32 `b` give an f32 sum), so each such launch gets an entry with
+    those pointers' types fixed. One that does not translate is a note of `model` (the
+    generic entry, which still serves the other launches), not an error."""
+    for fixed in mixed_launch_types(source, kernel, analyzer):
+        try:
+            models = list(_variants(source, kernel, decisions.copy(
+                fixed=dict(decisions.fixed, **fixed)), attempts))
+        except TranslationError as err:
+            kinds = ", ".join(f"`{p}` {d.name}" for p, d in sorted(fixed.items()))
+            model.notes.append(f"no entry for the launch with {kinds}: "
+                               f"{err.diagnostic.message}")
+            continue
+        yield from models
+
+
+def mixed_launch_types(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
+                       analyzer: Analyzer) -> list[dict[str, DType]]:
+    """Per launch of `kernel` in the file whose (known) pointer element types differ within
+    one class of pointers that share a launch-time type in `analyzer`'s typing: those
+    pointers' types, each distinct assignment once, in launch order."""
+    classes: dict[object, list[str]] = {}
+    for param in analyzer.params:
+        dtype = getattr(param.type, "dtype", None)
+        if param.kind == "pointer" and isinstance(analyzer.find(dtype), DTypeVar):
+            classes.setdefault(analyzer.find(dtype), []).append(param.name)
+    report = host_report(source.text, source.path)
+    found: list[dict[str, DType]] = []
+    for launch in report.specializations.get(kernel.name, []) if report else []:
+        passed = dict(launch.pointer_dtypes)
+        fixed: dict[str, DType] = {}
+        for members in classes.values():
+            types = {passed.get(m) for m in members}
+            if len(types) > 1 and all(t in BY_NAME for t in types):
+                fixed.update({m: DType(str(passed[m])) for m in members})
+        if fixed and fixed not in found:
+            found.append(fixed)
+    return found
+
+
+def launched_pointers(source: triton_source.TritonSource,
+                      kernel: triton_source.TritonKernel) -> set[str]:
+    """The parameters a launch of `kernel` in the file passes a tensor (not a host tensor
+    descriptor): Triton types them pointers by the argument, also where the body never
+    uses them as an address (a parameter left unused is still the launch's tensor)."""
+    report = host_report(source.text, source.path)
+    if report is None or kernel.name not in report.kernels:
+        return set()
+    descriptors = report.kernels[kernel.name].descriptors
+    return {name for launch in report.specializations.get(kernel.name, [])
+            for name, _dtype in launch.pointer_dtypes if name not in descriptors}
 
 
 def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,

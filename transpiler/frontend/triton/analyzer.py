@@ -188,6 +188,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.notes: list[str] = []
         self.helper_stack: list[str] = []
         self.carried_stack: list[set[str]] = []
+        # Arms of constexpr `if`s being read: Triton types only the arm a launch takes.
+        self.static_arms = 0
         self.float_uses: set[str] = set()
         self.int_uses: set[str] = set()
         # The kinds ("for", "while") of the loops around the statement being analyzed.
@@ -432,6 +434,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
         carried = self.carried_stack[-1] if self.carried_stack else set()
         if name in carried and previous is not None and previous.op == "var":
             if not _same_type(previous.type, value.type):
+                self.refuse_element_change(name, previous.type, value.type, span)
                 value = self.coerce(value, previous.type, span)
             rust = previous.attrs["name"]
             stmt = TAssign(rust, value, span, first=False)
@@ -459,6 +462,29 @@ class Analyzer(PhiloxRules, DescriptorRules):
         count = self.used.get(base, 0)
         self.used[base] = count + 1
         return base if count == 0 else f"{base}_{count + 1}"
+
+    def element_changes(self, a: ValueType, b: ValueType, concrete: bool = True) -> bool:
+        """Whether two runtime values' element types differ (after unification): with
+        `concrete`, only two different concrete types (Triton types them differently,
+        whatever the launch); else also a launch-time type beside another (they may)."""
+        ea, eb = (self.find(t.dtype) if isinstance(t, TileType | ScalarType) else None
+                  for t in (a, b))
+        if ea is None or eb is None or ea == eb:
+            return False
+        return not concrete or (isinstance(ea, DType) and isinstance(eb, DType))
+
+    def refuse_element_change(self, name: str, before: ValueType, after: ValueType,
+                              span: Span | None) -> None:
+        """E0108 where a loop-carried or runtime-merged variable changes element type
+        (an f16 sum made f32 by an f32 term): Triton's compiler refuses it ("Loop-carried
+        variable ... is re-assigned to ..."; "Mismatched type ... between then block and
+        else block"); converting it back would compute what Triton never does."""
+        if self.element_changes(before, after):
+            raise TranslationError(Diagnostic(
+                "E0108", f"`{name}` changes element type in a loop or runtime `if` "
+                f"({_describe(after)} instead of {_describe(before)}); Triton refuses this "
+                "too: convert it explicitly (`.to(...)`)", self.source.path, span,
+                kernel=self.kernel.name))
 
     def coerce(self, value: TExpr, target: ValueType, span: Span | None) -> TExpr:
         """`value` as a loop-carried or merged variable of type `target`."""
@@ -755,6 +781,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
         before = dict(self.scope.names)
         saved = self.out
         self.carried_stack.append(set())
+        self.static_arms += static
         try:
             self.out = []
             self.block(then)
@@ -765,6 +792,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
             else_body, else_names = self.out, dict(self.scope.names)
         finally:
             self.carried_stack.pop()
+            self.static_arms -= static
             self.out = saved
         self.scope.names = dict(before)
         stmt = TIf(cond, then_body, else_body, [], self.span(node), static)
@@ -787,6 +815,14 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 # merge can carry: one entry per outcome, as Triton's compiler folds it.
                 self.choose(cond.attrs["value"])
             target = t_val.type if not is_const(t_val) else e_val.type
+            if not (is_const(t_val) or is_const(e_val)):
+                if static and self.element_changes(t_val.type, e_val.type, concrete=False):
+                    # Triton folds a constexpr test: the variable has the type of the arm
+                    # this entry's outcome takes (the other arm is dead here).
+                    target = t_val.type if self.choose(cond.attrs["value"]) else e_val.type
+                else:
+                    self.refuse_element_change(name, t_val.type, e_val.type,
+                                               self.span(node))
             if static and isinstance(target, ConstType) and is_const(e_val):
                 # Two compile-time values (`False` / a constexpr): folded per outcome.
                 self.choose(cond.attrs["value"])
@@ -1996,10 +2032,26 @@ class Analyzer(PhiloxRules, DescriptorRules):
             a, b = self.cast(a, tf32), self.cast(b, tf32)
         return TExpr("mma", [a, b, acc], TileType(acc_type, (m, n)), self.span(node))
 
+    def check_math_dtype(self, name: str, x: TExpr, node: cst.CSTNode) -> None:
+        """E0108 where Triton 3.9 refuses `tl.<name>` of a tensor of this element type
+        (`triton.language.math._check_dtype`: exp, log, sqrt and the others take fp32 or
+        fp64 tensors only, no f16, bf16 or integer). A launch-time type is left to the
+        launch (the f32 one compiles), and so is an arm of a constexpr `if` (Triton types
+        only the arm a launch takes; the translation reads both)."""
+        if self.static_arms:
+            return
+        allowed = dtypes.MATH_DTYPES.get(name)
+        dtype = self.find(self.elem(x)) if not is_const(x) else None
+        if allowed and isinstance(dtype, DType) and dtype.name not in allowed:
+            raise self.error("E0108", f"Triton refuses `tl.{name}` of a {dtype} tensor "
+                             f"(it takes {' or '.join(allowed)}: convert with "
+                             "`.to(tl.float32)`)", node)
+
     def unary_rule(fn: str) -> Callable[[Analyzer, str, dict, cst.Call], TExpr]:
         def typed(self: Analyzer, name: str, args: dict, node: cst.Call) -> TExpr:
             x = self.arg(args, "x")
             assert x is not None
+            self.check_math_dtype(name, x, node)
             return self.math(fn, x, node)
 
         return typed
@@ -2020,6 +2072,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
         """`1 / (1 + exp(-x))`, as Triton's own `tl.sigmoid` computes it."""
         x = self.arg(args, "x")
         assert x is not None
+        # Triton's own `tl.sigmoid` calls `tl.exp`, with exp's element types.
+        self.check_math_dtype("exp", x, node)
         negated = self.binary("-", const(0.0), x, node)
         return self.binary("/", const(1.0), self.binary("+", const(1.0),
                                                         self.math("exp", negated, node),

@@ -36,6 +36,15 @@ INDEX_VARIANTS = ("int32", "int64")
 ATOMIC_VARIANTS = ("float32", "float16", "int32")
 # Tile IR's compare-and-swap takes 32- and 64-bit elements only.
 CAS_VARIANTS = ("int32", "float32", "int64")
+# `tl.<name>` -> the element types Triton 3.9 takes for its tensor argument
+# (`triton.language.math._check_dtype`, libdevice's convention); functions not listed take
+# any type.
+_FP32_FP64 = ("float32", "float64")
+MATH_DTYPES: dict[str, tuple[str, ...]] = {
+    "exp": _FP32_FP64, "exp2": _FP32_FP64, "log": _FP32_FP64, "log2": _FP32_FP64,
+    "cos": _FP32_FP64, "sin": _FP32_FP64, "sqrt": _FP32_FP64, "sqrt_rn": ("float32",),
+    "rsqrt": _FP32_FP64, "erf": _FP32_FP64, "floor": _FP32_FP64, "ceil": _FP32_FP64,
+}
 BOOL, I32, I64, F32 = DType("bool_"), DType("int32"), DType("int64"), DType("float32")
 
 
