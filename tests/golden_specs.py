@@ -294,6 +294,14 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
             ("float32", 128, 32, True, True), ("float16", 64, 0, False, False),
             ("bfloat16", 128, 64, True, False), ("float32", 128, 16, False, True))
     ],
+    "skip_masked_rows": [
+        _spec("skip_masked_rows_kernel", ("x", _arr(dt, 2)), ("mask", _arr(mdt, 1)),
+              ("y", _arr("float32", 2)), ("scale", ScalarSpec("float32")),
+              ("negate", ScalarSpec("bool_")), ("TILE", ConstSpec(128)),
+              ("HAS_MASK", ConstSpec(has_mask)))
+        for dt, mdt, has_mask in (("float32", "int32", True), ("float16", "int32", True),
+                                  ("float32", "int32", False))
+    ],
     "scalar_pick": [
         _spec("scale_by_last_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
               ("TILE", ConstSpec(256)))

@@ -147,6 +147,7 @@ BAD_CASES = {
     "slice_float_bound.py": "E0107",
     "in_tile_operand.py": "E0107",
     "in_runtime_container.py": "E0107",
+    "nested_runtime_return.py": "E0110",
 }
 
 

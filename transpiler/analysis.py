@@ -371,7 +371,7 @@ class KernelAnalyzer:
                                                fixed=fixed))
                 self.scope.names[name] = TExpr("const", [], ptype, span)
             elif kind == "scalar":
-                dtype = F32 if const_kind == "float" else I32
+                dtype = {"float": F32, "bool": BOOL}.get(const_kind or "", I32)
                 ptype = ScalarType(dtype)
                 self.params.append(KernelParam(name, "scalar", ptype, const_kind, span))
                 self.scope.names[name] = TExpr("var", [], ptype, span,
@@ -452,8 +452,37 @@ class KernelAnalyzer:
                 # undoes the same move on cuTile Python's side (rule early-exit).
                 self.compound_statement(stmt, tail=True, rest=stmts[index + 1:])
                 return
+            elif isinstance(stmt, cst.If) and top_level and not last and \
+                    _returns_inside(stmt):
+                # An early exit nested in an arm of an `if` on compile-time constants
+                # (`if HAS_MASK: m = ct.load(...); if m == 0: return`): cuTile Python
+                # compiles only the taken arm, as if written in its place, so the arm and
+                # the statements after it form one list (whose own early exit is handled
+                # as above).
+                self.block([*self._static_arm(stmt), *stmts[index + 1:]], top_level=True)
+                return
             else:
                 self.compound_statement(stmt, tail=last and top_level)
+
+    def _static_arm(self, node: cst.If) -> list[cst.BaseStatement]:
+        """The statements of the arm a compile-time `if` takes in this variant. An `if` on
+        runtime values is refused (an exit below a runtime branch has no Rust form the
+        translator emits), an undecided one on `ct.Constant`s splits the kernel per
+        outcome."""
+        cond = self.expr(node.test)
+        if not is_const(cond):
+            raise self.error("E0110", "an early `return` inside a runtime `if` that does not "
+                             "itself end with it has no cuTile Rust form the translator "
+                             "emits", node, "stmt:early_return")
+        value = cond.type.value
+        taken = self.known_condition(value)
+        if isinstance(value, bool | int | float | type(None)) and not isinstance(
+                value, DimSym | DimExpr):
+            taken = bool(value)
+        if taken is None or isinstance(taken, str):
+            raise ConstDependentError(_params_in(value), "an early `return` under an `if` "
+                                      "on compile-time constants", self.span(node), value)
+        return list(node.body.body) if taken else list(_else_body(node))
 
     @region_holes.guarded
     def small_statement(self, node: cst.BaseSmallStatement, last: bool) -> None:
@@ -2100,6 +2129,23 @@ def _ends_with_return(stmts: Sequence[cst.BaseStatement]) -> bool:
     last = stmts[-1] if stmts else None
     return (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
             and last.body[-1].value is None)
+
+
+def _returns_inside(node: cst.If) -> bool:
+    """Whether a `return` statement sits somewhere in the `if`'s arms (not in a nested
+    function)."""
+    found = False
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Return(self, _node: cst.Return) -> None:  # noqa: N802 - libcst's name
+            nonlocal found
+            found = True
+
+        def visit_FunctionDef(self, _node: cst.FunctionDef) -> bool:  # noqa: N802
+            return False
+
+    node.visit(_Finder())
+    return found
 
 
 def _as_scalar(value: TExpr) -> TExpr:
