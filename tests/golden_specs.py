@@ -294,6 +294,13 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
             ("float32", 128, 32, True, True), ("float16", 64, 0, False, False),
             ("bfloat16", 128, 64, True, False), ("float32", 128, 16, False, True))
     ],
+    "runtime_flags": [
+        _spec("runtime_flags_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("lo", ScalarSpec("int32")), ("hi", ScalarSpec("int32")),
+              ("bump", ScalarSpec("bool_")), ("damp", ScalarSpec("bool_")),
+              ("TILE", ConstSpec(tile)))
+        for dt, tile in (("float32", 128), ("float16", 64))
+    ],
     "skip_masked_rows": [
         _spec("skip_masked_rows_kernel", ("x", _arr(dt, 2)), ("mask", _arr(mdt, 1)),
               ("y", _arr("float32", 2)), ("scale", ScalarSpec("float32")),

@@ -1193,7 +1193,45 @@ class KernelAnalyzer:
         if is_const(left) and _concrete(left.type.value):
             # Python's `and`/`or` with a known left operand is one of the operands.
             return right if bool(left.type.value) == is_and else left
+        if _is_runtime_bool(left) and (_is_runtime_bool(right) or (
+                is_const(right) and isinstance(right.type.value, bool))):
+            return self.short_circuit(left, right, is_and, node)
         return self.binary("&" if is_and else "|", left, right, node, logical=True)
+
+    def short_circuit(self, left: TExpr, right: TExpr, is_and: bool,
+                      node: cst.CSTNode) -> TExpr:
+        """`left and right` / `left or right` on runtime booleans, as cuTile Python
+        compiles them: an `if` on `left` whose taken arm evaluates `right` (`and`: `if
+        left { right } else { left }`; `or`: `if left { left } else { right }`)."""
+        if left.op != "var":
+            name = self._fresh("cond")
+            self.out.append(TAssign(name, left, left.span))
+            left = TExpr("var", [], left.type, left.span, {"name": name})
+        then_val, else_val = (right, left) if is_and else (left, right)
+        return self.value_if(left, then_val, else_val, "cond", node)
+
+    def value_if(self, cond: TExpr, then_val: TExpr, else_val: TExpr, py_name: str,
+                 node: cst.CSTNode) -> TExpr:
+        """A value chosen by a runtime condition as an `if` whose arms each evaluate their
+        own value (cuTile Python's `if_else` for `a if c else b`, `and`, `or`). The arms
+        must have one type (`_if_value_types_match`)."""
+        arms: list[tuple[list[TStmt], str]] = []
+        for value in (then_val, else_val):
+            body: list[TStmt] = []
+            if is_const(value):
+                other = else_val if value is then_val else then_val
+                value = self._arm_value(py_name, value, other, body, node)
+            if value.op != "var":
+                name = self._fresh(py_name)
+                body.append(TAssign(name, value, value.span))
+                value = TExpr("var", [], value.type, value.span, {"name": name})
+            arms.append((body, value.attrs["name"]))
+        vtype = then_val.type if not is_const(then_val) else else_val.type
+        rust_name = self._fresh(py_name)
+        stmt = TIf(cond, arms[0][0], arms[1][0], [], self.span(node), False)
+        stmt.results = [(rust_name, vtype, arms[0][1], arms[1][1], True)]
+        self.out.append(stmt)
+        return TExpr("var", [], vtype, self.span(node), {"name": rust_name, "binding": stmt})
 
     def e_compare(self, node: cst.Comparison) -> TExpr:
         left = self.expr(node.left)
@@ -1212,8 +1250,12 @@ class KernelAnalyzer:
                 raise self.error("E0104", "`in`/`not in` are not allowed in a kernel", node)
             else:
                 part = self.compare(_CMPOPS[op_type], left, right, node)
-            result = part if result is None else self.binary("&", result, part, node,
-                                                             logical=True)
+            if result is not None and _is_runtime_bool(result) and _is_runtime_bool(part):
+                # `a < b < c` is `a < b and b < c` (cuTile Python: an `if`).
+                result = self.short_circuit(result, part, True, node)
+            else:
+                result = part if result is None else self.binary("&", result, part, node,
+                                                                 logical=True)
             left = right
         assert result is not None
         return result
@@ -1301,6 +1343,10 @@ class KernelAnalyzer:
                                  node, "expr:const_ternary")
             cond = TExpr("const_cond", [], ScalarType(BOOL), cond.span,
                          {"value": cond.type.value})
+        elif _is_runtime_bool(cond) and not is_const(body) and not is_const(orelse) and \
+                self._resolved(body.type) == self._resolved(orelse.type):
+            # cuTile Python evaluates only the arm the condition takes (an `if`).
+            return self.value_if(cond, body, orelse, "chosen", node)
         return self.where(cond, body, orelse, node)
 
     def e_subscript(self, node: cst.Subscript) -> TExpr:
@@ -2146,6 +2192,12 @@ def _returns_inside(node: cst.If) -> bool:
 
     node.visit(_Finder())
     return found
+
+
+def _is_runtime_bool(value: TExpr) -> bool:
+    """A boolean scalar known only at run time (not a tile, not a compile-time value)."""
+    return isinstance(value.type, ScalarType) and value.type.dtype == BOOL and not is_const(
+        value)
 
 
 def _as_scalar(value: TExpr) -> TExpr:
