@@ -301,6 +301,11 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("TILE", ConstSpec(tile)))
         for dt, tile in (("float32", 128), ("float16", 64))
     ],
+    "static_unroll": [
+        _spec("static_unroll_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("z", _arr(dt, 2)), ("TILE", ConstSpec(tile)), ("PARTS", ConstSpec(parts)))
+        for dt, tile, parts in (("float32", 64, 3), ("float16", 32, 3))
+    ],
     "skip_masked_rows": [
         _spec("skip_masked_rows_kernel", ("x", _arr(dt, 2)), ("mask", _arr(mdt, 1)),
               ("y", _arr("float32", 2)), ("scale", ScalarSpec("float32")),

@@ -148,6 +148,9 @@ BAD_CASES = {
     "in_tile_operand.py": "E0107",
     "in_runtime_container.py": "E0107",
     "nested_runtime_return.py": "E0110",
+    "static_iter_break.py": "E0104",
+    "comprehension_runtime_if.py": "E0103",
+    "static_iter_too_long.py": "E0108",
 }
 
 

@@ -119,6 +119,9 @@ _NP_TORCH_DTYPES = {name: name for name in ALL_DTYPES} | {"bool": "bool_", "half
 # numpy's float constants a kernel may read (`-np.inf` as a reduction's start value).
 _NUMPY_CONSTANTS = {"inf": math.inf, "pi": math.pi, "e": math.e, "nan": math.nan}
 _MAX_HELPER_DEPTH = 32
+# cuTile Python 1.7.0 unrolls at most this many `ct.static_iter` items
+# (`_STATIC_ITER_MAX_ITERATIONS` in cuda/tile/_ir/static_eval_ops.py).
+_STATIC_ITER_MAX = 1000
 # Operations evaluated for their effect on memory.
 _EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic"}
 _MATH_FUNCS = {"log", "log2", "log10", "exp", "exp2", "sqrt", "sin", "cos", "tan", "tanh",
@@ -224,6 +227,9 @@ class KernelAnalyzer:
         # typed `hole` nodes instead of errors. Off by default: the deterministic path.
         self.allow_holes = allow_holes
         self.hole_count = 0
+        # How many `ct.static_iter` loops and comprehensions are being unrolled around the
+        # statement (see `_fresh`).
+        self.static_depth = 0
 
     # ---- errors ------------------------------------------------------------------------
 
@@ -556,6 +562,9 @@ class KernelAnalyzer:
 
     def bind_name(self, py_name: str, value: TExpr, span: Span | None) -> None:
         value = self.materialize_slice(value, py_name)
+        if value.op == "tuple" and any(isinstance(i.type, TileType) and i.op != "var"
+                                       for i in value.args):
+            value = self._materialize_tiles(value, py_name)
         if is_const(value) or value.op == "array" or isinstance(value.type, ListType):
             self.scope.names[py_name] = value
             return
@@ -577,11 +586,35 @@ class KernelAnalyzer:
                                           {"name": rust_name, "binding": binding,
                                            "assigned_by": stmt})
 
+    def _materialize_tiles(self, value: TExpr, py_name: str) -> TExpr:
+        """A tuple named by a variable with each computed tile in it bound to a Rust local:
+        Python computes the item once however often the tuple is read (a tree would be
+        recomputed per read, and fused differently)."""
+        items = []
+        self.static_depth += 1  # each item gets a name of its own
+        try:
+            for item in value.args:
+                if isinstance(item.type, TileType) and item.op != "var":
+                    name = self._fresh(f"{py_name}_item")
+                    self.out.append(TAssign(name, item, item.span))
+                    item = TExpr("var", [], item.type, item.span, {"name": name})
+                items.append(item)
+        finally:
+            self.static_depth -= 1
+        return _tuple_of(items, value.span)
+
     def _fresh(self, py_name: str) -> str:
         # Locals of an inlined helper carry the helper's name, so they never shadow the
         # caller's names (the innermost helper suffices: each helper's body is a block).
         prefix = self.helper_stack[-1].strip("_") if self.helper_stack else ""
         base = rust_ident(f"{prefix}_{py_name}" if prefix else py_name)
+        if self.static_depth:
+            # Unrolled code (`ct.static_iter`, comprehensions) can keep an earlier value in
+            # a tuple: a new binding must not shadow the name that value is read by.
+            k = 2
+            while base in self.used_names:
+                base = rust_ident(f"{prefix}_{py_name}_{k}" if prefix else f"{py_name}_{k}")
+                k += 1
         self.scope.rename[py_name] = base
         self.used_names.add(base)
         return base
@@ -652,9 +685,12 @@ class KernelAnalyzer:
         if node.orelse is not None:
             raise self.error("E0104", "`for ... else` is not allowed in a kernel", node,
                              "stmt:for_else")
+        it = node.iter
+        if isinstance(it, cst.Call) and tile_attr(self.source, it.func) == "static_iter":
+            self.static_for(node, it)
+            return
         if not isinstance(node.target, cst.Name):
             raise self.error("E0104", "a kernel loop variable must be a plain name", node.target)
-        it = node.iter
         if not (isinstance(it, cst.Call) and dotted_name(it.func) == "range"):
             raise self.error("E0104", "kernel loops must iterate over `range(...)`", it,
                              "stmt:for_non_range")
@@ -685,6 +721,124 @@ class KernelAnalyzer:
         self.out = saved_out
         carried_out = self._finish_loop(carried, before, node)
         self.out.append(TFor(loop_var, start, stop, step, body, carried_out, self.span(node)))
+
+    def static_for(self, node: cst.For, it: cst.Call) -> None:
+        """`for t in ct.static_iter(items):` is unrolled, as cuTile Python unrolls it: the
+        body once per item, with the target bound to it (no loop in the Tile IR)."""
+        self.loop_kinds.append("static")
+        self.static_depth += 1
+        try:
+            for item in self.static_items(it):
+                self.assign(node.target, item, node)
+                self.block(list(node.body.body))
+        finally:
+            self.loop_kinds.pop()
+            self.static_depth -= 1
+
+    def static_items(self, call: cst.Call) -> list[TExpr]:
+        """The items of `ct.static_iter(iterable)`: a `range` of compile-time integers,
+        `enumerate(...)` of such items, or a tuple (its items may be runtime values)."""
+        if len(call.args) != 1 or call.args[0].keyword is not None:
+            raise self.error("E0102", "`ct.static_iter` takes one iterable", call)
+        return self._iter_items(call.args[0].value)
+
+    def _iter_items(self, node: cst.BaseExpression) -> list[TExpr]:
+        span = self.span(node)
+        if isinstance(node, cst.Call) and dotted_name(node.func) == "zip" and \
+                "zip" not in self.scope.names and node.args and \
+                all(a.keyword is None and not a.star for a in node.args):
+            columns = [self._iter_items(a.value) for a in node.args]
+            return [_tuple_of(list(row), span) for row in zip(*columns, strict=False)]
+        if isinstance(node, cst.Call) and dotted_name(node.func) in ("range", "enumerate") \
+                and dotted_name(node.func) not in self.scope.names:
+            if any(a.keyword is not None or a.star for a in node.args):
+                raise self.error("E0102", "keyword arguments to `range`/`enumerate` inside "
+                                 "`ct.static_iter` are not supported", node)
+            if dotted_name(node.func) == "enumerate":
+                if not 1 <= len(node.args) <= 2:
+                    raise self.error("E0102", "enumerate takes 1 or 2 arguments", node)
+                start = 0 if len(node.args) == 1 else self.const_int(
+                    self.expr(node.args[1].value), node, "the start of `enumerate`")
+                return [_tuple_of([const(start + i, span), item])
+                        for i, item in enumerate(self._iter_items(node.args[0].value))]
+            bounds = [self._unroll_bound(a.value) for a in node.args]
+            if not 1 <= len(bounds) <= 3:
+                raise self.error("E0102", "range takes 1 to 3 arguments", node)
+            if len(bounds) == 3 and bounds[2] == 0:
+                raise self.error("E0108", "a `range` step cannot be zero", node)
+            items = range(*bounds)
+            self._check_static_count(len(items), node)
+            return [const(i, span) for i in items]
+        tuple_items = self._tuple_items(self.expr(node))
+        if tuple_items is None:
+            raise self.error("E0103", "`ct.static_iter` iterates over a `range` of "
+                             "compile-time integers, `enumerate` or a tuple", node)
+        self._check_static_count(len(tuple_items), node)
+        return tuple_items
+
+    def _unroll_bound(self, node: cst.BaseExpression) -> int:
+        """A `range` bound of an unrolled loop: a number; a `ct.Constant` translates the
+        kernel once per launched value (the unrolled code differs per value)."""
+        value = self.expr(node)
+        if is_const(value) and not isinstance(value.type.value, bool | int):
+            params = _params_in(value.type.value)
+            if params:
+                raise ConstDependentError(params, "a `ct.static_iter` range over "
+                                          "`ct.Constant` values", self.span(node))
+        return self.const_int(value, node, "a `ct.static_iter` range bound")
+
+    def _check_static_count(self, count: int, node: cst.CSTNode) -> None:
+        if count > _STATIC_ITER_MAX:
+            raise self.error("E0108", f"`ct.static_iter` unrolls at most {_STATIC_ITER_MAX} "
+                             f"iterations (cuTile Python's limit), this one {count}", node)
+
+    def comprehension(self, node: cst.GeneratorExp | cst.ListComp) -> TExpr:
+        """`tuple(e for t in ct.static_iter(items) if c ...)`: a tuple of `e` per item
+        (cuTile Python unrolls it); the targets are local to the comprehension."""
+        saved = dict(self.scope.names)
+        values: list[TExpr] = []
+        self.static_depth += 1
+        try:
+            self._comprehend(node.elt, node.for_in, values)
+        finally:
+            self.static_depth -= 1
+            targets = self._assigned_names([node.for_in])
+            for name in targets:
+                if name in saved:
+                    self.scope.names[name] = saved[name]
+                else:
+                    self.scope.names.pop(name, None)
+        return _tuple_of(values)
+
+    def _comprehend(self, elt: cst.BaseExpression, for_in: cst.CompFor,
+                    out: list[TExpr]) -> None:
+        it = for_in.iter
+        if for_in.asynchronous is not None or not (
+                isinstance(it, cst.Call) and tile_attr(self.source, it.func) == "static_iter"):
+            raise self.error("E0104", "a comprehension in a kernel must iterate over "
+                             "`ct.static_iter(...)`", it, "expr:generator")
+        for item in self.static_items(it):
+            self.assign(for_in.target, item, for_in)
+            keep = True
+            for cond in for_in.ifs:
+                value = self.expr(cond.test)
+                if not (is_const(value) and _concrete(value.type.value)):
+                    raise self.error("E0103", "a comprehension's `if` must be a compile-time "
+                                     "condition", cond)
+                keep = keep and bool(value.type.value)
+            if not keep:
+                continue
+            if for_in.inner_for_in is not None:
+                self._comprehend(elt, for_in.inner_for_in, out)
+                continue
+            value = self.expr(elt)
+            if not is_const(value) and value.op not in ("var", "array") and not isinstance(
+                    value.type, ListType):
+                # Evaluated once, where the comprehension runs (a later use reads it).
+                name = self._fresh("item")
+                self.out.append(TAssign(name, value, value.span))
+                value = TExpr("var", [], value.type, value.span, {"name": name})
+            out.append(value)
 
     def while_loop(self, node: cst.While) -> None:
         """`while cond:` -> Rust `while cond { .. }` (`loop { .. }` for `while True:`); both
@@ -753,6 +907,9 @@ class KernelAnalyzer:
         kind = "break" if isinstance(node, cst.Break) else "continue"
         if not self.loop_kinds:
             raise self.error("E0104", f"`{kind}` outside a loop", node)
+        if self.loop_kinds[-1] == "static":
+            raise self.error("E0104", f"`{kind}` in a `ct.static_iter` loop is not allowed "
+                             "(cuTile Python refuses it too)", node)
         if kind == "break" and self.loop_kinds[-1] == "for":
             # cutile-compiler 0.5.0, compile_block.rs: a `break` whose innermost loop is a
             # `for` is rejected (Tile IR `for` has no early exit).
@@ -1142,10 +1299,7 @@ class KernelAnalyzer:
         return const(self.source.module.code_for_node(node), self.span(node))
 
     def e_tuple(self, node: cst.Tuple | cst.List) -> TExpr:
-        items = [self.expr(e.value) for e in node.elements]
-        if all(is_const(i) for i in items):
-            return const(tuple(i.type.value for i in items), self.span(node))
-        return TExpr("tuple", items, ListType(tuple(i.type for i in items)), self.span(node))
+        return _tuple_of([self.expr(e.value) for e in node.elements], self.span(node))
 
     def e_paren(self, node: cst.BaseExpression) -> TExpr:
         return self.expr(node)
@@ -1417,6 +1571,10 @@ class KernelAnalyzer:
         return self.reshape(base, tuple(shape), node)
 
     def e_call(self, node: cst.Call) -> TExpr:
+        if dotted_name(node.func) in ("tuple", "list") and "tuple" not in self.scope.names \
+                and len(node.args) == 1 and isinstance(node.args[0].value,
+                                                       cst.GeneratorExp | cst.ListComp):
+            return self.comprehension(node.args[0].value)
         positional: list[TExpr] = []
         keywords: dict[str, TExpr] = {}
         for arg in node.args:
@@ -1786,6 +1944,11 @@ class KernelAnalyzer:
         if is_const(left) and is_const(right):
             return const(self._fold(op, left.type.value, right.type.value, node),
                          self.span(node))
+        if op == "+" and self._tuple_items(left) is not None and \
+                self._tuple_items(right) is not None:
+            # Tuple concatenation (`acc += (t, t * 2)` in an unrolled loop).
+            return _tuple_of([*self._tuple_items(left), *self._tuple_items(right)],
+                             self.span(node))
         if op == "@":
             from transpiler.lowering.typing_rules import matmul
 
@@ -1954,6 +2117,7 @@ class KernelAnalyzer:
                 node: cst.CSTNode) -> TExpr:
         """Convert and broadcast a tile, scalar or number to `dtype` and `shape`."""
         if not isinstance(value.type, TileType):
+            self._require_operand(value, node)
             if is_const(value) and not isinstance(value.type.value, _ConstParam | DimSym
                                                   | DimExpr | _Deferred):
                 v = value.type.value
@@ -2194,6 +2358,13 @@ def _returns_inside(node: cst.If) -> bool:
     return found
 
 
+def _tuple_of(items: list[TExpr], span: Span | None = None) -> TExpr:
+    """A tuple value: a compile-time constant when every item is one."""
+    if all(is_const(i) for i in items):
+        return const(tuple(i.type.value for i in items), span)
+    return TExpr("tuple", items, ListType(tuple(i.type for i in items)), span)
+
+
 def _is_runtime_bool(value: TExpr) -> bool:
     """A boolean scalar known only at run time (not a tile, not a compile-time value)."""
     return isinstance(value.type, ScalarType) and value.type.dtype == BOOL and not is_const(
@@ -2374,6 +2545,8 @@ def _builtin_len(an: KernelAnalyzer, pos: list[TExpr], kw: dict[str, TExpr],
     value = pos[0] if len(pos) == 1 else None
     if value is not None and is_const(value) and isinstance(value.type.value, tuple):
         return const(len(value.type.value))
+    if value is not None and value.op == "tuple":
+        return const(len(value.args))
     raise an.error("E0110", "`len` of a runtime value is not supported", node, "call:len")
 
 
