@@ -151,6 +151,7 @@ BAD_CASES = {
     "static_iter_break.py": "E0104",
     "comprehension_runtime_if.py": "E0103",
     "static_iter_too_long.py": "E0108",
+    "print_two_values.py": "E0110",
 }
 
 

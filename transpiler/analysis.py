@@ -1571,6 +1571,9 @@ class KernelAnalyzer:
         return self.reshape(base, tuple(shape), node)
 
     def e_call(self, node: cst.Call) -> TExpr:
+        printer = self._print_kind(node.func)
+        if printer is not None:
+            self._refuse_print(printer, node)
         if dotted_name(node.func) in ("tuple", "list") and "tuple" not in self.scope.names \
                 and len(node.args) == 1 and isinstance(node.args[0].value,
                                                        cst.GeneratorExp | cst.ListComp):
@@ -1630,6 +1633,36 @@ class KernelAnalyzer:
                              self.span(node))
         raise self.error("E0105", "this call target is not a cuda.tile function or a helper "
                          "defined in this file", node.func, "call:unknown")
+
+    def _print_kind(self, func: cst.BaseExpression) -> str | None:
+        """`print` (Python's builtin, not shadowed), `ct.print` or `ct.printf`, else None."""
+        name = tile_attr(self.source, func)
+        if name in ("print", "printf"):
+            return f"ct.{name}"
+        if isinstance(func, cst.Name) and func.value == "print" and \
+                "print" not in self.scope.names and "print" not in self.source.functions:
+            return "print"
+        return None
+
+    def _refuse_print(self, printer: str, node: cst.Call) -> None:
+        """Prints are not translated; the diagnostic says whether cuTile Rust 0.5.0 has a
+        faithful form (gaps.md, "print"). Formatted values are the call's non-literal
+        arguments and the `{...}` fields of its f-strings (`ct.printf`: after the format)."""
+        args = [a for a in node.args if a.keyword is None]
+        if printer == "ct.printf":
+            values = max(len(args) - 1, 0)
+        else:
+            values = sum(_formatted_values(a.value) for a in args)
+        if values >= 2:
+            raise self.error(
+                "E0110", f"`{printer}` of {values} values has no faithful cuTile Rust 0.5.0 "
+                "form: `cuda_tile_print!` writes each `{}` as `%` and the first letter of "
+                "the element type (`%i`, `%f`: no width or precision, not cuTile Python's "
+                "`%d`/`%lld`/`%.5f`), and `print_tko` takes a single value", node,
+                "call:print_values")
+        raise self.error("E0101", f"`{printer}` is not translated yet (cuTile Rust 0.5.0 "
+                         "has `cuda_tile_print!` for text and `print_tko` for one value with "
+                         "a verbatim format)", node, "call:print")
 
     def tiled_view_call(self, view: cst.Call, method: str, positional: list[TExpr],
                         keywords: dict[str, TExpr], node: cst.Call) -> TExpr:
@@ -2356,6 +2389,18 @@ def _returns_inside(node: cst.If) -> bool:
 
     node.visit(_Finder())
     return found
+
+
+def _formatted_values(node: cst.BaseExpression) -> int:
+    """How many runtime values a `print` argument formats: an f-string its fields, a string
+    literal none, anything else one."""
+    if isinstance(node, cst.SimpleString):
+        return 0
+    if isinstance(node, cst.ConcatenatedString):
+        return _formatted_values(node.left) + _formatted_values(node.right)
+    if isinstance(node, cst.FormattedString):
+        return sum(1 for part in node.parts if isinstance(part, cst.FormattedStringExpression))
+    return 1
 
 
 def _tuple_of(items: list[TExpr], span: Span | None = None) -> TExpr:
