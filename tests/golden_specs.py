@@ -306,6 +306,12 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
               ("z", _arr(dt, 2)), ("TILE", ConstSpec(tile)), ("PARTS", ConstSpec(parts)))
         for dt, tile, parts in (("float32", 64, 3), ("float16", 32, 3))
     ],
+    "print_block": [
+        *(_spec("scale_and_report_kernel", ("x", _arr(dt, 1)), ("y", _arr(dt, 1)),
+                ("TILE", ConstSpec(128))) for dt in ("float32", "float16")),
+        *(_spec("row_max_kernel", ("x", _arr(dt, 2)), ("TILE", ConstSpec(64)))
+          for dt in ("float32", "bfloat16", "int32")),
+    ],
     "skip_masked_rows": [
         _spec("skip_masked_rows_kernel", ("x", _arr(dt, 2)), ("mask", _arr(mdt, 1)),
               ("y", _arr("float32", 2)), ("scale", ScalarSpec("float32")),

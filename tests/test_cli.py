@@ -152,6 +152,7 @@ BAD_CASES = {
     "comprehension_runtime_if.py": "E0103",
     "static_iter_too_long.py": "E0108",
     "print_two_values.py": "E0110",
+    "print_twice.py": "E0101",
 }
 
 

@@ -122,8 +122,11 @@ _MAX_HELPER_DEPTH = 32
 # cuTile Python 1.7.0 unrolls at most this many `ct.static_iter` items
 # (`_STATIC_ITER_MAX_ITERATIONS` in cuda/tile/_ir/static_eval_ops.py).
 _STATIC_ITER_MAX = 1000
+# `@ct.kernel` options cuTile Python hands to tileiras only (`-O{opt_level}` in
+# cuda/tile/_compile.py): the Tile IR does not depend on them.
+_TILEIRAS_OPTIONS = frozenset({"opt_level"})
 # Operations evaluated for their effect on memory.
-_EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic"}
+_EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic", "print"}
 _MATH_FUNCS = {"log", "log2", "log10", "exp", "exp2", "sqrt", "sin", "cos", "tan", "tanh",
                "pow", "floor", "ceil", "fabs", "isqrt", "log1p", "expm1", "erf"}
 
@@ -230,6 +233,8 @@ class KernelAnalyzer:
         # How many `ct.static_iter` loops and comprehensions are being unrolled around the
         # statement (see `_fresh`).
         self.static_depth = 0
+        # Whether the kernel (this variant's path through it) prints already.
+        self.printed = False
 
     # ---- errors ------------------------------------------------------------------------
 
@@ -305,6 +310,10 @@ class KernelAnalyzer:
         self._register_slice_strides()
         for check in self.deferred_checks:
             check()
+        for option in sorted(set(self.kernel.options) & _TILEIRAS_OPTIONS):
+            self.notes.append(f"`@ct.kernel({option}=...)` is an option of tileiras (the "
+                              "Tile IR compiler), not part of the Tile IR: pass it where the "
+                              "Rust kernel's Tile IR is compiled")
         for dtype, node, what in self.concrete_required:
             self.dtype_dependent(dtype, node, what)
         model = KernelModel(
@@ -315,7 +324,8 @@ class KernelAnalyzer:
             body=self.out,
             docstring=doc,
             span=self.span(fn.name),
-            hints={k: self._eval_const_node(v) for k, v in self.kernel.options.items()},
+            hints={k: self._eval_const_node(v) for k, v in self.kernel.options.items()
+                   if k not in _TILEIRAS_OPTIONS},
             dtype_classes={k: self._root(k) for k in self.dtype_parent},
             forced_dtypes={self._root(k): v for k, v in self.forced.items()},
             notes=self.notes,
@@ -1573,7 +1583,7 @@ class KernelAnalyzer:
     def e_call(self, node: cst.Call) -> TExpr:
         printer = self._print_kind(node.func)
         if printer is not None:
-            self._refuse_print(printer, node)
+            return self.print_call(printer, node)
         if dotted_name(node.func) in ("tuple", "list") and "tuple" not in self.scope.names \
                 and len(node.args) == 1 and isinstance(node.args[0].value,
                                                        cst.GeneratorExp | cst.ListComp):
@@ -1644,10 +1654,99 @@ class KernelAnalyzer:
             return "print"
         return None
 
+    def print_call(self, printer: str, node: cst.Call) -> TExpr:
+        """A print of text and at most one value, as cuTile Python formats it (literal `%`
+        doubled, the value's conversion by its element type: `%d`, `%lld`, `%u`, `%f`,
+        `%lf`); the Rust writes that format verbatim (`cuda_tile_print!` for text,
+        `print_tko` for one value). Anything else is refused by `_refuse_print`."""
+        pieces = self._print_pieces(printer, node)
+        if pieces is None or sum(not isinstance(p, str) for p in pieces) > 1:
+            self._refuse_print(printer, node)
+        assert pieces is not None
+        if self.printed or self.loop_kinds:
+            # cuTile Python orders every print after the one before (a token chain, also
+            # across loop iterations); `cuda_tile_print!` gives no token to chain, and the
+            # `print_tko` chain is not written yet.
+            raise self.error("E0101", f"a second `{printer}` in a kernel, or one in a loop, "
+                             "is not translated yet: cuTile Python orders prints through a "
+                             "token chain (`cuda_tile_print!` has no token; chaining "
+                             "`print_tko` is not written)", node, "call:print_order")
+        self.printed = True
+        fmt = ""
+        args: list[TExpr] = []
+        for piece in pieces:
+            if isinstance(piece, str):
+                fmt += piece
+                continue
+            value = piece
+            if is_const(value) or not isinstance(value.type, TileType | ScalarType):
+                self._refuse_print(printer, node)
+            # The conversion (`%d`, `%f`) follows the element type: one entry per type.
+            self.dtype_dependent(value.type.dtype, node, "a printed value's format")
+            dtype = self.find(value.type.dtype)
+            if not isinstance(dtype, DType):
+                self._refuse_print(printer, node)
+            fmt += _printf_conversion(dtype)
+            args.append(value)
+        if "{}" in fmt and not args:
+            # `cuda_tile_print!` reads `{}` as a placeholder.
+            self._refuse_print(printer, node)
+        return TExpr("print", args, ConstType(None), self.span(node), {"format": fmt})
+
+    def _print_pieces(self, printer: str, node: cst.Call) -> list[str | TExpr] | None:
+        """The format's literal text (already escaped for printf) and values, in order; None
+        when a part is not one cuTile Python formats without a spec."""
+        if printer == "ct.printf":
+            return None  # a user format is validated per value by cuTile Python
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if set(keywords) - {"sep", "end"} or any(a.star for a in node.args):
+            return None
+        sep_end = []
+        for key, default in (("sep", " "), ("end", "\n")):
+            if key in keywords:
+                value = self.expr(keywords[key])
+                if not (is_const(value) and isinstance(value.type.value, str)):
+                    return None
+                sep_end.append(value.type.value)
+            else:
+                sep_end.append(default)
+        sep, end = sep_end
+        pieces: list[str | TExpr] = []
+        for i, arg in enumerate(a for a in node.args if a.keyword is None):
+            if i:
+                pieces.append(sep.replace("%", "%%"))
+            parts = self._print_arg(arg.value)
+            if parts is None:
+                return None
+            pieces.extend(parts)
+        pieces.append(end.replace("%", "%%"))
+        return pieces
+
+    def _print_arg(self, node: cst.BaseExpression) -> list[str | TExpr] | None:
+        if isinstance(node, cst.SimpleString):
+            return [node.evaluated_value.replace("%", "%%")]
+        if isinstance(node, cst.FormattedString):
+            out: list[str | TExpr] = []
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    text = part.value.replace("{{", "{").replace("}}", "}")
+                    out.append(text.replace("%", "%%"))
+                elif part.format_spec is not None or part.conversion is not None or \
+                        part.equal is not None:
+                    return None
+                else:
+                    out.append(self.expr(part.expression))
+            return out
+        value = self.expr(node)
+        return None if isinstance(value.type, ListType) or (
+            is_const(value) and not isinstance(value.type.value, str)) else (
+            [value.type.value.replace("%", "%%")] if is_const(value) else [value])
+
     def _refuse_print(self, printer: str, node: cst.Call) -> None:
-        """Prints are not translated; the diagnostic says whether cuTile Rust 0.5.0 has a
-        faithful form (gaps.md, "print"). Formatted values are the call's non-literal
-        arguments and the `{...}` fields of its f-strings (`ct.printf`: after the format)."""
+        """The diagnostic for a print the translation does not write; it says whether
+        cuTile Rust 0.5.0 has a faithful form (gaps.md, "print"). Formatted values are the
+        call's non-literal arguments and the `{...}` fields of its f-strings (`ct.printf`:
+        after the format)."""
         args = [a for a in node.args if a.keyword is None]
         if printer == "ct.printf":
             values = max(len(args) - 1, 0)
@@ -1660,9 +1759,9 @@ class KernelAnalyzer:
                 "the element type (`%i`, `%f`: no width or precision, not cuTile Python's "
                 "`%d`/`%lld`/`%.5f`), and `print_tko` takes a single value", node,
                 "call:print_values")
-        raise self.error("E0101", f"`{printer}` is not translated yet (cuTile Rust 0.5.0 "
-                         "has `cuda_tile_print!` for text and `print_tko` for one value with "
-                         "a verbatim format)", node, "call:print")
+        raise self.error("E0101", f"this `{printer}` is not translated yet (a format spec, "
+                         "`ct.printf`, a tuple or a constant value; text and one value "
+                         "without a spec are)", node, "call:print")
 
     def tiled_view_call(self, view: cst.Call, method: str, positional: list[TExpr],
                         keywords: dict[str, TExpr], node: cst.Call) -> TExpr:
@@ -2389,6 +2488,17 @@ def _returns_inside(node: cst.If) -> bool:
 
     node.visit(_Finder())
     return found
+
+
+def _printf_conversion(dtype: DType) -> str:
+    """cuTile Python's printf conversion of a value printed without a spec (its
+    `PrintfValidator.infer_format`)."""
+    if dtype.is_bool:
+        return "%d"
+    if dtype.is_int:
+        length = "ll" if dtype.name.endswith("64") else ""
+        return f"%{length}{'u' if dtype.name.startswith('uint') else 'd'}"
+    return "%lf" if dtype.name == "float64" else "%f"
 
 
 def _formatted_values(node: cst.BaseExpression) -> int:
