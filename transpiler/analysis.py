@@ -1704,10 +1704,10 @@ class KernelAnalyzer:
         sep_end = []
         for key, default in (("sep", " "), ("end", "\n")):
             if key in keywords:
-                value = self.expr(keywords[key])
-                if not (is_const(value) and isinstance(value.type.value, str)):
+                written = keywords[key]
+                if not isinstance(written, cst.SimpleString):
                     return None
-                sep_end.append(value.type.value)
+                sep_end.append(written.evaluated_value)
             else:
                 sep_end.append(default)
         sep, end = sep_end
@@ -1738,9 +1738,9 @@ class KernelAnalyzer:
                     out.append(self.expr(part.expression))
             return out
         value = self.expr(node)
-        return None if isinstance(value.type, ListType) or (
-            is_const(value) and not isinstance(value.type.value, str)) else (
-            [value.type.value.replace("%", "%%")] if is_const(value) else [value])
+        # A string held by a name, or built (`lhs + rhs`), is not followed: the analysis
+        # keeps an f-string's source text, not its pieces.
+        return None if isinstance(value.type, ListType) or is_const(value) else [value]
 
     def _refuse_print(self, printer: str, node: cst.Call) -> None:
         """The diagnostic for a print the translation does not write; it says whether
