@@ -294,6 +294,32 @@ GOLDEN_SPECS: dict[str, list[KernelSpec]] = {
             ("float32", 128, 32, True, True), ("float16", 64, 0, False, False),
             ("bfloat16", 128, 64, True, False), ("float32", 128, 16, False, True))
     ],
+    "runtime_flags": [
+        _spec("runtime_flags_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("lo", ScalarSpec("int32")), ("hi", ScalarSpec("int32")),
+              ("bump", ScalarSpec("bool_")), ("damp", ScalarSpec("bool_")),
+              ("TILE", ConstSpec(tile)))
+        for dt, tile in (("float32", 128), ("float16", 64))
+    ],
+    "static_unroll": [
+        _spec("static_unroll_kernel", ("x", _arr(dt, 2)), ("y", _arr(dt, 2)),
+              ("z", _arr(dt, 2)), ("TILE", ConstSpec(tile)), ("PARTS", ConstSpec(parts)))
+        for dt, tile, parts in (("float32", 64, 3), ("float16", 32, 3))
+    ],
+    "print_block": [
+        *(_spec("scale_and_report_kernel", ("x", _arr(dt, 1)), ("y", _arr(dt, 1)),
+                ("TILE", ConstSpec(128))) for dt in ("float32", "float16")),
+        *(_spec("row_max_kernel", ("x", _arr(dt, 2)), ("TILE", ConstSpec(64)))
+          for dt in ("float32", "bfloat16", "int32")),
+    ],
+    "skip_masked_rows": [
+        _spec("skip_masked_rows_kernel", ("x", _arr(dt, 2)), ("mask", _arr(mdt, 1)),
+              ("y", _arr("float32", 2)), ("scale", ScalarSpec("float32")),
+              ("negate", ScalarSpec("bool_")), ("TILE", ConstSpec(128)),
+              ("HAS_MASK", ConstSpec(has_mask)))
+        for dt, mdt, has_mask in (("float32", "int32", True), ("float16", "int32", True),
+                                  ("float32", "int32", False))
+    ],
     "scalar_pick": [
         _spec("scale_by_last_kernel", ("x", _arr(dt, 2)), ("out", _arr(dt, 2)),
               ("TILE", ConstSpec(256)))

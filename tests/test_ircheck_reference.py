@@ -388,3 +388,26 @@ def test_torch_and_numpy_dtypes_compile_as_cuda_tiles(
     store = [op for op in host.entry().ops if op.name == "store_view_tko"][-1]
     line = _line_of(HOST, "ct.store(y, index=(bid,), tile=(acc * 2.0).astype(half)")
     assert store.location is not None and store.location.startswith(f"{HOST}:{line}:")
+
+
+def test_tileiras_only_kernel_options_are_left_out_of_the_lift() -> None:
+    """`opt_level=` goes to tileiras alone (not into the bytecode); its value may be host
+    code the lift cannot keep, so the keyword is blanked, with its comma, on its line."""
+    source = (
+        "import cuda.tile as ct\n"
+        "from helpers import tileiras_version\n"
+        "_OPT = 0 if tileiras_version() < 13 else 3\n"
+        "\n"
+        "@ct.kernel(opt_level=_OPT, occupancy=2)\n"
+        "def first(x):\n"
+        "    pass\n"
+        "\n"
+        "@ct.kernel(occupancy=2, opt_level=_OPT)\n"
+        "def last(x):\n"
+        "    pass\n"
+    )
+    first = lift_kernel(source, "first").splitlines()
+    last = lift_kernel(source, "last").splitlines()
+    assert first[4].replace(" ", "") == "@ct.kernel(occupancy=2)"
+    assert last[8].replace(" ", "") == "@ct.kernel(occupancy=2)"
+    assert "tileiras_version" not in "\n".join(first + last)

@@ -82,6 +82,9 @@ MEANING_CHANGES = [
      "                perm_3,\n                [bi, bj],", "operand-order"),
     ("masked_copy_tail", "Some(in_range),", "None,", "operand-count"),
     ("vector_add", "padding::Zero", "padding::NegInf", "padding-value"),
+    ("print_block", '"row max = %f;\\n"', '"row max = %i;\\n"', "operation-form"),
+    ("runtime_flags", "let cond: bool = if in_band { bump } else { in_band };",
+     "let cond: bool = if in_band { in_band } else { bump };", "operand"),
 ]
 
 

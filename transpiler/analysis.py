@@ -119,8 +119,14 @@ _NP_TORCH_DTYPES = {name: name for name in ALL_DTYPES} | {"bool": "bool_", "half
 # numpy's float constants a kernel may read (`-np.inf` as a reduction's start value).
 _NUMPY_CONSTANTS = {"inf": math.inf, "pi": math.pi, "e": math.e, "nan": math.nan}
 _MAX_HELPER_DEPTH = 32
+# cuTile Python 1.7.0 unrolls at most this many `ct.static_iter` items
+# (`_STATIC_ITER_MAX_ITERATIONS` in cuda/tile/_ir/static_eval_ops.py).
+_STATIC_ITER_MAX = 1000
+# `@ct.kernel` options cuTile Python hands to tileiras only (`-O{opt_level}` in
+# cuda/tile/_compile.py): the Tile IR does not depend on them.
+_TILEIRAS_OPTIONS = frozenset({"opt_level"})
 # Operations evaluated for their effect on memory.
-_EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic"}
+_EFFECT_OPS = {"store", "scatter", "atomic", "view_atomic", "print"}
 _MATH_FUNCS = {"log", "log2", "log10", "exp", "exp2", "sqrt", "sin", "cos", "tan", "tanh",
                "pow", "floor", "ceil", "fabs", "isqrt", "log1p", "expm1", "erf"}
 
@@ -224,6 +230,11 @@ class KernelAnalyzer:
         # typed `hole` nodes instead of errors. Off by default: the deterministic path.
         self.allow_holes = allow_holes
         self.hole_count = 0
+        # How many `ct.static_iter` loops and comprehensions are being unrolled around the
+        # statement (see `_fresh`).
+        self.static_depth = 0
+        # Whether the kernel (this variant's path through it) prints already.
+        self.printed = False
 
     # ---- errors ------------------------------------------------------------------------
 
@@ -299,6 +310,10 @@ class KernelAnalyzer:
         self._register_slice_strides()
         for check in self.deferred_checks:
             check()
+        for option in sorted(set(self.kernel.options) & _TILEIRAS_OPTIONS):
+            self.notes.append(f"`@ct.kernel({option}=...)` is an option of tileiras (the "
+                              "Tile IR compiler), not part of the Tile IR: pass it where the "
+                              "Rust kernel's Tile IR is compiled")
         for dtype, node, what in self.concrete_required:
             self.dtype_dependent(dtype, node, what)
         model = KernelModel(
@@ -309,7 +324,8 @@ class KernelAnalyzer:
             body=self.out,
             docstring=doc,
             span=self.span(fn.name),
-            hints={k: self._eval_const_node(v) for k, v in self.kernel.options.items()},
+            hints={k: self._eval_const_node(v) for k, v in self.kernel.options.items()
+                   if k not in _TILEIRAS_OPTIONS},
             dtype_classes={k: self._root(k) for k in self.dtype_parent},
             forced_dtypes={self._root(k): v for k, v in self.forced.items()},
             notes=self.notes,
@@ -371,7 +387,7 @@ class KernelAnalyzer:
                                                fixed=fixed))
                 self.scope.names[name] = TExpr("const", [], ptype, span)
             elif kind == "scalar":
-                dtype = F32 if const_kind == "float" else I32
+                dtype = {"float": F32, "bool": BOOL}.get(const_kind or "", I32)
                 ptype = ScalarType(dtype)
                 self.params.append(KernelParam(name, "scalar", ptype, const_kind, span))
                 self.scope.names[name] = TExpr("var", [], ptype, span,
@@ -452,8 +468,37 @@ class KernelAnalyzer:
                 # undoes the same move on cuTile Python's side (rule early-exit).
                 self.compound_statement(stmt, tail=True, rest=stmts[index + 1:])
                 return
+            elif isinstance(stmt, cst.If) and top_level and not last and \
+                    _returns_inside(stmt):
+                # An early exit nested in an arm of an `if` on compile-time constants
+                # (`if HAS_MASK: m = ct.load(...); if m == 0: return`): cuTile Python
+                # compiles only the taken arm, as if written in its place, so the arm and
+                # the statements after it form one list (whose own early exit is handled
+                # as above).
+                self.block([*self._static_arm(stmt), *stmts[index + 1:]], top_level=True)
+                return
             else:
                 self.compound_statement(stmt, tail=last and top_level)
+
+    def _static_arm(self, node: cst.If) -> list[cst.BaseStatement]:
+        """The statements of the arm a compile-time `if` takes in this variant. An `if` on
+        runtime values is refused (an exit below a runtime branch has no Rust form the
+        translator emits), an undecided one on `ct.Constant`s splits the kernel per
+        outcome."""
+        cond = self.expr(node.test)
+        if not is_const(cond):
+            raise self.error("E0110", "an early `return` inside a runtime `if` that does not "
+                             "itself end with it has no cuTile Rust form the translator "
+                             "emits", node, "stmt:early_return")
+        value = cond.type.value
+        taken = self.known_condition(value)
+        if isinstance(value, bool | int | float | type(None)) and not isinstance(
+                value, DimSym | DimExpr):
+            taken = bool(value)
+        if taken is None or isinstance(taken, str):
+            raise ConstDependentError(_params_in(value), "an early `return` under an `if` "
+                                      "on compile-time constants", self.span(node), value)
+        return list(node.body.body) if taken else list(_else_body(node))
 
     @region_holes.guarded
     def small_statement(self, node: cst.BaseSmallStatement, last: bool) -> None:
@@ -527,6 +572,9 @@ class KernelAnalyzer:
 
     def bind_name(self, py_name: str, value: TExpr, span: Span | None) -> None:
         value = self.materialize_slice(value, py_name)
+        if value.op == "tuple" and any(isinstance(i.type, TileType) and i.op != "var"
+                                       for i in value.args):
+            value = self._materialize_tiles(value, py_name)
         if is_const(value) or value.op == "array" or isinstance(value.type, ListType):
             self.scope.names[py_name] = value
             return
@@ -548,11 +596,35 @@ class KernelAnalyzer:
                                           {"name": rust_name, "binding": binding,
                                            "assigned_by": stmt})
 
+    def _materialize_tiles(self, value: TExpr, py_name: str) -> TExpr:
+        """A tuple named by a variable with each computed tile in it bound to a Rust local:
+        Python computes the item once however often the tuple is read (a tree would be
+        recomputed per read, and fused differently)."""
+        items = []
+        self.static_depth += 1  # each item gets a name of its own
+        try:
+            for item in value.args:
+                if isinstance(item.type, TileType) and item.op != "var":
+                    name = self._fresh(f"{py_name}_item")
+                    self.out.append(TAssign(name, item, item.span))
+                    item = TExpr("var", [], item.type, item.span, {"name": name})
+                items.append(item)
+        finally:
+            self.static_depth -= 1
+        return _tuple_of(items, value.span)
+
     def _fresh(self, py_name: str) -> str:
         # Locals of an inlined helper carry the helper's name, so they never shadow the
         # caller's names (the innermost helper suffices: each helper's body is a block).
         prefix = self.helper_stack[-1].strip("_") if self.helper_stack else ""
         base = rust_ident(f"{prefix}_{py_name}" if prefix else py_name)
+        if self.static_depth:
+            # Unrolled code (`ct.static_iter`, comprehensions) can keep an earlier value in
+            # a tuple: a new binding must not shadow the name that value is read by.
+            k = 2
+            while base in self.used_names:
+                base = rust_ident(f"{prefix}_{py_name}_{k}" if prefix else f"{py_name}_{k}")
+                k += 1
         self.scope.rename[py_name] = base
         self.used_names.add(base)
         return base
@@ -623,9 +695,12 @@ class KernelAnalyzer:
         if node.orelse is not None:
             raise self.error("E0104", "`for ... else` is not allowed in a kernel", node,
                              "stmt:for_else")
+        it = node.iter
+        if isinstance(it, cst.Call) and tile_attr(self.source, it.func) == "static_iter":
+            self.static_for(node, it)
+            return
         if not isinstance(node.target, cst.Name):
             raise self.error("E0104", "a kernel loop variable must be a plain name", node.target)
-        it = node.iter
         if not (isinstance(it, cst.Call) and dotted_name(it.func) == "range"):
             raise self.error("E0104", "kernel loops must iterate over `range(...)`", it,
                              "stmt:for_non_range")
@@ -656,6 +731,124 @@ class KernelAnalyzer:
         self.out = saved_out
         carried_out = self._finish_loop(carried, before, node)
         self.out.append(TFor(loop_var, start, stop, step, body, carried_out, self.span(node)))
+
+    def static_for(self, node: cst.For, it: cst.Call) -> None:
+        """`for t in ct.static_iter(items):` is unrolled, as cuTile Python unrolls it: the
+        body once per item, with the target bound to it (no loop in the Tile IR)."""
+        self.loop_kinds.append("static")
+        self.static_depth += 1
+        try:
+            for item in self.static_items(it):
+                self.assign(node.target, item, node)
+                self.block(list(node.body.body))
+        finally:
+            self.loop_kinds.pop()
+            self.static_depth -= 1
+
+    def static_items(self, call: cst.Call) -> list[TExpr]:
+        """The items of `ct.static_iter(iterable)`: a `range` of compile-time integers,
+        `enumerate(...)` of such items, or a tuple (its items may be runtime values)."""
+        if len(call.args) != 1 or call.args[0].keyword is not None:
+            raise self.error("E0102", "`ct.static_iter` takes one iterable", call)
+        return self._iter_items(call.args[0].value)
+
+    def _iter_items(self, node: cst.BaseExpression) -> list[TExpr]:
+        span = self.span(node)
+        if isinstance(node, cst.Call) and dotted_name(node.func) == "zip" and \
+                "zip" not in self.scope.names and node.args and \
+                all(a.keyword is None and not a.star for a in node.args):
+            columns = [self._iter_items(a.value) for a in node.args]
+            return [_tuple_of(list(row), span) for row in zip(*columns, strict=False)]
+        if isinstance(node, cst.Call) and dotted_name(node.func) in ("range", "enumerate") \
+                and dotted_name(node.func) not in self.scope.names:
+            if any(a.keyword is not None or a.star for a in node.args):
+                raise self.error("E0102", "keyword arguments to `range`/`enumerate` inside "
+                                 "`ct.static_iter` are not supported", node)
+            if dotted_name(node.func) == "enumerate":
+                if not 1 <= len(node.args) <= 2:
+                    raise self.error("E0102", "enumerate takes 1 or 2 arguments", node)
+                start = 0 if len(node.args) == 1 else self.const_int(
+                    self.expr(node.args[1].value), node, "the start of `enumerate`")
+                return [_tuple_of([const(start + i, span), item])
+                        for i, item in enumerate(self._iter_items(node.args[0].value))]
+            bounds = [self._unroll_bound(a.value) for a in node.args]
+            if not 1 <= len(bounds) <= 3:
+                raise self.error("E0102", "range takes 1 to 3 arguments", node)
+            if len(bounds) == 3 and bounds[2] == 0:
+                raise self.error("E0108", "a `range` step cannot be zero", node)
+            items = range(*bounds)
+            self._check_static_count(len(items), node)
+            return [const(i, span) for i in items]
+        tuple_items = self._tuple_items(self.expr(node))
+        if tuple_items is None:
+            raise self.error("E0103", "`ct.static_iter` iterates over a `range` of "
+                             "compile-time integers, `enumerate` or a tuple", node)
+        self._check_static_count(len(tuple_items), node)
+        return tuple_items
+
+    def _unroll_bound(self, node: cst.BaseExpression) -> int:
+        """A `range` bound of an unrolled loop: a number; a `ct.Constant` translates the
+        kernel once per launched value (the unrolled code differs per value)."""
+        value = self.expr(node)
+        if is_const(value) and not isinstance(value.type.value, bool | int):
+            params = _params_in(value.type.value)
+            if params:
+                raise ConstDependentError(params, "a `ct.static_iter` range over "
+                                          "`ct.Constant` values", self.span(node))
+        return self.const_int(value, node, "a `ct.static_iter` range bound")
+
+    def _check_static_count(self, count: int, node: cst.CSTNode) -> None:
+        if count > _STATIC_ITER_MAX:
+            raise self.error("E0108", f"`ct.static_iter` unrolls at most {_STATIC_ITER_MAX} "
+                             f"iterations (cuTile Python's limit), this one {count}", node)
+
+    def comprehension(self, node: cst.GeneratorExp | cst.ListComp) -> TExpr:
+        """`tuple(e for t in ct.static_iter(items) if c ...)`: a tuple of `e` per item
+        (cuTile Python unrolls it); the targets are local to the comprehension."""
+        saved = dict(self.scope.names)
+        values: list[TExpr] = []
+        self.static_depth += 1
+        try:
+            self._comprehend(node.elt, node.for_in, values)
+        finally:
+            self.static_depth -= 1
+            targets = self._assigned_names([node.for_in])
+            for name in targets:
+                if name in saved:
+                    self.scope.names[name] = saved[name]
+                else:
+                    self.scope.names.pop(name, None)
+        return _tuple_of(values)
+
+    def _comprehend(self, elt: cst.BaseExpression, for_in: cst.CompFor,
+                    out: list[TExpr]) -> None:
+        it = for_in.iter
+        if for_in.asynchronous is not None or not (
+                isinstance(it, cst.Call) and tile_attr(self.source, it.func) == "static_iter"):
+            raise self.error("E0104", "a comprehension in a kernel must iterate over "
+                             "`ct.static_iter(...)`", it, "expr:generator")
+        for item in self.static_items(it):
+            self.assign(for_in.target, item, for_in)
+            keep = True
+            for cond in for_in.ifs:
+                value = self.expr(cond.test)
+                if not (is_const(value) and _concrete(value.type.value)):
+                    raise self.error("E0103", "a comprehension's `if` must be a compile-time "
+                                     "condition", cond)
+                keep = keep and bool(value.type.value)
+            if not keep:
+                continue
+            if for_in.inner_for_in is not None:
+                self._comprehend(elt, for_in.inner_for_in, out)
+                continue
+            value = self.expr(elt)
+            if not is_const(value) and value.op not in ("var", "array") and not isinstance(
+                    value.type, ListType):
+                # Evaluated once, where the comprehension runs (a later use reads it).
+                name = self._fresh("item")
+                self.out.append(TAssign(name, value, value.span))
+                value = TExpr("var", [], value.type, value.span, {"name": name})
+            out.append(value)
 
     def while_loop(self, node: cst.While) -> None:
         """`while cond:` -> Rust `while cond { .. }` (`loop { .. }` for `while True:`); both
@@ -724,6 +917,9 @@ class KernelAnalyzer:
         kind = "break" if isinstance(node, cst.Break) else "continue"
         if not self.loop_kinds:
             raise self.error("E0104", f"`{kind}` outside a loop", node)
+        if self.loop_kinds[-1] == "static":
+            raise self.error("E0104", f"`{kind}` in a `ct.static_iter` loop is not allowed "
+                             "(cuTile Python refuses it too)", node)
         if kind == "break" and self.loop_kinds[-1] == "for":
             # cutile-compiler 0.5.0, compile_block.rs: a `break` whose innermost loop is a
             # `for` is rejected (Tile IR `for` has no early exit).
@@ -1113,10 +1309,7 @@ class KernelAnalyzer:
         return const(self.source.module.code_for_node(node), self.span(node))
 
     def e_tuple(self, node: cst.Tuple | cst.List) -> TExpr:
-        items = [self.expr(e.value) for e in node.elements]
-        if all(is_const(i) for i in items):
-            return const(tuple(i.type.value for i in items), self.span(node))
-        return TExpr("tuple", items, ListType(tuple(i.type for i in items)), self.span(node))
+        return _tuple_of([self.expr(e.value) for e in node.elements], self.span(node))
 
     def e_paren(self, node: cst.BaseExpression) -> TExpr:
         return self.expr(node)
@@ -1164,7 +1357,45 @@ class KernelAnalyzer:
         if is_const(left) and _concrete(left.type.value):
             # Python's `and`/`or` with a known left operand is one of the operands.
             return right if bool(left.type.value) == is_and else left
+        if _is_runtime_bool(left) and (_is_runtime_bool(right) or (
+                is_const(right) and isinstance(right.type.value, bool))):
+            return self.short_circuit(left, right, is_and, node)
         return self.binary("&" if is_and else "|", left, right, node, logical=True)
+
+    def short_circuit(self, left: TExpr, right: TExpr, is_and: bool,
+                      node: cst.CSTNode) -> TExpr:
+        """`left and right` / `left or right` on runtime booleans, as cuTile Python
+        compiles them: an `if` on `left` whose taken arm evaluates `right` (`and`: `if
+        left { right } else { left }`; `or`: `if left { left } else { right }`)."""
+        if left.op != "var":
+            name = self._fresh("cond")
+            self.out.append(TAssign(name, left, left.span))
+            left = TExpr("var", [], left.type, left.span, {"name": name})
+        then_val, else_val = (right, left) if is_and else (left, right)
+        return self.value_if(left, then_val, else_val, "cond", node)
+
+    def value_if(self, cond: TExpr, then_val: TExpr, else_val: TExpr, py_name: str,
+                 node: cst.CSTNode) -> TExpr:
+        """A value chosen by a runtime condition as an `if` whose arms each evaluate their
+        own value (cuTile Python's `if_else` for `a if c else b`, `and`, `or`). The arms
+        must have one type (`_if_value_types_match`)."""
+        arms: list[tuple[list[TStmt], str]] = []
+        for value in (then_val, else_val):
+            body: list[TStmt] = []
+            if is_const(value):
+                other = else_val if value is then_val else then_val
+                value = self._arm_value(py_name, value, other, body, node)
+            if value.op != "var":
+                name = self._fresh(py_name)
+                body.append(TAssign(name, value, value.span))
+                value = TExpr("var", [], value.type, value.span, {"name": name})
+            arms.append((body, value.attrs["name"]))
+        vtype = then_val.type if not is_const(then_val) else else_val.type
+        rust_name = self._fresh(py_name)
+        stmt = TIf(cond, arms[0][0], arms[1][0], [], self.span(node), False)
+        stmt.results = [(rust_name, vtype, arms[0][1], arms[1][1], True)]
+        self.out.append(stmt)
+        return TExpr("var", [], vtype, self.span(node), {"name": rust_name, "binding": stmt})
 
     def e_compare(self, node: cst.Comparison) -> TExpr:
         left = self.expr(node.left)
@@ -1183,8 +1414,12 @@ class KernelAnalyzer:
                 raise self.error("E0104", "`in`/`not in` are not allowed in a kernel", node)
             else:
                 part = self.compare(_CMPOPS[op_type], left, right, node)
-            result = part if result is None else self.binary("&", result, part, node,
-                                                             logical=True)
+            if result is not None and _is_runtime_bool(result) and _is_runtime_bool(part):
+                # `a < b < c` is `a < b and b < c` (cuTile Python: an `if`).
+                result = self.short_circuit(result, part, True, node)
+            else:
+                result = part if result is None else self.binary("&", result, part, node,
+                                                                 logical=True)
             left = right
         assert result is not None
         return result
@@ -1272,6 +1507,10 @@ class KernelAnalyzer:
                                  node, "expr:const_ternary")
             cond = TExpr("const_cond", [], ScalarType(BOOL), cond.span,
                          {"value": cond.type.value})
+        elif _is_runtime_bool(cond) and not is_const(body) and not is_const(orelse) and \
+                self._resolved(body.type) == self._resolved(orelse.type):
+            # cuTile Python evaluates only the arm the condition takes (an `if`).
+            return self.value_if(cond, body, orelse, "chosen", node)
         return self.where(cond, body, orelse, node)
 
     def e_subscript(self, node: cst.Subscript) -> TExpr:
@@ -1342,6 +1581,13 @@ class KernelAnalyzer:
         return self.reshape(base, tuple(shape), node)
 
     def e_call(self, node: cst.Call) -> TExpr:
+        printer = self._print_kind(node.func)
+        if printer is not None:
+            return self.print_call(printer, node)
+        if dotted_name(node.func) in ("tuple", "list") and "tuple" not in self.scope.names \
+                and len(node.args) == 1 and isinstance(node.args[0].value,
+                                                       cst.GeneratorExp | cst.ListComp):
+            return self.comprehension(node.args[0].value)
         positional: list[TExpr] = []
         keywords: dict[str, TExpr] = {}
         for arg in node.args:
@@ -1397,6 +1643,125 @@ class KernelAnalyzer:
                              self.span(node))
         raise self.error("E0105", "this call target is not a cuda.tile function or a helper "
                          "defined in this file", node.func, "call:unknown")
+
+    def _print_kind(self, func: cst.BaseExpression) -> str | None:
+        """`print` (Python's builtin, not shadowed), `ct.print` or `ct.printf`, else None."""
+        name = tile_attr(self.source, func)
+        if name in ("print", "printf"):
+            return f"ct.{name}"
+        if isinstance(func, cst.Name) and func.value == "print" and \
+                "print" not in self.scope.names and "print" not in self.source.functions:
+            return "print"
+        return None
+
+    def print_call(self, printer: str, node: cst.Call) -> TExpr:
+        """A print of text and at most one value, as cuTile Python formats it (literal `%`
+        doubled, the value's conversion by its element type: `%d`, `%lld`, `%u`, `%f`,
+        `%lf`); the Rust writes that format verbatim (`cuda_tile_print!` for text,
+        `print_tko` for one value). Anything else is refused by `_refuse_print`."""
+        pieces = self._print_pieces(printer, node)
+        if pieces is None or sum(not isinstance(p, str) for p in pieces) > 1:
+            self._refuse_print(printer, node)
+        assert pieces is not None
+        if self.printed or self.loop_kinds:
+            # cuTile Python orders every print after the one before (a token chain, also
+            # across loop iterations); `cuda_tile_print!` gives no token to chain, and the
+            # `print_tko` chain is not written yet.
+            raise self.error("E0101", f"a second `{printer}` in a kernel, or one in a loop, "
+                             "is not translated yet: cuTile Python orders prints through a "
+                             "token chain (`cuda_tile_print!` has no token; chaining "
+                             "`print_tko` is not written)", node, "call:print_order")
+        self.printed = True
+        fmt = ""
+        args: list[TExpr] = []
+        for piece in pieces:
+            if isinstance(piece, str):
+                fmt += piece
+                continue
+            value = piece
+            if is_const(value) or not isinstance(value.type, TileType | ScalarType):
+                self._refuse_print(printer, node)
+            # The conversion (`%d`, `%f`) follows the element type: one entry per type.
+            self.dtype_dependent(value.type.dtype, node, "a printed value's format")
+            dtype = self.find(value.type.dtype)
+            if not isinstance(dtype, DType):
+                self._refuse_print(printer, node)
+            fmt += _printf_conversion(dtype)
+            args.append(value)
+        if "{}" in fmt and not args:
+            # `cuda_tile_print!` reads `{}` as a placeholder.
+            self._refuse_print(printer, node)
+        return TExpr("print", args, ConstType(None), self.span(node), {"format": fmt})
+
+    def _print_pieces(self, printer: str, node: cst.Call) -> list[str | TExpr] | None:
+        """The format's literal text (already escaped for printf) and values, in order; None
+        when a part is not one cuTile Python formats without a spec."""
+        if printer == "ct.printf":
+            return None  # a user format is validated per value by cuTile Python
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if set(keywords) - {"sep", "end"} or any(a.star for a in node.args):
+            return None
+        sep_end = []
+        for key, default in (("sep", " "), ("end", "\n")):
+            if key in keywords:
+                written = keywords[key]
+                if not isinstance(written, cst.SimpleString):
+                    return None
+                sep_end.append(written.evaluated_value)
+            else:
+                sep_end.append(default)
+        sep, end = sep_end
+        pieces: list[str | TExpr] = []
+        for i, arg in enumerate(a for a in node.args if a.keyword is None):
+            if i:
+                pieces.append(sep.replace("%", "%%"))
+            parts = self._print_arg(arg.value)
+            if parts is None:
+                return None
+            pieces.extend(parts)
+        pieces.append(end.replace("%", "%%"))
+        return pieces
+
+    def _print_arg(self, node: cst.BaseExpression) -> list[str | TExpr] | None:
+        if isinstance(node, cst.SimpleString):
+            return [node.evaluated_value.replace("%", "%%")]
+        if isinstance(node, cst.FormattedString):
+            out: list[str | TExpr] = []
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    text = part.value.replace("{{", "{").replace("}}", "}")
+                    out.append(text.replace("%", "%%"))
+                elif part.format_spec is not None or part.conversion is not None or \
+                        part.equal is not None:
+                    return None
+                else:
+                    out.append(self.expr(part.expression))
+            return out
+        value = self.expr(node)
+        # A string held by a name, or built (`lhs + rhs`), is not followed: the analysis
+        # keeps an f-string's source text, not its pieces.
+        return None if isinstance(value.type, ListType) or is_const(value) else [value]
+
+    def _refuse_print(self, printer: str, node: cst.Call) -> None:
+        """The diagnostic for a print the translation does not write; it says whether
+        cuTile Rust 0.5.0 has a faithful form (gaps.md, "print"). Formatted values are the
+        call's non-literal arguments and the `{...}` fields of its f-strings (`ct.printf`:
+        after the format)."""
+        args = [a for a in node.args if a.keyword is None]
+        if printer == "ct.printf":
+            values = max(len(args) - 1, 0)
+        else:
+            values = sum(_formatted_values(a.value) for a in args)
+        if values >= 2:
+            raise self.error(
+                "E0110", f"`{printer}` of {values} values has no faithful cuTile Rust 0.5.0 "
+                "form: `cuda_tile_print!` writes each `{}` as `%` and the first letter of "
+                "the element type (`%i`, `%f`: no width or precision, not cuTile Python's "
+                "`%d`/`%lld`/`%.5f`), and `print_tko` takes a single value", node,
+                "call:print_values")
+        raise self.error("E0101", f"this `{printer}` is not translated yet (a format spec, "
+                         "`ct.printf`, a tuple or a constant value; text and one value "
+                         "without a spec are)", node, "call:print")
 
     def tiled_view_call(self, view: cst.Call, method: str, positional: list[TExpr],
                         keywords: dict[str, TExpr], node: cst.Call) -> TExpr:
@@ -1711,6 +2076,11 @@ class KernelAnalyzer:
         if is_const(left) and is_const(right):
             return const(self._fold(op, left.type.value, right.type.value, node),
                          self.span(node))
+        if op == "+" and self._tuple_items(left) is not None and \
+                self._tuple_items(right) is not None:
+            # Tuple concatenation (`acc += (t, t * 2)` in an unrolled loop).
+            return _tuple_of([*self._tuple_items(left), *self._tuple_items(right)],
+                             self.span(node))
         if op == "@":
             from transpiler.lowering.typing_rules import matmul
 
@@ -1879,6 +2249,7 @@ class KernelAnalyzer:
                 node: cst.CSTNode) -> TExpr:
         """Convert and broadcast a tile, scalar or number to `dtype` and `shape`."""
         if not isinstance(value.type, TileType):
+            self._require_operand(value, node)
             if is_const(value) and not isinstance(value.type.value, _ConstParam | DimSym
                                                   | DimExpr | _Deferred):
                 v = value.type.value
@@ -2102,6 +2473,59 @@ def _ends_with_return(stmts: Sequence[cst.BaseStatement]) -> bool:
             and last.body[-1].value is None)
 
 
+def _returns_inside(node: cst.If) -> bool:
+    """Whether a `return` statement sits somewhere in the `if`'s arms (not in a nested
+    function)."""
+    found = False
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Return(self, _node: cst.Return) -> None:  # noqa: N802 - libcst's name
+            nonlocal found
+            found = True
+
+        def visit_FunctionDef(self, _node: cst.FunctionDef) -> bool:  # noqa: N802
+            return False
+
+    node.visit(_Finder())
+    return found
+
+
+def _printf_conversion(dtype: DType) -> str:
+    """cuTile Python's printf conversion of a value printed without a spec (its
+    `PrintfValidator.infer_format`)."""
+    if dtype.is_bool:
+        return "%d"
+    if dtype.is_int:
+        length = "ll" if dtype.name.endswith("64") else ""
+        return f"%{length}{'u' if dtype.name.startswith('uint') else 'd'}"
+    return "%lf" if dtype.name == "float64" else "%f"
+
+
+def _formatted_values(node: cst.BaseExpression) -> int:
+    """How many runtime values a `print` argument formats: an f-string its fields, a string
+    literal none, anything else one."""
+    if isinstance(node, cst.SimpleString):
+        return 0
+    if isinstance(node, cst.ConcatenatedString):
+        return _formatted_values(node.left) + _formatted_values(node.right)
+    if isinstance(node, cst.FormattedString):
+        return sum(1 for part in node.parts if isinstance(part, cst.FormattedStringExpression))
+    return 1
+
+
+def _tuple_of(items: list[TExpr], span: Span | None = None) -> TExpr:
+    """A tuple value: a compile-time constant when every item is one."""
+    if all(is_const(i) for i in items):
+        return const(tuple(i.type.value for i in items), span)
+    return TExpr("tuple", items, ListType(tuple(i.type for i in items)), span)
+
+
+def _is_runtime_bool(value: TExpr) -> bool:
+    """A boolean scalar known only at run time (not a tile, not a compile-time value)."""
+    return isinstance(value.type, ScalarType) and value.type.dtype == BOOL and not is_const(
+        value)
+
+
 def _as_scalar(value: TExpr) -> TExpr:
     """A 0-d tile as a scalar of its element type (a scalar splat to 0-d: the scalar)."""
     assert isinstance(value.type, TileType) and value.type.rank == 0
@@ -2276,6 +2700,8 @@ def _builtin_len(an: KernelAnalyzer, pos: list[TExpr], kw: dict[str, TExpr],
     value = pos[0] if len(pos) == 1 else None
     if value is not None and is_const(value) and isinstance(value.type.value, tuple):
         return const(len(value.type.value))
+    if value is not None and value.op == "tuple":
+        return const(len(value.args))
     raise an.error("E0110", "`len` of a runtime value is not supported", node, "call:len")
 
 

@@ -116,6 +116,7 @@ def lifted_parts(source: str, kernel: str, filename: str = "<kernel>") -> list[t
     target = _find_kernel(tree, kernel, bindings, filename)
     lift = _Lift(set(), [], {}, {})
     _drop_host_decorators(target, bindings, lift)
+    _drop_tileiras_options(target, bindings, source.encode(), lift)
     keep = _needed_statements(tree, target, bindings, kernel, source, lift, filename)
     keep.update(i for i, s in enumerate(tree.body) if _is_future_import(s))
     lifted = _render_lifted(source, tree, keep, lift, filename)
@@ -265,6 +266,43 @@ def _drop_host_decorators(kernel: ast.FunctionDef, bindings: dict[str, list[_Bin
                 root is not None and _name_origin(root, bindings) == "cuda.tile"):
             continue
         lift.skip.add(id(decorator))
+
+
+# `@ct.kernel` keywords cuTile Python hands to tileiras alone (`-O{opt_level}`,
+# cuda/tile/_compile.py): the bytecode does not depend on them, and their value is often host
+# code (`opt_level=0 if get_tileiras_version() < ...`) that the lift cannot keep.
+TILEIRAS_OPTIONS = frozenset({"opt_level"})
+
+
+def _drop_tileiras_options(kernel: ast.FunctionDef, bindings: dict[str, list[_Binding]],
+                           data: bytes, lift: _Lift) -> None:
+    """Blank the tileiras-only keywords of the kernel's `@ct.kernel(...)` (with the comma
+    that joins each to its neighbour)."""
+    offsets = _line_offsets(data)
+    for decorator in kernel.decorator_list:
+        if not (isinstance(decorator, ast.Call) and _is_kernel_decorator(decorator, bindings)):
+            continue
+        items: list[ast.expr | ast.keyword] = [*decorator.args, *decorator.keywords]
+        items.sort(key=lambda n: (n.lineno, n.col_offset))
+
+        def start(node: ast.expr | ast.keyword) -> int:
+            return _offset(offsets, node.lineno, node.col_offset)
+
+        def end(node: ast.expr | ast.keyword) -> int:
+            return _offset(offsets, node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+        dropped = [i for i, n in enumerate(items)
+                   if isinstance(n, ast.keyword) and n.arg in TILEIRAS_OPTIONS]
+        for i in dropped:
+            node = items[i]
+            assert isinstance(node, ast.keyword)
+            lift.skip.add(id(node.value))
+            if i + 1 < len(items):  # up to the next argument: the comma goes too
+                lift.blank.append((start(node), start(items[i + 1])))
+            elif i > 0 and i - 1 not in dropped:  # from the end of the previous one
+                lift.blank.append((end(items[i - 1]), end(node)))
+            else:
+                lift.blank.append((start(node), end(node)))
 
 
 def _host_annotations(fn: ast.FunctionDef | ast.AsyncFunctionDef,

@@ -556,6 +556,8 @@ class KernelLowerer:
             return self.in_order(ctx, lambda: lower_scatter(self, e, ctx))
         if e.op == "view_atomic":
             return self.in_order(ctx, lambda: lower_view_atomic(self, e, ctx))
+        if e.op == "print":
+            return self.in_order(ctx, lambda: lower_print(self, e, ctx))
         if e.op == "atomic":
             return self.in_order(ctx, lambda: _emit_atomic(self, e, ctx, keep_old=False))
         return self.expr(e, ctx, top=True)
@@ -1478,6 +1480,35 @@ def _atomic_mode(lw: KernelLowerer, e: TExpr) -> str:
         raise lw.error("E0108", f"`ct.{e.attrs['function']}` has no atomic mode for `{elem}`",
                        e.span)
     return mode
+
+
+def lower_print(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
+    """A print with its printf format written out: text alone through `cuda_tile_print!`
+    (the compiler keeps a literal without `{}` as it is), one value through `print_tko`
+    (the format verbatim, one operand; a scalar as its 0-d tile)."""
+    text = t.Lit(_rust_string(e.attrs["format"]))
+    if not e.args:
+        return t.MacroCall("cuda_tile_print", (text,), delimiter="(")
+    (arg,) = e.args
+    value = lw.expr(arg, ctx)
+    if isinstance(arg.type, ScalarType):
+        value = lw.let(ctx, "printed", t.Call("scalar_to_tile", (value,)),
+                       f"Tile<{lw.elem(arg.type.dtype)}, {{ [] }}>")
+    return t.Call("print_tko", (text, value, t.Path("None")))
+
+
+def _rust_string(text: str) -> str:
+    """`text` as a Rust string literal."""
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+    out = []
+    for ch in text:
+        if ch in escapes:
+            out.append(escapes[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{{{ord(ch):x}}}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def lower_view_atomic(lw: KernelLowerer, e: TExpr, ctx: _Context) -> t.Expr:
