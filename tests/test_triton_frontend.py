@@ -424,11 +424,26 @@ tl.store(y_ptr, acc)
     assert "for t in 0i32..m {" in rust and "for t in (0i64..m).step_by(1) {" in rust
 
 
-def test_a_loop_over_int64_bounds_with_a_runtime_step_is_a_diagnostic() -> None:
+def test_a_loop_over_int64_bounds_with_a_runtime_step_is_a_counted_loop() -> None:
+    rust = _loop_rust("""
+m = tl.load(x_ptr).to(tl.int64)
+acc = 0
+for t in range(0, m, n):
+    acc += 1
+tl.store(y_ptr, acc)
+""")
+    # cuTile Rust's `step_by` takes an i32 step only: the counter is stepped by hand, the
+    # bounds evaluated once before the loop.
+    assert "step_by" not in rust and "let mut t: i64 = 0i64;" in rust
+    assert "if t < stop {" in rust and "t = t + step;" in rust
+
+
+def test_a_counted_loop_whose_body_assigns_its_variable_is_a_diagnostic() -> None:
     text = _kernel("""
 m = tl.load(x_ptr).to(tl.int64)
 acc = 0
 for t in range(0, m, n):
+    t = t + 1
     acc += 1
 tl.store(y_ptr, acc)
 """)

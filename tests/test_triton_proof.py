@@ -98,6 +98,8 @@ MUTANTS: list[tuple[str, str, str, str]] = [
      "select(arg_22, t_21, x)"),
     ("descending_loops", "count-down trip count", "scalar_to_tile((arg_2 + dim_1) / BLOCK)",
      "scalar_to_tile(arg_2 / BLOCK)"),
+    ("strided_rows_i64", "counted loop step", "row = row + step;", "row = row + step + step;"),
+    ("strided_rows_i64", "counted loop exit", "if row < stop {", "if row < stop - 1i64 {"),
 ]
 
 

@@ -539,15 +539,21 @@ class Analyzer(PhiloxRules, DescriptorRules):
         index = self.elem(start)
         for bound in (stop, step_e):
             index = dtypes.computation_type(index, False, self.elem(bound), False, False)
-        if index != I32 and step_e.op != "literal":
-            raise self.error("E0110", f"a loop over {index} bounds with a step that is not a "
-                             "number has no cuTile Rust 0.5.0 form (its compiler casts no "
-                             f"{index} to `step_by`'s usize, and narrowing to i32 needs "
-                             "`trunci`)", it)
+        # A wide index with a runtime step has no `for` form: cuTile Rust 0.5.0's `step_by`
+        # takes a usize, and its compiler casts only i32 to usize (`Expr::Cast`).
+        counted = index != I32 and step_e.op != "literal"
+        if counted and node.target.value in _assigned_names(node.body.body):
+            raise self.error("E0110", f"a loop over {index} bounds with a runtime step whose "
+                             "body assigns the loop variable has no cuTile Rust 0.5.0 form "
+                             "(its `step_by` takes an i32 step only)", it)
         start, stop, step_e = (
             TExpr("literal", [], ScalarType(index), b.span, dict(b.attrs))
             if b.op == "literal" and dtypes.is_int(self.elem(b)) else self.cast(b, index)
             for b in (start, stop, step_e))
+        if counted:
+            # Evaluated once, before the loop, as Triton's `scf.for` takes its bounds.
+            stop, step_e = (b if b.op in ("var", "literal") else self.let_value(hint, b)
+                            for b, hint in ((stop, "stop"), (step_e, "step")))
         assigned = _assigned_names(node.body.body)
         for name in sorted(assigned):
             if name in self.scope.names:
@@ -567,6 +573,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.carried_stack.append(carried)
         self.loop_kinds.append("for")
         try:
+            if counted:
+                self.out.append(TIf(self.compare("<", counter, stop, it), [],
+                                    [TJump("break", self.span(it))], [], self.span(it)))
             if descent is not None:
                 first, down = descent
                 offset = self.binary("*", counter, const(down), node.target)
@@ -578,8 +587,24 @@ class Analyzer(PhiloxRules, DescriptorRules):
             self.loop_kinds.pop()
         body, self.out = self.out, saved
         self.restore_after_loop(before)
-        self.out.append(TFor(loop_var, start, stop, step_e, body,
-                             sorted(before[n].attrs["name"] for n in carried), self.span(node)))
+        names = sorted(before[n].attrs["name"] for n in carried)
+        if counted:
+            self.counted_loop(loop_var, counter, start, step_e, body, names, node)
+            return
+        self.out.append(TFor(loop_var, start, stop, step_e, body, names, self.span(node)))
+
+    def counted_loop(self, loop_var: str, counter: TExpr, start: TExpr, step: TExpr,
+                     body: list[TStmt], carried: list[str], node: cst.For) -> None:
+        """`for i in range(a, b, s)` over a wide (i64) index with a runtime step, as cuTile
+        Rust 0.5.0 can write it: `let mut i = a; loop { if i < b {} else { break }; body;
+        i = i + s; }` (`body` starts with the exit test). Triton's kernels have no
+        `continue`, so every iteration reaches the increment; the step is assumed
+        positive, as for a `for` loop."""
+        span = self.span(node)
+        self.out.append(TAssign(loop_var, start, span, mutable=True))
+        body.append(TAssign(loop_var, self.binary("+", counter, step, node), span,
+                            first=False))
+        self.out.append(TWhile(None, body, sorted([*carried, loop_var]), span))
 
     def counts_down(self, step: object) -> bool:
         """Whether a constexpr loop step is negative: a number's sign, or, for a step
