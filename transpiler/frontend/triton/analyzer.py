@@ -951,6 +951,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
             if isinstance(described.type, ScalarType) and param is not None and \
                     param not in self.decisions.descriptors:
                 raise NeedsKind(str(param), "descriptor")
+        if node.attr.value == "element_ty":
+            self.element_type_owner(node.value)
         base = self.expr(node.value)
         attr = node.attr.value
         if is_const(base) and isinstance(base.type.value, Descriptor | DescriptorType):
@@ -972,6 +974,20 @@ class Analyzer(PhiloxRules, DescriptorRules):
         if attr == "T" and isinstance(base.type, TileType) and base.type.rank == 2:
             return self.permute(base, (1, 0), node)
         raise self.error("E0107", f"`.{attr}` is not supported on this value", node)
+
+    def element_type_owner(self, node: cst.BaseExpression) -> None:
+        """`X.dtype.element_ty` names the element type of a pointer: a local `X` made of
+        a parameter the analysis still takes as an integer (`row = p + pid * stride`)
+        makes that parameter a pointer."""
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "dtype"
+                and isinstance(node.value, cst.Name)):
+            return
+        owner = self.scope.names.get(node.value.value)
+        root = owner.attrs.get("root") if owner is not None else None
+        param = self.params_by_name.get(str(root))
+        if param is not None and param.kind == "scalar" and \
+                not isinstance(owner.type, PointerType):
+            raise NeedsKind(param.name, "pointer")
 
     def unary(self, node: cst.UnaryOperation) -> TExpr:
         x = self.expr(node.expression)
