@@ -35,9 +35,13 @@ from transpiler.frontend.triton.api import (
 )
 from transpiler.frontend.triton.choices import (
     BoolSym,
+    FloatSym,
     NeedsChoice,
     Outcome,
     condition_text,
+    host_report,
+    launch_values,
+    reads_float,
 )
 from transpiler.frontend.triton.descriptors import Descriptor, DescriptorRules, DescriptorType
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
@@ -71,11 +75,13 @@ from transpiler.model import (
     ValueType,
     dim_op,
 )
+from transpiler.model.consts import ConstParam
 
 
 class NeedsKind(Exception):
-    """A parameter is not what the variant loop assumed: `kind` is "pointer", "float" or
-    "descriptor" (a host-made tensor descriptor)."""
+    """A parameter is not what the variant loop assumed: `kind` is "pointer", "float",
+    "descriptor" (a host-made tensor descriptor) or "float_const" (a `tl.constexpr` that
+    holds a float)."""
 
     def __init__(self, param: str, kind: str) -> None:
         super().__init__(f"{param}: {kind}")
@@ -140,13 +146,16 @@ class Decisions:
     # Pointer parameters tested against None (`if MASK is not None`) that this entry takes
     # as tensors; an entry that takes one as None holds it in `values`.
     present: set[str] = field(default_factory=set)
+    # `tl.constexpr` parameters that hold a float (`FloatSym`: the entry takes f32 bits).
+    float_consts: set[str] = field(default_factory=set)
 
     def copy(self, **changes: object) -> Decisions:
         fields = {"pointers": set(self.pointers), "floats": set(self.floats),
                   "descriptors": set(self.descriptors),
                   "fixed": dict(self.fixed), "float_chosen": set(self.float_chosen),
                   "values": dict(self.values),
-                  "outcomes": dict(self.outcomes), "present": set(self.present)}
+                  "outcomes": dict(self.outcomes), "present": set(self.present),
+                  "float_consts": set(self.float_consts)}
         fields.update(changes)
         return Decisions(**fields)  # type: ignore[arg-type]
 
@@ -165,7 +174,7 @@ def _has_runtime_form(e: TExpr) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) or isinstance(value, _SYMBOLIC)
+    return isinstance(value, int | float | FloatSym) or isinstance(value, _SYMBOLIC)
 
 
 class Analyzer(PhiloxRules, DescriptorRules):
@@ -192,6 +201,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.int_uses: set[str] = set()
         # The kinds ("for", "while") of the loops around the statement being analyzed.
         self.loop_kinds: list[str] = []
+        # Whether the block being analyzed ends the kernel (its top level, or the arms of
+        # an early exit there).
+        self.kernel_tail = False
         # Host-made descriptor parameters, bound once every parameter is (their block
         # shapes read the constexprs); the runtime extents and strides they add.
         self.pending_descriptors: list[tuple[str, KernelParam]] = []
@@ -248,6 +260,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
         body = list(fn.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
+        self.kernel_tail = True
         self.block(body)
         model = KernelModel(self.kernel.name, self.params, self.out, _docstring(fn),
                             self.span(fn.name), notes=self.notes)
@@ -280,6 +293,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return
         if constexpr:
             kind = self.constexpr_kind(name, default)
+            if kind == "float":
+                self.params.append(KernelParam(name, "const", ConstType(ConstParam(
+                    name, "float")), "float", span))
+                self.scope.names[name] = const(FloatSym(name), span)
+                return
             value: object = BoolSym(name) if kind == "bool" else DimSym(name)
             self.params.append(KernelParam(name, "const", ConstType(value), kind, span))
             self.scope.names[name] = const(value, span)
@@ -323,12 +341,16 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def constexpr_kind(self, name: str, default: cst.BaseExpression | None) -> str:
         if name in self.bool_constexprs:
             return "bool"
+        if name in self.decisions.float_consts:
+            return "float"
         if default is not None:
             value = self.const_value(default)
             if isinstance(value, bool):
                 return "bool"
             if isinstance(value, int):
                 return "int"
+            if isinstance(value, float):
+                return "float"
             # A string, dtype or None: its launch values decide the kernel.
             raise NeedsChoice(param=name)
         return "int"
@@ -342,16 +364,25 @@ class Analyzer(PhiloxRules, DescriptorRules):
     # ---- statements --------------------------------------------------------------------
 
     def block(self, stmts: list[cst.BaseStatement]) -> None:
-        for index, stmt in enumerate(stmts):
-            if isinstance(stmt, cst.If) and _ends_with_return(stmt.body.body) and \
-                    stmt.orelse is None and index + 1 < len(stmts):
-                # An early exit: the rest of the block runs in the `else` arm.
-                if self.loop_kinds:
-                    raise self.error("E0104", "a `return` inside a loop cannot be translated",
-                                     stmt)
-                self.if_statement(stmt, list(stmt.body.body)[:-1], stmts[index + 1:])
-                return
-            self.statement(stmt)
+        tail, self.kernel_tail = self.kernel_tail, False
+        try:
+            for index, stmt in enumerate(stmts):
+                if isinstance(stmt, cst.If) and _ends_with_return(stmt.body.body) and \
+                        stmt.orelse is None and index + 1 < len(stmts):
+                    # An early exit: the rest of the block runs in the `else` arm.
+                    if self.loop_kinds:
+                        raise self.error("E0104", "a `return` inside a loop cannot be "
+                                         "translated", stmt)
+                    self.kernel_tail = tail
+                    self.if_statement(stmt, list(stmt.body.body)[:-1], stmts[index + 1:])
+                    if tail and self.out and isinstance(self.out[-1], TIf):
+                        # Both arms end the kernel: no value comes out of the `if` (a
+                        # pointer moved in both has no placeholder to start from).
+                        self.out[-1].results = []
+                    return
+                self.statement(stmt)
+        finally:
+            self.kernel_tail = tail
 
     def statement(self, stmt: cst.BaseStatement) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -739,6 +770,12 @@ class Analyzer(PhiloxRules, DescriptorRules):
         cond = self.const_truth(self.expr(node.test), node.test)
         if is_const(cond):
             value = cond.type.value
+            if isinstance(value, FloatSym) or reads_float(value) or (
+                    isinstance(value, DimExpr)
+                    and condition_text(value) in self.decisions.outcomes):
+                # Decided per entry (a float's comparison always; any other once a merge
+                # needed it), as Triton's compiler folds a test of constexprs.
+                value = self.choose(value)
             if not isinstance(value, _SYMBOLIC):
                 self.block(then if value else orelse)
                 return
@@ -811,6 +848,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 # A compile-time value in one arm (None, a dtype, a tuple) that no runtime
                 # merge can carry: one entry per outcome, as Triton's compiler folds it.
                 self.choose(cond.attrs["value"])
+            if static and None not in (self.merge_elem(t_val), self.merge_elem(e_val)) and \
+                    self.merge_elem(t_val) != self.merge_elem(e_val):
+                # Another element type per outcome (a bool tile / `0.0`): Triton's compiler
+                # types each outcome on its own; a merge would convert one arm's value.
+                self.choose(cond.attrs["value"])
             target = t_val.type if not is_const(t_val) else e_val.type
             if static and isinstance(target, ConstType) and is_const(e_val):
                 # Two compile-time values (`False` / a constexpr): folded per outcome.
@@ -835,6 +877,14 @@ class Analyzer(PhiloxRules, DescriptorRules):
                                            {"name": rust, "binding": stmt,
                                             "root": roots.pop() if len(roots) == 1 else None})
         self.out.append(stmt)
+
+    def merge_elem(self, value: TExpr) -> ElemType | None:
+        """The element type a merged value has (a number's literal type), None for other
+        kinds of values."""
+        if is_const(value):
+            return self.elem(value) if _is_number(value.type.value) else None
+        return self.find(value.type.dtype) if isinstance(value.type, TileType | ScalarType) \
+            else None
 
     def arm_value(self, name: str, value: TExpr, target: ValueType, arm: list[TStmt],
                   node: cst.CSTNode) -> str:
@@ -901,6 +951,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
         int parameter's value is fixed per entry, any other condition's outcome is."""
         if isinstance(cond, BoolSym | DimSym):
             raise NeedsChoice(param=cond.name, truth=True)
+        if isinstance(cond, FloatSym):
+            cond = DimExpr("!=", cond, 0.0)
         outcome = self.decisions.outcomes.get(condition_text(cond))
         if outcome is None:
             raise NeedsChoice(condition=cond)
@@ -992,6 +1044,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def unary(self, node: cst.UnaryOperation) -> TExpr:
         x = self.expr(node.expression)
         op = node.operator
+        if is_const(x) and isinstance(x.type.value, FloatSym):
+            if isinstance(op, cst.Not):
+                return self.fold("==", x, const(0.0, x.span), node)
+            x = self.runtime(x)
         if is_const(x) and not isinstance(x.type.value, _SYMBOLIC):
             value = x.type.value
             if isinstance(op, cst.Minus):
@@ -1078,6 +1134,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
         value = e.type.value
         if isinstance(value, BoolSym):
             return TExpr("const_cond", [], ScalarType(BOOL), e.span, {"value": value})
+        if isinstance(value, FloatSym):
+            # The f32 the entry makes of the constexpr's bits (`float_constant_lets`).
+            scalar = TExpr("var", [], ScalarType(F32), e.span, {"name": rust_ident(
+                value.name)})
+            return scalar if dtype is None or dtype == F32 else self.cast(scalar, dtype)
         if isinstance(value, DimSym | DimExpr):
             scalar = TExpr("dim", [], ScalarType(I32), e.span, {"value": value})
             return scalar if dtype is None or dtype == I32 else self.cast(scalar, dtype)
@@ -1115,6 +1176,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
             value = e.type.value
             if isinstance(value, BoolSym):
                 return BOOL
+            if isinstance(value, FloatSym):
+                return F32
             if isinstance(value, DimSym | DimExpr):
                 return I32
             if not isinstance(value, int | float | bool):
@@ -1226,7 +1289,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
             param = x.attrs.get("param")
             if param is None:
                 continue
-            if is_const(y):
+            if is_const(y) or isinstance(self.elem(y), DTypeVar):
+                # A number, or a value of a type the launch decides, says nothing.
                 continue
             if dtypes.is_float(self.elem(y)):
                 self.float_uses.add(param)
@@ -1301,8 +1365,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def fold(self, op: str, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
         x, y = a.type.value, b.type.value
         span = self.span(node)
+        if isinstance(x, FloatSym) or isinstance(y, FloatSym):
+            return self.fold_float(op, a, b, node)
         if isinstance(x, _SYMBOLIC) or isinstance(y, _SYMBOLIC):
             other = y if isinstance(x, _SYMBOLIC) else x
+            sym = x if isinstance(x, _SYMBOLIC) else y
+            if isinstance(other, float) and isinstance(sym, DimSym) and \
+                    self.params_by_name.get(sym.name) is not None:
+                # A constexpr compared or combined with a float holds a float.
+                raise NeedsKind(sym.name, "float_const")
             if not isinstance(other, (int, *_SYMBOLIC)):
                 # `ACTIVATION == "relu"`: the constexpr holds a string (or a dtype, None),
                 # not an integer; its launch values decide the kernel.
@@ -1323,6 +1394,32 @@ class Analyzer(PhiloxRules, DescriptorRules):
         except (TypeError, ZeroDivisionError, KeyError) as err:
             raise self.error("E0103", f"cannot fold `{op}` of compile-time values: {err}",
                              node) from None
+
+    def fold_float(self, op: str, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
+        """`op` of compile-time values one of which is a float constexpr: a comparison with
+        a number gets an entry per launch value, or, when no launch names one, stays a
+        condition (decided per entry, as Triton's compiler folds it);
+        arithmetic is computed at run time on the entry's f32 (Triton folds it in Python's
+        f64 and rounds once, so a result may differ from it in the last bit)."""
+        x, y = a.type.value, b.type.value
+        numbers = all(isinstance(v, int | float | FloatSym) and not isinstance(v, bool)
+                      for v in (x, y))
+        if op in ("<", "<=", ">", ">=", "==", "!=") and numbers:
+            for sym in (x, y):
+                if isinstance(sym, FloatSym) and launch_values(host_report(
+                        self.source.text, self.source.path), self.kernel.name, sym.name):
+                    # The launches name its values: one entry per value, folded.
+                    raise NeedsChoice(param=sym.name)
+            return const(DimExpr(op, x, y), self.span(node))
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            raise self.error("E0123", f"a float `tl.constexpr` is compared with "
+                             f"{_const_text(y if isinstance(x, FloatSym) else x)}", node)
+        note = (f"`{self.source.module.code_for_node(node)}` at line "
+                f"{(self.span(node) or Span(0, 0)).line} is computed in f32 at run time "
+                "(Triton folds it in f64, then rounds)")
+        if note not in self.notes:
+            self.notes.append(note)
+        return self.binary(op, self.runtime(a), self.runtime(b), node)
 
     def pointer_arith(self, op: str, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
         pointer, offset = (a, b) if isinstance(a.type, PointerType) else (b, a)
@@ -1803,6 +1900,12 @@ class Analyzer(PhiloxRules, DescriptorRules):
         if not is_const(value) and len(self.shape_of(value)) > len(shape):
             raise self.error("E0108", "the stored value has more dimensions than the pointer "
                              "tile", node)
+        if not shape and is_const(value) and isinstance(value.type.value, int | float) and \
+                isinstance(dtype, DTypeVar):
+            # A number stored through one pointer of a launch-time type: the 0-d tile
+            # itself (the cuTile Rust compiler has no `tile_to_scalar` of a generic type).
+            return TExpr("full", [], TileType(dtype, ()), value.span,
+                         {"value": value.type.value, "shape": ()})
         stored = self.operand(value, dtype, shape, node)
         if not shape:
             stored = TExpr("scalar_to_tile", [stored], TileType(dtype, ()), stored.span) \
