@@ -509,3 +509,25 @@ for i in range(0, n):
 tl.store(y_ptr, acc)
 """)
     assert "let mut acc: f32" in rust
+
+
+def test_a_jit_function_passed_as_a_combiner_is_a_helper_not_a_kernel() -> None:
+    text = HEADER + (
+        "@triton.jit\ndef _add(a, b):\n    return a + b\n\n\n"
+        "@triton.jit\ndef k(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(y_ptr + offs, tl.associative_scan(tl.load(x_ptr + offs), 0, _add))\n")
+    source = TritonFrontEnd().parse(text, "k.py")
+    assert [k.name for k in source.kernels] == ["k"]
+    result = translate_text(text, "k.py")
+    assert [(d.code, d.kernel) for d in result.all_diagnostics()] == [("E0121", "k")]
+
+
+def test_calling_an_element_type_is_a_diagnostic_as_in_triton() -> None:
+    result = translate_text(_kernel("""
+m = tl.float32(0.0)
+tl.store(y_ptr, m)
+"""), "k.py")
+    (diagnostic,) = result.all_diagnostics()
+    assert diagnostic.code == "E0122" and "not callable" in diagnostic.message
+    assert "`.to(tl.float32)`" in diagnostic.message

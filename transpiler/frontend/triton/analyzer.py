@@ -39,6 +39,7 @@ from transpiler.frontend.triton.choices import (
     NeedsChoice,
     Outcome,
     condition_text,
+    condition_tree,
     host_report,
     launch_values,
     reads_float,
@@ -75,7 +76,7 @@ from transpiler.model import (
     ValueType,
     dim_op,
 )
-from transpiler.model.consts import ConstParam
+from transpiler.model.consts import ConstParam, evaluate_condition, is_equality_pin
 
 
 class NeedsKind(Exception):
@@ -771,8 +772,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
         if is_const(cond):
             value = cond.type.value
             if isinstance(value, FloatSym) or reads_float(value) or (
-                    isinstance(value, DimExpr)
-                    and condition_text(value) in self.decisions.outcomes):
+                    isinstance(value, DimExpr) and self.decided(value) is not None):
                 # Decided per entry (a float's comparison always; any other once a merge
                 # needed it), as Triton's compiler folds a test of constexprs.
                 value = self.choose(value)
@@ -953,10 +953,28 @@ class Analyzer(PhiloxRules, DescriptorRules):
             raise NeedsChoice(param=cond.name, truth=True)
         if isinstance(cond, FloatSym):
             cond = DimExpr("!=", cond, 0.0)
-        outcome = self.decisions.outcomes.get(condition_text(cond))
+        outcome = self.decided(cond)
         if outcome is None:
             raise NeedsChoice(condition=cond)
-        return outcome.value
+        return outcome
+
+    def decided(self, cond: object) -> bool | None:
+        """The outcome of a condition over constexprs in this entry, None when the entry
+        does not decide it: a decided condition, or one every constexpr of which a decided
+        `P == c` pins (no new entries)."""
+        outcome = self.decisions.outcomes.get(condition_text(cond))
+        if outcome is not None:
+            return outcome.value
+        try:
+            return bool(evaluate_condition(condition_tree(cond), self.pinned_values()))
+        except (KeyError, TypeError):
+            return None
+
+    def pinned_values(self) -> dict[str, object]:
+        """The constexprs this entry's decided conditions fix (`P == c` holding, `P != c`
+        failing)."""
+        return {o.tree[1][1]: o.tree[2] for o in self.decisions.outcomes.values()
+                if is_equality_pin(o.tree, o.value)}
 
     def name(self, node: cst.Name) -> TExpr:
         value = self.scope.names.get(node.value)
@@ -1516,6 +1534,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return self.libdevice_call(libdevice, node)
         if member is not None:
             entry = API.get(member)
+            if entry is None and member in dtypes.TRITON_DTYPES:
+                raise self.error("E0122", f"`tl.{member}(...)` calls an element type, which "
+                                 "Triton 3.9.0 rejects too (\"'dtype' object is not "
+                                 f"callable\"); write the value with `.to(tl.{member})` or "
+                                 f"`tl.full((), ..., tl.{member})`", func)
             if entry is None:
                 raise self.error("E0122", f"`triton.language` has no function `{member}` the "
                                  "translator knows", func)
