@@ -1263,6 +1263,14 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return self.compare("!=", e, const(0), None)
         if source == BOOL:
             # A bool is 0 or 1 in any type (never the -1 of a sign-extended i1).
+            if isinstance(e.type, ScalarType) and isinstance(dtype, DTypeVar):
+                # To a launch-time type: on 0-d tiles (the compiler has no scalar of a
+                # generic type), as a launch-time-typed scalar is converted.
+                flag = self.let_value("flag", TExpr("scalar_to_tile", [e], TileType(
+                    BOOL, ()), e.span))
+                one, zero = (TExpr("full", [], TileType(dtype, ()), e.span,
+                                   {"value": v, "shape": ()}) for v in (1, 0))
+                return TExpr("where", [flag, one, zero], TileType(dtype, ()), e.span)
             if isinstance(e.type, ScalarType):
                 return TExpr("select_scalar", [e, self.runtime(const(1), dtype),
                                                self.runtime(const(0), dtype)],
@@ -1287,8 +1295,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
 
     def operand(self, e: TExpr, dtype: ElemType, shape: Shape,
                 node: cst.CSTNode | None) -> TExpr:
-        """`e` as an operand of an element-wise operation computed in `dtype` at `shape`."""
-        if is_const(e) and shape:
+        """`e` as an operand of an element-wise operation computed in `dtype` at `shape`
+        (a number of a launch-time type is a 0-d tile even in a 0-d operation: the cuTile
+        Rust compiler has no scalar of a generic type)."""
+        if is_const(e) and (shape or isinstance(self.find(dtype), DTypeVar)):
             value = e.type.value
             if isinstance(value, int | float | bool) and not isinstance(value, _SYMBOLIC):
                 return TExpr("full", [], TileType(dtype, tuple(shape)), e.span,
