@@ -1276,6 +1276,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
                                                self.runtime(const(0), dtype)],
                              ScalarType(dtype), e.span)
             shape = tuple(e.type.shape)
+            if not shape:
+                # A 0-d bool tensor: `select` takes 0-d tiles, never scalars.
+                one, zero = (TExpr("full", [], TileType(dtype, ()), None,
+                                   {"value": v, "shape": ()}) for v in (1, 0))
+                return TExpr("where", [e, one, zero], TileType(dtype, ()), e.span)
             return TExpr("where", [e, self.operand(const(1), dtype, shape, None),
                                    self.operand(const(0), dtype, shape, None)],
                          TileType(dtype, shape), e.span)
