@@ -108,6 +108,8 @@ MUTANTS: list[tuple[str, str, str, str]] = [
     ("ignored_rows", "pointer moved in the exit arm",
      "let flag_ptr_3: PointerTile<*mut EFlagPtr, { [] }> = flag_ptr_2.offset_tile(offsets_15);",
      "let flag_ptr_3: PointerTile<*mut EFlagPtr, { [] }> = flag_ptr_2;"),
+    ("skip_masked_rows", "nested early exit", "let cond: Tile<bool, { [] }> = eq_tile(keep, t_7);",
+     "let cond: Tile<bool, { [] }> = ne_tile(keep, t_7);"),
 ]
 
 

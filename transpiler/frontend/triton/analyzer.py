@@ -365,23 +365,31 @@ class Analyzer(PhiloxRules, DescriptorRules):
     # ---- statements --------------------------------------------------------------------
 
     def block(self, stmts: list[cst.BaseStatement]) -> None:
+        """The statements of a block. A kernel's `return` ends the block; an `if` that
+        holds one (at any depth: `if MASK is not None: ... if skip: return`) takes the rest
+        of the block into each of its arms, so that the exit skips it whichever way the
+        `if` goes (a folded `if` keeps one arm)."""
         tail, self.kernel_tail = self.kernel_tail, False
         try:
             for index, stmt in enumerate(stmts):
-                if isinstance(stmt, cst.If) and _ends_with_return(stmt.body.body) and \
-                        stmt.orelse is None and index + 1 < len(stmts):
-                    # An early exit: the rest of the block runs in the `else` arm.
+                if isinstance(stmt, cst.If) and index + 1 < len(stmts) and \
+                        not self.helper_stack and _holds_return(stmt):
                     if self.loop_kinds:
                         raise self.error("E0104", "a `return` inside a loop cannot be "
                                          "translated", stmt)
+                    rest = list(stmts[index + 1:])
                     self.kernel_tail = tail
-                    self.if_statement(stmt, list(stmt.body.body)[:-1], stmts[index + 1:])
+                    self.if_statement(stmt, list(stmt.body.body) + rest,
+                                      _else_body(stmt) + rest)
                     if tail and self.out and isinstance(self.out[-1], TIf):
                         # Both arms end the kernel: no value comes out of the `if` (a
                         # pointer moved in both has no placeholder to start from).
                         self.out[-1].results = []
                     return
-                self.statement(stmt)
+                try:
+                    self.statement(stmt)
+                except _KernelExit:
+                    return
         finally:
             self.kernel_tail = tail
 
@@ -428,6 +436,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
             if small.value is not None or self.helper_stack:
                 raise self.error("E0104", "a `return` here cannot be translated (only an early "
                                  "exit of the kernel or a helper's last statement)", small)
+            if self.loop_kinds:
+                raise self.error("E0104", "a `return` inside a loop cannot be translated",
+                                 small)
+            raise _KernelExit
         elif isinstance(small, cst.Pass):
             return
         elif isinstance(small, cst.Break | cst.Continue):
@@ -2437,6 +2449,28 @@ def _docstring(fn: cst.FunctionDef) -> str | None:
         value = body[0].body[0].value.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+class _KernelExit(Exception):
+    """A kernel's `return` was reached: the rest of the block does not run."""
+
+
+class _ReturnFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+def _holds_return(node: cst.If) -> bool:
+    """Whether a `return` is somewhere inside the `if` (its arms, nested blocks)."""
+    finder = _ReturnFinder()
+    node.visit(finder)
+    return finder.found
 
 
 def _ends_with_return(body: Sequence[cst.BaseStatement]) -> bool:
