@@ -531,3 +531,22 @@ tl.store(y_ptr, m)
     (diagnostic,) = result.all_diagnostics()
     assert diagnostic.code == "E0122" and "not callable" in diagnostic.message
     assert "`.to(tl.float32)`" in diagnostic.message
+
+
+def test_a_none_test_after_a_nested_exit_sees_the_pointer_parameter() -> None:
+    text = _kernel("""
+if MASK is not None:
+    keep = tl.load(MASK)
+    if keep == 0:
+        return
+if x_ptr is None:
+    v = 0.0
+else:
+    x_ptr += 1
+    v = tl.load(x_ptr)
+tl.store(y_ptr, v)
+""", "x_ptr, y_ptr, MASK")
+    entries = [m["entry"] for m in read_manifests(translate_text(text, "k.py").rust or "")
+               .values()]
+    # Both pointers taken as None or as tensors: four entries, none refused.
+    assert len([e for e in entries if not e.endswith("_jit")]) == 4, entries

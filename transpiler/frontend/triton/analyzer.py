@@ -1141,11 +1141,20 @@ class Analyzer(PhiloxRules, DescriptorRules):
         if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
             raise self.error("E0104", "`is` compares with `None` only in a kernel", target)
         value = self.expr(left)
+        binding = value.attrs.get("binding")
+        if value.op == "var" and isinstance(binding, TAssign) and binding.value.op == "ptr_param":
+            # A pointer parameter bound to a local before an `if` that moves it.
+            value = binding.value
         if is_const(value) and not isinstance(value.type.value, _SYMBOLIC):
             absent = value.type.value is None
-        elif value.op == "ptr_param" or value.op == "var" and value.attrs.get("param"):
-            # A parameter (a pointer, or one not yet known to be: its first use decides).
-            name = str(value.type.param if value.op == "ptr_param" else value.attrs["param"])
+        elif value.op == "ptr_param" or value.op == "var" and (
+                value.attrs.get("param") or isinstance(value.type, PointerType)
+                and value.attrs.get("root")):
+            # A parameter (a pointer, or one not yet known to be: its first use decides),
+            # or a local holding a pointer made of one (a pointer parameter bound to a
+            # variable before an `if` that moves it).
+            name = str(value.type.param if value.op == "ptr_param" else
+                       value.attrs.get("param") or value.attrs["root"])
             if name not in self.decisions.present:
                 raise NeedsChoice(param=name, nullable=True)
             absent = False
