@@ -424,11 +424,26 @@ tl.store(y_ptr, acc)
     assert "for t in 0i32..m {" in rust and "for t in (0i64..m).step_by(1) {" in rust
 
 
-def test_a_loop_over_int64_bounds_with_a_runtime_step_is_a_diagnostic() -> None:
+def test_a_loop_over_int64_bounds_with_a_runtime_step_is_a_counted_loop() -> None:
+    rust = _loop_rust("""
+m = tl.load(x_ptr).to(tl.int64)
+acc = 0
+for t in range(0, m, n):
+    acc += 1
+tl.store(y_ptr, acc)
+""")
+    # cuTile Rust's `step_by` takes an i32 step only: the counter is stepped by hand, the
+    # bounds evaluated once before the loop.
+    assert "step_by" not in rust and "let mut t: i64 = 0i64;" in rust
+    assert "if t < stop {" in rust and "t = t + step;" in rust
+
+
+def test_a_counted_loop_whose_body_assigns_its_variable_is_a_diagnostic() -> None:
     text = _kernel("""
 m = tl.load(x_ptr).to(tl.int64)
 acc = 0
 for t in range(0, m, n):
+    t = t + 1
     acc += 1
 tl.store(y_ptr, acc)
 """)
@@ -494,3 +509,44 @@ for i in range(0, n):
 tl.store(y_ptr, acc)
 """)
     assert "let mut acc: f32" in rust
+
+
+def test_a_jit_function_passed_as_a_combiner_is_a_helper_not_a_kernel() -> None:
+    text = HEADER + (
+        "@triton.jit\ndef _add(a, b):\n    return a + b\n\n\n"
+        "@triton.jit\ndef k(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(y_ptr + offs, tl.associative_scan(tl.load(x_ptr + offs), 0, _add))\n")
+    source = TritonFrontEnd().parse(text, "k.py")
+    assert [k.name for k in source.kernels] == ["k"]
+    result = translate_text(text, "k.py")
+    assert [(d.code, d.kernel) for d in result.all_diagnostics()] == [("E0121", "k")]
+
+
+def test_calling_an_element_type_is_a_diagnostic_as_in_triton() -> None:
+    result = translate_text(_kernel("""
+m = tl.float32(0.0)
+tl.store(y_ptr, m)
+"""), "k.py")
+    (diagnostic,) = result.all_diagnostics()
+    assert diagnostic.code == "E0122" and "not callable" in diagnostic.message
+    assert "`.to(tl.float32)`" in diagnostic.message
+
+
+def test_a_none_test_after_a_nested_exit_sees_the_pointer_parameter() -> None:
+    text = _kernel("""
+if MASK is not None:
+    keep = tl.load(MASK)
+    if keep == 0:
+        return
+if x_ptr is None:
+    v = 0.0
+else:
+    x_ptr += 1
+    v = tl.load(x_ptr)
+tl.store(y_ptr, v)
+""", "x_ptr, y_ptr, MASK")
+    entries = [m["entry"] for m in read_manifests(translate_text(text, "k.py").rust or "")
+               .values()]
+    # Both pointers taken as None or as tensors: four entries, none refused.
+    assert len([e for e in entries if not e.endswith("_jit")]) == 4, entries

@@ -98,6 +98,18 @@ MUTANTS: list[tuple[str, str, str, str]] = [
      "select(arg_22, t_21, x)"),
     ("descending_loops", "count-down trip count", "scalar_to_tile((arg_2 + dim_1) / BLOCK)",
      "scalar_to_tile(arg_2 / BLOCK)"),
+    ("strided_rows_i64", "counted loop step", "row = row + step;", "row = row + step + step;"),
+    ("strided_rows_i64", "counted loop exit", "if row < stop {", "if row < stop - 1i64 {"),
+    ("float_constexpr", "float constexpr bits", "let bits_39: Tile<i32, { [] }> = "
+     "scalar_to_tile(TEMPERATURE_BITS);", "let bits_39: Tile<i32, { [] }> = "
+     "scalar_to_tile(BETA_BITS);"),
+    ("float_constexpr", "float constexpr arithmetic", "broadcast_scalar(val_13 - BETA, "
+     "const_shape![BLOCK])", "broadcast_scalar(val_13 + BETA, const_shape![BLOCK])"),
+    ("ignored_rows", "pointer moved in the exit arm",
+     "let flag_ptr_3: PointerTile<*mut EFlagPtr, { [] }> = flag_ptr_2.offset_tile(offsets_15);",
+     "let flag_ptr_3: PointerTile<*mut EFlagPtr, { [] }> = flag_ptr_2;"),
+    ("skip_masked_rows", "nested early exit", "let cond: Tile<bool, { [] }> = eq_tile(keep, t_7);",
+     "let cond: Tile<bool, { [] }> = ne_tile(keep, t_7);"),
 ]
 
 

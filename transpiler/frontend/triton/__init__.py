@@ -26,6 +26,7 @@ from transpiler.frontend.triton.choices import (
     Outcome,
     condition_text,
     condition_tree,
+    float_constexprs,
     host_report,
     is_entry_text,
     launch_values,
@@ -37,6 +38,8 @@ from transpiler.model.elements import BY_NAME
 
 # At most this many analyses per kernel (each decision adds one).
 MAX_ATTEMPTS = 64
+#: A translated variant and the decisions it was analyzed under.
+Variant = tuple[KernelModel, Decisions]
 
 
 class TritonFrontEnd(FrontEnd):
@@ -55,12 +58,28 @@ class TritonFrontEnd(FrontEnd):
                 state: object = None) -> Iterable[KernelModel]:
         assert isinstance(source, triton_source.TritonSource)
         assert isinstance(kernel, triton_source.TritonKernel)
-        return list(_variants(source, kernel, Decisions(
-            pointers=launched_pointers(source, kernel)), 0))
+        floats = float_constexprs(host_report(source.text, source.path), kernel.name)
+        found = list(_variants(source, kernel, Decisions(
+            float_consts=floats, pointers=launched_pointers(source, kernel)), 0))
+        pointers = {p.name for m, _ in found for p in m.params if p.kind == "pointer"}
+        models: list[KernelModel] = []
+        for model, decisions in found:
+            missing = {p.name for p in model.params if p.kind == "scalar"} & pointers
+            if not missing:
+                models.append(model)
+                continue
+            # A parameter only another entry's branch uses as an address (`if BETA != 0.0:
+            # tl.load(REF + i)` folded away here) is still the pointer the launch passes.
+            for again, _ in _variants(source, kernel, decisions.copy(
+                    pointers=decisions.pointers | missing), 0):
+                # The notes the variant loop added on the way to this variant.
+                again.notes.extend(n for n in model.notes if n not in again.notes)
+                models.append(again)
+        return models
 
 
 def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
-              decisions: Decisions, attempts: int) -> Iterator[KernelModel]:
+              decisions: Decisions, attempts: int) -> Iterator[Variant]:
     bools = bool_constexprs(source, kernel)
     while attempts < MAX_ATTEMPTS:
         attempts += 1
@@ -69,7 +88,8 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
             model = analyzer.run()
         except NeedsKind as need:
             {"pointer": decisions.pointers, "float": decisions.floats,
-             "descriptor": decisions.descriptors}[need.kind].add(need.param)
+             "descriptor": decisions.descriptors,
+             "float_const": decisions.float_consts}[need.kind].add(need.param)
             continue
         except NeedsChoice as need:
             yield from _choice_variants(source, kernel, decisions, need, attempts)
@@ -89,14 +109,14 @@ def _variants(source: triton_source.TritonSource, kernel: triton_source.TritonKe
         model.notes.append("pointer parameters are assumed not to alias (Triton's compiler "
                            "assumes it too)")
         mixed = list(_mixed_variants(source, kernel, decisions, analyzer, model, attempts))
-        yield model
+        yield model, decisions
         yield from mixed
         return
 
 
 def _mixed_variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
                     decisions: Decisions, analyzer: Analyzer, model: KernelModel,
-                    attempts: int) -> Iterator[KernelModel]:
+                    attempts: int) -> Iterator[Variant]:
     """The entries of the launches that pass different element types to pointers the
     analysis gave one launch-time type (they met in one operation: `a * 2.0 + b`, or a
     store of one's value through the other): Triton computes each launch with its own
@@ -154,15 +174,11 @@ def launched_pointers(source: triton_source.TritonSource,
 
 def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
                      decisions: Decisions, need: NeedsChoice,
-                     attempts: int) -> Iterator[KernelModel]:
+                     attempts: int) -> Iterator[Variant]:
     """One set of variants per launch value of a constexpr, or per outcome of a condition
     over constexprs (`choices.py`)."""
     if need.param is None:
-        text = condition_text(need.condition)
-        for value in (True, False):
-            outcome = Outcome(text, condition_tree(need.condition), value)
-            yield from _variants(source, kernel, decisions.copy(
-                outcomes=dict(decisions.outcomes, **{text: outcome})), attempts)
+        yield from _outcome_variants(source, kernel, decisions, need, attempts)
         return
     if need.nullable:
         # Triton compiles a None argument as a constexpr: an entry for None, one for a
@@ -203,12 +219,40 @@ def _choice_variants(source: triton_source.TritonSource, kernel: triton_source.T
             raise TranslationError(Diagnostic(
                 "E0123", f"`{need.param}` = {value!r} (a launch value) cannot name a Rust "
                 "entry", source.path, source.span(kernel.node.name), kernel=kernel.name))
-        for model in _variants(source, kernel, decisions.copy(
+        for model, chosen in _variants(source, kernel, decisions.copy(
                 values=dict(decisions.values, **{need.param: value})), attempts):
             model.notes.extend(f"no entry for `{need.param}` = {v!r}: no launch in this file "
                                "passes it" for v in unlaunched)
             model.notes.extend(notes)
-            yield model
+            yield model, chosen
+
+
+def _outcome_variants(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
+                      decisions: Decisions, need: NeedsChoice,
+                      attempts: int) -> Iterator[Variant]:
+    """The variants for each outcome of a condition over constexprs. An outcome on which
+    the kernel reads a name no branch of it binds (E0109: `y` set under `MODE == 0` and
+    `MODE == 1` only, read after) is one Triton's compiler rejects too: it gets no entry,
+    as long as the other outcome translates (each entry's notes say which is missing)."""
+    text = condition_text(need.condition)
+    models: list[Variant] = []
+    refused: list[tuple[bool, TranslationError]] = []
+    for value in (True, False):
+        outcome = Outcome(text, condition_tree(need.condition), value)
+        try:
+            models.extend(_variants(source, kernel, decisions.copy(
+                outcomes=dict(decisions.outcomes, **{text: outcome})), attempts))
+        except TranslationError as err:
+            if err.diagnostic.code != "E0109":
+                raise
+            refused.append((value, err))
+    if not models:
+        raise refused[0][1]
+    for model, _ in models:
+        model.notes.extend(f"no entry where `{text}` is {value}: the kernel reads a name "
+                           f"no branch binds there ({err.diagnostic.message}), which "
+                           "Triton's compiler rejects too" for value, err in refused)
+    yield from models
 
 
 _NO_DEFAULT = object()
@@ -228,7 +272,7 @@ def _literal_default(kernel: triton_source.TritonKernel, name: str) -> object:
 
 def _first_family(source: triton_source.TritonSource, kernel: triton_source.TritonKernel,
                   decisions: Decisions, members: list[str], dep: DtypeDependent,
-                  attempts: int) -> Iterator[KernelModel]:
+                  attempts: int) -> Iterator[Variant]:
     """The variants for the first family of element types the kernel translates with (the
     types of the family it does not translate for are listed in each entry's notes)."""
     first_error: TranslationError | None = None
@@ -244,7 +288,7 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
         # pass to it (a launch mixing f32 and f16 arrays has its own entry).
         families = tuple(_restricted(f, chosen, launched) for f in families)
     for family in families:
-        models: list[KernelModel] = []
+        models: list[Variant] = []
         refused: list[str] = []
         # A type the launches pass outside the family is translated too (an int32 array
         # where floats translate as well): the launch has its entry.
@@ -263,7 +307,7 @@ def _first_family(source: triton_source.TritonSource, kernel: triton_source.Trit
                 refused.append(f"{dtype} ({err.diagnostic.message})")
         if not models:
             continue
-        for model in models:
+        for model, _ in models:
             model.notes.extend(f"no entry for `{', '.join(members)}` of element type {r}"
                                for r in refused)
         yield from models

@@ -35,9 +35,14 @@ from transpiler.frontend.triton.api import (
 )
 from transpiler.frontend.triton.choices import (
     BoolSym,
+    FloatSym,
     NeedsChoice,
     Outcome,
     condition_text,
+    condition_tree,
+    host_report,
+    launch_values,
+    reads_float,
 )
 from transpiler.frontend.triton.descriptors import Descriptor, DescriptorRules, DescriptorType
 from transpiler.frontend.triton.dtypes import BOOL, F32, I32, DtypeDependent
@@ -71,11 +76,13 @@ from transpiler.model import (
     ValueType,
     dim_op,
 )
+from transpiler.model.consts import ConstParam, evaluate_condition, is_equality_pin
 
 
 class NeedsKind(Exception):
-    """A parameter is not what the variant loop assumed: `kind` is "pointer", "float" or
-    "descriptor" (a host-made tensor descriptor)."""
+    """A parameter is not what the variant loop assumed: `kind` is "pointer", "float",
+    "descriptor" (a host-made tensor descriptor) or "float_const" (a `tl.constexpr` that
+    holds a float)."""
 
     def __init__(self, param: str, kind: str) -> None:
         super().__init__(f"{param}: {kind}")
@@ -140,13 +147,16 @@ class Decisions:
     # Pointer parameters tested against None (`if MASK is not None`) that this entry takes
     # as tensors; an entry that takes one as None holds it in `values`.
     present: set[str] = field(default_factory=set)
+    # `tl.constexpr` parameters that hold a float (`FloatSym`: the entry takes f32 bits).
+    float_consts: set[str] = field(default_factory=set)
 
     def copy(self, **changes: object) -> Decisions:
         fields = {"pointers": set(self.pointers), "floats": set(self.floats),
                   "descriptors": set(self.descriptors),
                   "fixed": dict(self.fixed), "float_chosen": set(self.float_chosen),
                   "values": dict(self.values),
-                  "outcomes": dict(self.outcomes), "present": set(self.present)}
+                  "outcomes": dict(self.outcomes), "present": set(self.present),
+                  "float_consts": set(self.float_consts)}
         fields.update(changes)
         return Decisions(**fields)  # type: ignore[arg-type]
 
@@ -165,7 +175,7 @@ def _has_runtime_form(e: TExpr) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) or isinstance(value, _SYMBOLIC)
+    return isinstance(value, int | float | FloatSym) or isinstance(value, _SYMBOLIC)
 
 
 class Analyzer(PhiloxRules, DescriptorRules):
@@ -194,6 +204,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.int_uses: set[str] = set()
         # The kinds ("for", "while") of the loops around the statement being analyzed.
         self.loop_kinds: list[str] = []
+        # Whether the block being analyzed ends the kernel (its top level, or the arms of
+        # an early exit there).
+        self.kernel_tail = False
         # Host-made descriptor parameters, bound once every parameter is (their block
         # shapes read the constexprs); the runtime extents and strides they add.
         self.pending_descriptors: list[tuple[str, KernelParam]] = []
@@ -250,6 +263,7 @@ class Analyzer(PhiloxRules, DescriptorRules):
         body = list(fn.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
+        self.kernel_tail = True
         self.block(body)
         model = KernelModel(self.kernel.name, self.params, self.out, _docstring(fn),
                             self.span(fn.name), notes=self.notes)
@@ -282,6 +296,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return
         if constexpr:
             kind = self.constexpr_kind(name, default)
+            if kind == "float":
+                self.params.append(KernelParam(name, "const", ConstType(ConstParam(
+                    name, "float")), "float", span))
+                self.scope.names[name] = const(FloatSym(name), span)
+                return
             value: object = BoolSym(name) if kind == "bool" else DimSym(name)
             self.params.append(KernelParam(name, "const", ConstType(value), kind, span))
             self.scope.names[name] = const(value, span)
@@ -325,12 +344,16 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def constexpr_kind(self, name: str, default: cst.BaseExpression | None) -> str:
         if name in self.bool_constexprs:
             return "bool"
+        if name in self.decisions.float_consts:
+            return "float"
         if default is not None:
             value = self.const_value(default)
             if isinstance(value, bool):
                 return "bool"
             if isinstance(value, int):
                 return "int"
+            if isinstance(value, float):
+                return "float"
             # A string, dtype or None: its launch values decide the kernel.
             raise NeedsChoice(param=name)
         return "int"
@@ -344,16 +367,33 @@ class Analyzer(PhiloxRules, DescriptorRules):
     # ---- statements --------------------------------------------------------------------
 
     def block(self, stmts: list[cst.BaseStatement]) -> None:
-        for index, stmt in enumerate(stmts):
-            if isinstance(stmt, cst.If) and _ends_with_return(stmt.body.body) and \
-                    stmt.orelse is None and index + 1 < len(stmts):
-                # An early exit: the rest of the block runs in the `else` arm.
-                if self.loop_kinds:
-                    raise self.error("E0104", "a `return` inside a loop cannot be translated",
-                                     stmt)
-                self.if_statement(stmt, list(stmt.body.body)[:-1], stmts[index + 1:])
-                return
-            self.statement(stmt)
+        """The statements of a block. A kernel's `return` ends the block; an `if` that
+        holds one (at any depth: `if MASK is not None: ... if skip: return`) takes the rest
+        of the block into each of its arms, so that the exit skips it whichever way the
+        `if` goes (a folded `if` keeps one arm)."""
+        tail, self.kernel_tail = self.kernel_tail, False
+        try:
+            for index, stmt in enumerate(stmts):
+                if isinstance(stmt, cst.If) and index + 1 < len(stmts) and \
+                        not self.helper_stack and _holds_return(stmt):
+                    if self.loop_kinds:
+                        raise self.error("E0104", "a `return` inside a loop cannot be "
+                                         "translated", stmt)
+                    rest = list(stmts[index + 1:])
+                    self.kernel_tail = tail
+                    self.if_statement(stmt, list(stmt.body.body) + rest,
+                                      _else_body(stmt) + rest)
+                    if tail and self.out and isinstance(self.out[-1], TIf):
+                        # Both arms end the kernel: no value comes out of the `if` (a
+                        # pointer moved in both has no placeholder to start from).
+                        self.out[-1].results = []
+                    return
+                try:
+                    self.statement(stmt)
+                except _KernelExit:
+                    return
+        finally:
+            self.kernel_tail = tail
 
     def statement(self, stmt: cst.BaseStatement) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -398,6 +438,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
             if small.value is not None or self.helper_stack:
                 raise self.error("E0104", "a `return` here cannot be translated (only an early "
                                  "exit of the kernel or a helper's last statement)", small)
+            if self.loop_kinds:
+                raise self.error("E0104", "a `return` inside a loop cannot be translated",
+                                 small)
+            raise _KernelExit
         elif isinstance(small, cst.Pass):
             return
         elif isinstance(small, cst.Break | cst.Continue):
@@ -565,15 +609,21 @@ class Analyzer(PhiloxRules, DescriptorRules):
         index = self.elem(start)
         for bound in (stop, step_e):
             index = dtypes.computation_type(index, False, self.elem(bound), False, False)
-        if index != I32 and step_e.op != "literal":
-            raise self.error("E0110", f"a loop over {index} bounds with a step that is not a "
-                             "number has no cuTile Rust 0.5.0 form (its compiler casts no "
-                             f"{index} to `step_by`'s usize, and narrowing to i32 needs "
-                             "`trunci`)", it)
+        # A wide index with a runtime step has no `for` form: cuTile Rust 0.5.0's `step_by`
+        # takes a usize, and its compiler casts only i32 to usize (`Expr::Cast`).
+        counted = index != I32 and step_e.op != "literal"
+        if counted and node.target.value in _assigned_names(node.body.body):
+            raise self.error("E0110", f"a loop over {index} bounds with a runtime step whose "
+                             "body assigns the loop variable has no cuTile Rust 0.5.0 form "
+                             "(its `step_by` takes an i32 step only)", it)
         start, stop, step_e = (
             TExpr("literal", [], ScalarType(index), b.span, dict(b.attrs))
             if b.op == "literal" and dtypes.is_int(self.elem(b)) else self.cast(b, index)
             for b in (start, stop, step_e))
+        if counted:
+            # Evaluated once, before the loop, as Triton's `scf.for` takes its bounds.
+            stop, step_e = (b if b.op in ("var", "literal") else self.let_value(hint, b)
+                            for b, hint in ((stop, "stop"), (step_e, "step")))
         assigned = _assigned_names(node.body.body)
         for name in sorted(assigned):
             if name in self.scope.names:
@@ -593,6 +643,9 @@ class Analyzer(PhiloxRules, DescriptorRules):
         self.carried_stack.append(carried)
         self.loop_kinds.append("for")
         try:
+            if counted:
+                self.out.append(TIf(self.compare("<", counter, stop, it), [],
+                                    [TJump("break", self.span(it))], [], self.span(it)))
             if descent is not None:
                 first, down = descent
                 offset = self.binary("*", counter, const(down), node.target)
@@ -604,8 +657,24 @@ class Analyzer(PhiloxRules, DescriptorRules):
             self.loop_kinds.pop()
         body, self.out = self.out, saved
         self.restore_after_loop(before)
-        self.out.append(TFor(loop_var, start, stop, step_e, body,
-                             sorted(before[n].attrs["name"] for n in carried), self.span(node)))
+        names = sorted(before[n].attrs["name"] for n in carried)
+        if counted:
+            self.counted_loop(loop_var, counter, start, step_e, body, names, node)
+            return
+        self.out.append(TFor(loop_var, start, stop, step_e, body, names, self.span(node)))
+
+    def counted_loop(self, loop_var: str, counter: TExpr, start: TExpr, step: TExpr,
+                     body: list[TStmt], carried: list[str], node: cst.For) -> None:
+        """`for i in range(a, b, s)` over a wide (i64) index with a runtime step, as cuTile
+        Rust 0.5.0 can write it: `let mut i = a; loop { if i < b {} else { break }; body;
+        i = i + s; }` (`body` starts with the exit test). Triton's kernels have no
+        `continue`, so every iteration reaches the increment; the step is assumed
+        positive, as for a `for` loop."""
+        span = self.span(node)
+        self.out.append(TAssign(loop_var, start, span, mutable=True))
+        body.append(TAssign(loop_var, self.binary("+", counter, step, node), span,
+                            first=False))
+        self.out.append(TWhile(None, body, sorted([*carried, loop_var]), span))
 
     def counts_down(self, step: object) -> bool:
         """Whether a constexpr loop step is negative: a number's sign, or, for a step
@@ -740,6 +809,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
         cond = self.const_truth(self.expr(node.test), node.test)
         if is_const(cond):
             value = cond.type.value
+            if isinstance(value, FloatSym) or reads_float(value) or (
+                    isinstance(value, DimExpr) and self.decided(value) is not None):
+                # Decided per entry (a float's comparison always; any other once a merge
+                # needed it), as Triton's compiler folds a test of constexprs.
+                value = self.choose(value)
             if not isinstance(value, _SYMBOLIC):
                 self.block(then if value else orelse)
                 return
@@ -814,6 +888,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
                 # A compile-time value in one arm (None, a dtype, a tuple) that no runtime
                 # merge can carry: one entry per outcome, as Triton's compiler folds it.
                 self.choose(cond.attrs["value"])
+            if static and None not in (self.merge_elem(t_val), self.merge_elem(e_val)) and \
+                    self.merge_elem(t_val) != self.merge_elem(e_val):
+                # Another element type per outcome (a bool tile / `0.0`): Triton's compiler
+                # types each outcome on its own; a merge would convert one arm's value.
+                self.choose(cond.attrs["value"])
             target = t_val.type if not is_const(t_val) else e_val.type
             if not (is_const(t_val) or is_const(e_val)):
                 if static and self.element_changes(t_val.type, e_val.type, concrete=False):
@@ -846,6 +925,14 @@ class Analyzer(PhiloxRules, DescriptorRules):
                                            {"name": rust, "binding": stmt,
                                             "root": roots.pop() if len(roots) == 1 else None})
         self.out.append(stmt)
+
+    def merge_elem(self, value: TExpr) -> ElemType | None:
+        """The element type a merged value has (a number's literal type), None for other
+        kinds of values."""
+        if is_const(value):
+            return self.elem(value) if _is_number(value.type.value) else None
+        return self.find(value.type.dtype) if isinstance(value.type, TileType | ScalarType) \
+            else None
 
     def arm_value(self, name: str, value: TExpr, target: ValueType, arm: list[TStmt],
                   node: cst.CSTNode) -> str:
@@ -912,10 +999,30 @@ class Analyzer(PhiloxRules, DescriptorRules):
         int parameter's value is fixed per entry, any other condition's outcome is."""
         if isinstance(cond, BoolSym | DimSym):
             raise NeedsChoice(param=cond.name, truth=True)
-        outcome = self.decisions.outcomes.get(condition_text(cond))
+        if isinstance(cond, FloatSym):
+            cond = DimExpr("!=", cond, 0.0)
+        outcome = self.decided(cond)
         if outcome is None:
             raise NeedsChoice(condition=cond)
-        return outcome.value
+        return outcome
+
+    def decided(self, cond: object) -> bool | None:
+        """The outcome of a condition over constexprs in this entry, None when the entry
+        does not decide it: a decided condition, or one every constexpr of which a decided
+        `P == c` pins (no new entries)."""
+        outcome = self.decisions.outcomes.get(condition_text(cond))
+        if outcome is not None:
+            return outcome.value
+        try:
+            return bool(evaluate_condition(condition_tree(cond), self.pinned_values()))
+        except (KeyError, TypeError):
+            return None
+
+    def pinned_values(self) -> dict[str, object]:
+        """The constexprs this entry's decided conditions fix (`P == c` holding, `P != c`
+        failing)."""
+        return {o.tree[1][1]: o.tree[2] for o in self.decisions.outcomes.values()
+                if is_equality_pin(o.tree, o.value)}
 
     def name(self, node: cst.Name) -> TExpr:
         value = self.scope.names.get(node.value)
@@ -962,6 +1069,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
             if isinstance(described.type, ScalarType) and param is not None and \
                     param not in self.decisions.descriptors:
                 raise NeedsKind(str(param), "descriptor")
+        if node.attr.value == "element_ty":
+            self.element_type_owner(node.value)
         base = self.expr(node.value)
         attr = node.attr.value
         if is_const(base) and isinstance(base.type.value, Descriptor | DescriptorType):
@@ -984,9 +1093,27 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return self.permute(base, (1, 0), node)
         raise self.error("E0107", f"`.{attr}` is not supported on this value", node)
 
+    def element_type_owner(self, node: cst.BaseExpression) -> None:
+        """`X.dtype.element_ty` names the element type of a pointer: a local `X` made of
+        a parameter the analysis still takes as an integer (`row = p + pid * stride`)
+        makes that parameter a pointer."""
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "dtype"
+                and isinstance(node.value, cst.Name)):
+            return
+        owner = self.scope.names.get(node.value.value)
+        root = owner.attrs.get("root") if owner is not None else None
+        param = self.params_by_name.get(str(root))
+        if param is not None and param.kind == "scalar" and \
+                not isinstance(owner.type, PointerType):
+            raise NeedsKind(param.name, "pointer")
+
     def unary(self, node: cst.UnaryOperation) -> TExpr:
         x = self.expr(node.expression)
         op = node.operator
+        if is_const(x) and isinstance(x.type.value, FloatSym):
+            if isinstance(op, cst.Not):
+                return self.fold("==", x, const(0.0, x.span), node)
+            x = self.runtime(x)
         if is_const(x) and not isinstance(x.type.value, _SYMBOLIC):
             value = x.type.value
             if isinstance(op, cst.Minus):
@@ -1050,11 +1177,20 @@ class Analyzer(PhiloxRules, DescriptorRules):
         if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
             raise self.error("E0104", "`is` compares with `None` only in a kernel", target)
         value = self.expr(left)
+        binding = value.attrs.get("binding")
+        if value.op == "var" and isinstance(binding, TAssign) and binding.value.op == "ptr_param":
+            # A pointer parameter bound to a local before an `if` that moves it.
+            value = binding.value
         if is_const(value) and not isinstance(value.type.value, _SYMBOLIC):
             absent = value.type.value is None
-        elif value.op == "ptr_param" or value.op == "var" and value.attrs.get("param"):
-            # A parameter (a pointer, or one not yet known to be: its first use decides).
-            name = str(value.type.param if value.op == "ptr_param" else value.attrs["param"])
+        elif value.op == "ptr_param" or value.op == "var" and (
+                value.attrs.get("param") or isinstance(value.type, PointerType)
+                and value.attrs.get("root")):
+            # A parameter (a pointer, or one not yet known to be: its first use decides),
+            # or a local holding a pointer made of one (a pointer parameter bound to a
+            # variable before an `if` that moves it).
+            name = str(value.type.param if value.op == "ptr_param" else
+                       value.attrs.get("param") or value.attrs["root"])
             if name not in self.decisions.present:
                 raise NeedsChoice(param=name, nullable=True)
             absent = False
@@ -1073,6 +1209,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
         value = e.type.value
         if isinstance(value, BoolSym):
             return TExpr("const_cond", [], ScalarType(BOOL), e.span, {"value": value})
+        if isinstance(value, FloatSym):
+            # The f32 the entry makes of the constexpr's bits (`float_constant_lets`).
+            scalar = TExpr("var", [], ScalarType(F32), e.span, {"name": rust_ident(
+                value.name)})
+            return scalar if dtype is None or dtype == F32 else self.cast(scalar, dtype)
         if isinstance(value, DimSym | DimExpr):
             scalar = TExpr("dim", [], ScalarType(I32), e.span, {"value": value})
             return scalar if dtype is None or dtype == I32 else self.cast(scalar, dtype)
@@ -1110,6 +1251,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
             value = e.type.value
             if isinstance(value, BoolSym):
                 return BOOL
+            if isinstance(value, FloatSym):
+                return F32
             if isinstance(value, DimSym | DimExpr):
                 return I32
             if not isinstance(value, int | float | bool):
@@ -1177,11 +1320,24 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return self.compare("!=", e, const(0), None)
         if source == BOOL:
             # A bool is 0 or 1 in any type (never the -1 of a sign-extended i1).
+            if isinstance(e.type, ScalarType) and isinstance(dtype, DTypeVar):
+                # To a launch-time type: on 0-d tiles (the compiler has no scalar of a
+                # generic type), as a launch-time-typed scalar is converted.
+                flag = self.let_value("flag", TExpr("scalar_to_tile", [e], TileType(
+                    BOOL, ()), e.span))
+                one, zero = (TExpr("full", [], TileType(dtype, ()), e.span,
+                                   {"value": v, "shape": ()}) for v in (1, 0))
+                return TExpr("where", [flag, one, zero], TileType(dtype, ()), e.span)
             if isinstance(e.type, ScalarType):
                 return TExpr("select_scalar", [e, self.runtime(const(1), dtype),
                                                self.runtime(const(0), dtype)],
                              ScalarType(dtype), e.span)
             shape = tuple(e.type.shape)
+            if not shape:
+                # A 0-d bool tensor: `select` takes 0-d tiles, never scalars.
+                one, zero = (TExpr("full", [], TileType(dtype, ()), None,
+                                   {"value": v, "shape": ()}) for v in (1, 0))
+                return TExpr("where", [e, one, zero], TileType(dtype, ()), e.span)
             return TExpr("where", [e, self.operand(const(1), dtype, shape, None),
                                    self.operand(const(0), dtype, shape, None)],
                          TileType(dtype, shape), e.span)
@@ -1201,8 +1357,10 @@ class Analyzer(PhiloxRules, DescriptorRules):
 
     def operand(self, e: TExpr, dtype: ElemType, shape: Shape,
                 node: cst.CSTNode | None) -> TExpr:
-        """`e` as an operand of an element-wise operation computed in `dtype` at `shape`."""
-        if is_const(e) and shape:
+        """`e` as an operand of an element-wise operation computed in `dtype` at `shape`
+        (a number of a launch-time type is a 0-d tile even in a 0-d operation: the cuTile
+        Rust compiler has no scalar of a generic type)."""
+        if is_const(e) and (shape or isinstance(self.find(dtype), DTypeVar)):
             value = e.type.value
             if isinstance(value, int | float | bool) and not isinstance(value, _SYMBOLIC):
                 return TExpr("full", [], TileType(dtype, tuple(shape)), e.span,
@@ -1221,7 +1379,8 @@ class Analyzer(PhiloxRules, DescriptorRules):
             param = x.attrs.get("param")
             if param is None:
                 continue
-            if is_const(y):
+            if is_const(y) or isinstance(self.elem(y), DTypeVar):
+                # A number, or a value of a type the launch decides, says nothing.
                 continue
             if dtypes.is_float(self.elem(y)):
                 self.float_uses.add(param)
@@ -1296,8 +1455,15 @@ class Analyzer(PhiloxRules, DescriptorRules):
     def fold(self, op: str, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
         x, y = a.type.value, b.type.value
         span = self.span(node)
+        if isinstance(x, FloatSym) or isinstance(y, FloatSym):
+            return self.fold_float(op, a, b, node)
         if isinstance(x, _SYMBOLIC) or isinstance(y, _SYMBOLIC):
             other = y if isinstance(x, _SYMBOLIC) else x
+            sym = x if isinstance(x, _SYMBOLIC) else y
+            if isinstance(other, float) and isinstance(sym, DimSym) and \
+                    self.params_by_name.get(sym.name) is not None:
+                # A constexpr compared or combined with a float holds a float.
+                raise NeedsKind(sym.name, "float_const")
             if not isinstance(other, (int, *_SYMBOLIC)):
                 # `ACTIVATION == "relu"`: the constexpr holds a string (or a dtype, None),
                 # not an integer; its launch values decide the kernel.
@@ -1318,6 +1484,32 @@ class Analyzer(PhiloxRules, DescriptorRules):
         except (TypeError, ZeroDivisionError, KeyError) as err:
             raise self.error("E0103", f"cannot fold `{op}` of compile-time values: {err}",
                              node) from None
+
+    def fold_float(self, op: str, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
+        """`op` of compile-time values one of which is a float constexpr: a comparison with
+        a number gets an entry per launch value, or, when no launch names one, stays a
+        condition (decided per entry, as Triton's compiler folds it);
+        arithmetic is computed at run time on the entry's f32 (Triton folds it in Python's
+        f64 and rounds once, so a result may differ from it in the last bit)."""
+        x, y = a.type.value, b.type.value
+        numbers = all(isinstance(v, int | float | FloatSym) and not isinstance(v, bool)
+                      for v in (x, y))
+        if op in ("<", "<=", ">", ">=", "==", "!=") and numbers:
+            for sym in (x, y):
+                if isinstance(sym, FloatSym) and launch_values(host_report(
+                        self.source.text, self.source.path), self.kernel.name, sym.name):
+                    # The launches name its values: one entry per value, folded.
+                    raise NeedsChoice(param=sym.name)
+            return const(DimExpr(op, x, y), self.span(node))
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            raise self.error("E0123", f"a float `tl.constexpr` is compared with "
+                             f"{_const_text(y if isinstance(x, FloatSym) else x)}", node)
+        note = (f"`{self.source.module.code_for_node(node)}` at line "
+                f"{(self.span(node) or Span(0, 0)).line} is computed in f32 at run time "
+                "(Triton folds it in f64, then rounds)")
+        if note not in self.notes:
+            self.notes.append(note)
+        return self.binary(op, self.runtime(a), self.runtime(b), node)
 
     def pointer_arith(self, op: str, a: TExpr, b: TExpr, node: cst.CSTNode) -> TExpr:
         pointer, offset = (a, b) if isinstance(a.type, PointerType) else (b, a)
@@ -1414,6 +1606,11 @@ class Analyzer(PhiloxRules, DescriptorRules):
             return self.libdevice_call(libdevice, node)
         if member is not None:
             entry = API.get(member)
+            if entry is None and member in dtypes.TRITON_DTYPES:
+                raise self.error("E0122", f"`tl.{member}(...)` calls an element type, which "
+                                 "Triton 3.9.0 rejects too (\"'dtype' object is not "
+                                 f"callable\"); write the value with `.to(tl.{member})` or "
+                                 f"`tl.full((), ..., tl.{member})`", func)
             if entry is None:
                 raise self.error("E0122", f"`triton.language` has no function `{member}` the "
                                  "translator knows", func)
@@ -1798,6 +1995,12 @@ class Analyzer(PhiloxRules, DescriptorRules):
         if not is_const(value) and len(self.shape_of(value)) > len(shape):
             raise self.error("E0108", "the stored value has more dimensions than the pointer "
                              "tile", node)
+        if not shape and is_const(value) and isinstance(value.type.value, int | float) and \
+                isinstance(dtype, DTypeVar):
+            # A number stored through one pointer of a launch-time type: the 0-d tile
+            # itself (the cuTile Rust compiler has no `tile_to_scalar` of a generic type).
+            return TExpr("full", [], TileType(dtype, ()), value.span,
+                         {"value": value.type.value, "shape": ()})
         stored = self.operand(value, dtype, shape, node)
         if not shape:
             stored = TExpr("scalar_to_tile", [stored], TileType(dtype, ()), stored.span) \
@@ -2309,6 +2512,28 @@ def _docstring(fn: cst.FunctionDef) -> str | None:
         value = body[0].body[0].value.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+class _KernelExit(Exception):
+    """A kernel's `return` was reached: the rest of the block does not run."""
+
+
+class _ReturnFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+def _holds_return(node: cst.If) -> bool:
+    """Whether a `return` is somewhere inside the `if` (its arms, nested blocks)."""
+    finder = _ReturnFinder()
+    node.visit(finder)
+    return finder.found
 
 
 def _ends_with_return(body: Sequence[cst.BaseStatement]) -> bool:

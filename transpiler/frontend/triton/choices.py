@@ -12,6 +12,7 @@ entry: its manifest records the value (`const_variant`) or the outcome (`conditi
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -32,6 +33,35 @@ class BoolSym:
 
     def __str__(self) -> str:
         return self.name
+
+
+@dataclass(frozen=True)
+class FloatSym:
+    """A float `tl.constexpr` parameter (a launch passes a float, or the kernel compares it
+    with one): cuTile Rust has no float const generics, so the entry takes its f32 bits
+    (`NAME_BITS`) and reinterprets them; a comparison of it is decided per entry."""
+
+    name: str
+    kind: str = "float"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def reads_float(value: object) -> bool:
+    """Whether a compile-time value reads a float constexpr."""
+    if isinstance(value, FloatSym):
+        return True
+    return isinstance(value, DimExpr) and (reads_float(value.left) or reads_float(value.right))
+
+
+def float_constexprs(report: HostReport | None, kernel: str) -> set[str]:
+    """The constexprs some launch of `kernel` passes a float (not a bool)."""
+    found: set[str] = set()
+    for spec in report.specializations.get(kernel, []) if report is not None else []:
+        found |= {name for name, value in spec.constexprs
+                  if isinstance(value, float) and not isinstance(value, bool)}
+    return found
 
 
 class NeedsChoice(Exception):
@@ -62,8 +92,10 @@ class Outcome:
     value: bool
 
 
+@functools.lru_cache(maxsize=4)
 def host_report(text: str, path: str) -> HostReport | None:
-    """The file's launch sites as read by the host reader, None when it cannot read them."""
+    """The file's launch sites as read by the host reader, None when it cannot read them
+    (kept for the last few files: every analysis of a kernel's variants asks again)."""
     try:
         return read_host(text, path)
     except (SyntaxError, ValueError, RecursionError):
@@ -102,7 +134,7 @@ def condition_text(value: object) -> str:
     """A condition over constexprs as text (`rope_hd == 0`)."""
     if isinstance(value, DimExpr):
         return f"{condition_text(value.left)} {value.op} {condition_text(value.right)}"
-    if isinstance(value, DimSym | BoolSym):
+    if isinstance(value, DimSym | BoolSym | FloatSym):
         return value.name
     return repr(value)
 
@@ -112,6 +144,6 @@ def condition_tree(value: object) -> object:
     conditions hold it."""
     if isinstance(value, DimExpr):
         return [value.op, condition_tree(value.left), condition_tree(value.right)]
-    if isinstance(value, DimSym | BoolSym):
+    if isinstance(value, DimSym | BoolSym | FloatSym):
         return ["param", value.name]
     return value

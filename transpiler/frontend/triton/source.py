@@ -283,8 +283,9 @@ def _heuristics(node: cst.BaseExpression) -> dict[str, cst.BaseExpression]:
 
 
 def _is_kernel(source: TritonSource, kernel: TritonKernel) -> bool:
-    """A jit function is a kernel unless another jit function calls it and nothing launches
-    it (`f[grid](...)`); a helper is inlined where it is called."""
+    """A jit function is a kernel unless another jit function calls it or passes it (the
+    combine function of `tl.reduce` / `tl.associative_scan`) and nothing launches it
+    (`f[grid](...)`); a helper is inlined where it is called."""
     launched = _LaunchedNames()
     source.module.visit(launched)
     if kernel.name in launched.names or kernel.autotune is not None or kernel.heuristics:
@@ -322,3 +323,5 @@ class _CalledNames(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name):
             self.names.add(node.func.value)
+        # A function passed by name (`tl.associative_scan(x, 0, combine)`).
+        self.names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
