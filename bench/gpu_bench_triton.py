@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 
 #: (rtol, atol) per dtype, by kind of op: Triton's tests compare with torch.testing's
@@ -300,6 +302,20 @@ def _copies(torch: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
 
 
+def max_abs_diff(ours: np.ndarray, theirs: np.ndarray) -> float:
+    """The largest elementwise difference of two float outputs, NaN-aware: a NaN on both
+    sides (or the same infinity) is no difference, a NaN on one side only is an infinite
+    one. Outputs that are NaN everywhere on both sides, or empty, differ by 0."""
+    ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
+    nan_ours, nan_theirs = np.isnan(ours), np.isnan(theirs)
+    if np.any(nan_ours != nan_theirs):
+        return math.inf
+    both = ~nan_ours
+    with np.errstate(invalid="ignore"):
+        diff = np.where(ours[both] == theirs[both], 0.0, np.abs(ours[both] - theirs[both]))
+    return float(diff.max()) if diff.size else 0.0
+
+
 def run_config(torch: Any, case: TritonCase, shape: tuple[int, ...], dname: str,
                sides: dict[str, Callable[..., Any]], names: tuple[str, ...],
                rounds: int) -> dict[str, Any]:
@@ -313,8 +329,7 @@ def run_config(torch: Any, case: TritonCase, shape: tuple[int, ...], dname: str,
     diffs, correct, bitwise = [], True, True
     for ours, theirs in zip(got["rust"], got["triton"], strict=True):
         if ours.dtype.is_floating_point:
-            diff = (ours.float() - theirs.float()).abs()
-            diffs.append(float(diff[~diff.isnan()].max()) if diff.numel() else 0.0)
+            diffs.append(max_abs_diff(ours.float().cpu().numpy(), theirs.float().cpu().numpy()))
         else:
             diffs.append(float((ours.long() - theirs.long()).abs().max()))
         bitwise &= bool(torch.equal(ours, theirs))

@@ -145,16 +145,17 @@ def specialize(model: KernelModel) -> SpecializedKernel:
             kind = "i32" if p.const_kind == "int" else "bool"
             const_generics.append(Generic(p.name, kind, f"const({p.name})", (p.name,)))
         elif p.kind == "const" and p.fixed is not None:
-            notes.append(f"`{p.name}` is a `ct.Constant[float]` that every launch site passes "
-                         f"as {p.fixed!r}: folded into the kernel, as cuTile Python does")
+            notes.append(f"`{p.name}` is a float compile-time constant that every launch site "
+                         f"passes as {p.fixed!r}: folded into the kernel, as the source "
+                         "language's JIT does")
         elif p.kind == "const":
             bits = _bits_generic_name(p.name, model)
             const_generics.append(Generic(bits, FLOAT_BITS_KIND, f"f32_bits({p.name})",
                                           (p.name,)))
-            notes.append(f"`{p.name}` is a `ct.Constant[float]`: cuTile Rust has no float "
-                         f"const generics, so the entry takes its f32 bits as `{bits}` and "
-                         "reinterprets them, a constant the JIT folds as cuTile Python "
-                         "folds the value")
+            notes.append(f"`{p.name}` is a float compile-time constant: cuTile Rust has no "
+                         f"float const generics, so the entry takes its f32 bits as `{bits}` "
+                         "and reinterprets them, a constant the JIT folds as the source "
+                         "language's JIT folds the value")
         else:
             runtime.append(p.name)
     for name, array, dim in model.stride_params:
@@ -167,8 +168,8 @@ def specialize(model: KernelModel) -> SpecializedKernel:
                      "passes it")
     for name, _tree in model.derived_params:
         runtime.append(name)
-        notes.append(f"`{name}` is a float expression over `ct.Constant` parameters "
-                     "that cuTile Python folds at compile time; the launcher computes it")
+        notes.append(f"`{name}` is a float expression over compile-time constants that "
+                     "the source language's JIT folds; the launcher computes it")
     spec = SpecializedKernel(model, type_generics + const_generics, dtype_names, {}, runtime,
                              "shared-reference outputs with absolute-index stores", notes)
     for p in model.params:

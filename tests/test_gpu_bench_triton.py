@@ -1,5 +1,5 @@
 """CPU-side tests of the Triton GPU bench: arguments, case selection, the table, and the
-staging helpers (bench host functions, tutorials as libraries). Nothing here needs torch.
+staging helpers (bench host functions, tutorials as libraries). Nothing here needs torch or a GPU.
 """
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench import gpu_bench_triton as bench
@@ -100,3 +101,15 @@ def test_library_text_drops_what_depends_on_dropped_names() -> None:
 def test_unknown_operators_fail_before_torch_is_needed() -> None:
     with pytest.raises(SystemExit, match="unknown operator"):
         bench.main(["--ops", "vector_add,nope"])
+
+
+def test_max_abs_diff_is_nan_aware() -> None:
+    nan, inf = float("nan"), float("inf")
+    # NaN everywhere on both sides (a bench case whose rows are all masked) is no difference.
+    assert bench.max_abs_diff(np.full((3, 4), nan), np.full((3, 4), nan)) == 0.0
+    assert bench.max_abs_diff(np.zeros((0, 5)), np.zeros((0, 5))) == 0.0
+    assert bench.max_abs_diff(np.array([1.0, nan, inf]), np.array([1.5, nan, inf])) == 0.5
+    # A NaN or an infinity on one side only must not be hidden.
+    assert bench.max_abs_diff(np.array([1.0, nan]), np.array([1.0, 2.0])) == inf
+    assert bench.max_abs_diff(np.array([inf]), np.array([-inf])) == inf
+    assert bench.max_abs_diff(np.array([inf]), np.array([3.0])) == inf
